@@ -1,0 +1,431 @@
+package configs
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // timezone validation must not depend on the host's zoneinfo
+)
+
+// build reads every key into a Connector, applying defaults. Single-key
+// errors are collected here; rules spanning keys are in validate.
+func (p *parser) build() *Connector {
+	c := &Connector{Name: p.name, Source: p.source, Raw: p.raw}
+	p.framework(c)
+	p.topics(c)
+	p.store(c)
+	p.writer(c)
+	p.formats(c)
+	p.partitioner(c)
+	p.hive(c)
+	p.errorHandling(c)
+	p.registry(c)
+	p.consumer(c)
+	return c
+}
+
+var connectorClasses = map[string]bool{
+	"io.confluent.connect.hdfs.HdfsSinkConnector":   true,
+	"io.confluent.connect.hdfs3.Hdfs3SinkConnector": true,
+}
+
+func (p *parser) framework(c *Connector) {
+	if v, ok := p.get("connector.class"); ok && !connectorClasses[v] {
+		p.fail("connector.class", v, "must be io.confluent.connect.hdfs.HdfsSinkConnector or io.confluent.connect.hdfs3.Hdfs3SinkConnector")
+	} else {
+		c.Class = v
+	}
+	c.TasksMax = int(p.integer("tasks.max", DefaultTasksMax, 1, reasonPositive))
+	if p.has("transforms") {
+		p.warn("transforms", "single message transforms are not applied by hdfs-sink: records are written as consumed")
+	}
+	if v, ok := p.get("hdfs.authentication.kerberos"); ok && strings.EqualFold(v, "true") {
+		p.fail("hdfs.authentication.kerberos", v, "Kerberos is not supported by hdfs-sink yet (only simple authentication)")
+	}
+}
+
+// topicName is a legal Kafka topic name.
+var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+
+const reasonTopic = "not a valid Kafka topic name (letters, digits, '.', '_', '-'; 1 to 249 characters)"
+
+func (p *parser) topics(c *Connector) {
+	for _, t := range p.list("topics") {
+		if !topicName.MatchString(t) || t == "." || t == ".." {
+			p.fail("topics", p.raw["topics"], fmt.Sprintf("topic %q is %s", t, reasonTopic))
+			continue
+		}
+		c.Topics = append(c.Topics, t)
+	}
+	if v, _ := p.get("topics.regex"); v != "" {
+		// Java's Pattern.matches matches the whole name; Go's MatchString
+		// finds substrings, so anchor it.
+		if _, err := regexp.Compile(v); err != nil {
+			p.fail("topics.regex", v, "must be a regular expression in RE2 syntax: "+err.Error())
+		} else {
+			c.TopicsRegex = regexp.MustCompile(`^(?:` + v + `)$`)
+		}
+	}
+}
+
+const reasonStoreURL = "must be hdfs://host[:port][/path] or file:///path"
+
+func (p *parser) store(c *Connector) {
+	c.HadoopConfDir = p.str("hadoop.conf.dir", "")
+	c.HadoopHome = p.str("hadoop.home", "")
+	c.TopicsDirTemplate = p.dirTemplate("topics.dir", DefaultTopicsDir)
+	c.LogsDirTemplate = p.dirTemplate("logs.dir", DefaultLogsDir)
+	c.HDFSUser = p.str("hdfs.sink.hdfs.user", "")
+	if v, ok := p.get("hdfs.sink.hdfs.user"); ok && v == "" {
+		p.fail("hdfs.sink.hdfs.user", v, "must be a non-empty user name (leave it out for the default)")
+	} else if !ok {
+		c.HDFSUser = defaultHDFSUser()
+	}
+	key, v, ok := p.pick("store.url", "hdfs.url")
+	if !ok {
+		return // required: reported by validate
+	}
+	if key == "store.url" && p.has("hdfs.url") {
+		p.warn("hdfs.url", "ignored because store.url is set")
+	}
+	u, err := parseStoreURL(v)
+	if err != nil {
+		p.fail(key, v, reasonStoreURL+" ("+err.Error()+")")
+		return
+	}
+	c.Store = u
+}
+
+func parseStoreURL(v string) (StoreURL, error) {
+	u, err := url.Parse(v)
+	if err != nil {
+		return StoreURL{}, err
+	}
+	s := StoreURL{Raw: v, Scheme: strings.ToLower(u.Scheme), Host: u.Host, Path: path.Clean("/" + u.Path)}
+	switch {
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "":
+		return StoreURL{}, fmt.Errorf("user info, query and fragment are not allowed")
+	case s.Scheme == "hdfs" && u.Hostname() == "":
+		return StoreURL{}, fmt.Errorf("no NameNode host")
+	case s.Scheme == "hdfs" && u.Port() != "" && !validPort(u.Port()):
+		return StoreURL{}, fmt.Errorf("bad port %q", u.Port())
+	case s.Scheme == "file" && u.Host != "" && u.Host != "localhost":
+		return StoreURL{}, fmt.Errorf("file URLs take no host")
+	case s.Scheme == "file" && u.Path == "":
+		return StoreURL{}, fmt.Errorf("no path")
+	case s.Scheme != "hdfs" && s.Scheme != "file":
+		return StoreURL{}, fmt.Errorf("scheme %q is not supported", u.Scheme)
+	}
+	if s.Scheme == "file" {
+		s.Host = ""
+	}
+	return s, nil
+}
+
+func validPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && n < 65536
+}
+
+var placeholder = regexp.MustCompile(`\$\{[^}]*\}`)
+
+// dirTemplate reads topics.dir / logs.dir: non-empty, only ${topic}.
+func (p *parser) dirTemplate(key, def string) string {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	if v == "" || strings.Trim(v, "/") == "" {
+		p.fail(key, v, "must be a non-empty directory path")
+		return def
+	}
+	for _, m := range placeholder.FindAllString(v, -1) {
+		if m != topicVar {
+			p.fail(key, v, "only ${topic} may be substituted (${n} capture groups are not supported)")
+			return def
+		}
+	}
+	return v
+}
+
+func (p *parser) writer(c *Connector) {
+	if _, ok := p.get("flush.size"); !ok {
+		p.missing("flush.size", reasonPositive)
+	}
+	c.FlushSize = p.integer("flush.size", 0, 1, reasonPositive)
+	c.RotateInterval = p.millis("rotate.interval.ms", DefaultRotateIntervalMs, math64Min, reasonAnyInt)
+	c.RotateScheduleInterval = p.millis("rotate.schedule.interval.ms", DefaultRotateScheduleMs, math64Min, reasonAnyInt)
+	c.OffsetPadWidth = int(p.integer("filename.offset.zero.pad.width", DefaultOffsetPadWidth, 1, reasonPositive))
+	c.RetryBackoff = p.millis("retry.backoff.ms", DefaultRetryBackoffMs, 0, reasonNonNegative)
+	c.ShutdownTimeout = p.millis("shutdown.timeout.ms", DefaultShutdownTimeoutMs, 0, reasonNonNegative)
+	c.MemoryMaxBytes = p.integer("hdfs.sink.memory.max.bytes", DefaultMemoryMaxBytes, 1, reasonPositive)
+	c.RotateMaxFileBytes = p.integer("hdfs.sink.rotate.max.file.bytes", DefaultRotateMaxFileBytes, 0, reasonNonNegative)
+	p.timezone(c)
+	if v, _ := p.get("locale"); v != "" && !localeRE.MatchString(v) {
+		p.fail("locale", v, `must be a locale such as "en", "en_US" or "en-US"`)
+	} else {
+		c.Locale = v
+	}
+}
+
+const math64Min = -1 << 63
+
+var localeRE = regexp.MustCompile(`^[A-Za-z]{2,8}([_-][A-Za-z0-9]{1,8})*$`)
+
+func (p *parser) timezone(c *Connector) {
+	v, _ := p.get("timezone")
+	if v == "" {
+		return
+	}
+	loc, err := time.LoadLocation(v)
+	if err != nil || v == "Local" {
+		p.fail("timezone", v, `must be an IANA time zone such as "UTC" or "Europe/Berlin"`)
+		return
+	}
+	c.Timezone, c.TimezoneName = loc, v
+}
+
+var formatClasses = map[string]Format{
+	"avro": FormatAvro, "parquet": FormatParquet, "json": FormatJSON, "string": FormatString,
+	"io.confluent.connect.hdfs.avro.avroformat":        FormatAvro,
+	"io.confluent.connect.hdfs.parquet.parquetformat":  FormatParquet,
+	"io.confluent.connect.hdfs.json.jsonformat":        FormatJSON,
+	"io.confluent.connect.hdfs.string.stringformat":    FormatString,
+	"io.confluent.connect.hdfs3.avro.avroformat":       FormatAvro,
+	"io.confluent.connect.hdfs3.parquet.parquetformat": FormatParquet,
+	"io.confluent.connect.hdfs3.json.jsonformat":       FormatJSON,
+	"io.confluent.connect.hdfs3.string.stringformat":   FormatString,
+}
+
+var unsupportedFormats = map[string]string{
+	"orc": "ORC is not supported by hdfs-sink (avro, parquet, json or string)",
+	"io.confluent.connect.hdfs.orc.orcformat":  "ORC is not supported by hdfs-sink (avro, parquet, json or string)",
+	"io.confluent.connect.hdfs3.orc.orcformat": "ORC is not supported by hdfs-sink (avro, parquet, json or string)",
+}
+
+var avroCodecs = map[string]AvroCodec{"null": AvroNull, "deflate": AvroDeflate, "snappy": AvroSnappy}
+
+var parquetCodecs = map[string]ParquetCodec{
+	"snappy": ParquetSnappy, "gzip": ParquetGzip, "zstd": ParquetZstd,
+	"none": ParquetUncompressed, "uncompressed": ParquetUncompressed,
+}
+
+var compatibilities = map[string]Compatibility{
+	"none": CompatNone, "backward": CompatBackward, "forward": CompatForward, "full": CompatFull,
+}
+
+func (p *parser) formats(c *Connector) {
+	c.Format = choice(p, "format.class", DefaultFormat, formatClasses, unsupportedFormats,
+		"must be an AvroFormat, ParquetFormat, JsonFormat or StringFormat class of io.confluent.connect.hdfs or hdfs3, or avro, parquet, json, string")
+	c.AvroCodec = choice(p, "avro.codec", DefaultAvroCodec, avroCodecs,
+		map[string]string{"bzip2": "bzip2 is not supported by hdfs-sink (null, deflate or snappy)"},
+		"must be null, deflate or snappy")
+	c.ParquetCodec = choice(p, "parquet.codec", DefaultParquetCodec, parquetCodecs, nil,
+		"must be snappy, gzip, zstd, none or uncompressed")
+	c.SchemaCompatibility = choice(p, "schema.compatibility", DefaultCompatibility, compatibilities, nil,
+		"must be NONE, BACKWARD, FORWARD or FULL")
+}
+
+var partitionerClasses = func() map[string]PartitionerKind {
+	m := map[string]PartitionerKind{}
+	for short, k := range map[string]PartitionerKind{
+		"Default": PartitionDefault, "Field": PartitionField, "TimeBased": PartitionTimeBased,
+		"Daily": PartitionDaily, "Hourly": PartitionHourly,
+	} {
+		m[strings.ToLower(short)] = k
+		m[strings.ToLower("io.confluent.connect.storage.partitioner."+short+"Partitioner")] = k
+		m[strings.ToLower("io.confluent.connect.hdfs.partitioner."+short+"Partitioner")] = k
+	}
+	return m
+}()
+
+var extractors = func() map[string]TimestampExtractor {
+	m := map[string]TimestampExtractor{}
+	for _, e := range []TimestampExtractor{ExtractWallclock, ExtractRecord, ExtractRecordField} {
+		m[strings.ToLower(string(e))] = e
+		m[strings.ToLower("io.confluent.connect.storage.partitioner.TimeBasedPartitioner$"+string(e)+"TimestampExtractor")] = e
+	}
+	return m
+}()
+
+func (p *parser) partitioner(c *Connector) {
+	pt := &c.Partitioner
+	pt.Kind = choice(p, "partitioner.class", DefaultPartitioner, partitionerClasses, nil,
+		"must be a Default, Field, TimeBased, Daily or Hourly partitioner class of io.confluent.connect.storage.partitioner or io.confluent.connect.hdfs.partitioner, or default, field, timebased, daily, hourly")
+	pt.Fields = p.list("partition.field.name")
+	pt.Duration = p.millis("partition.duration.ms", DefaultPartitionDurationMs, math64Min, reasonAnyInt)
+	pt.PathFormat = strings.TrimRight(p.str("path.format", ""), "/")
+	pt.Extractor = choice(p, "timestamp.extractor", DefaultExtractor, extractors, nil,
+		"must be Wallclock, Record or RecordField (custom extractor classes are not supported)")
+	pt.TimestampField = p.str("timestamp.field", DefaultTimestampField)
+	switch pt.Kind {
+	case PartitionDaily, PartitionHourly:
+		for _, k := range []string{"path.format", "partition.duration.ms"} {
+			if p.has(k) {
+				p.warn(k, "ignored: the "+string(pt.Kind)+" partitioner has a fixed layout")
+			}
+		}
+		pt.Duration, pt.PathFormat = 24*time.Hour, dailyPathFormat
+		if pt.Kind == PartitionHourly {
+			pt.Duration, pt.PathFormat = time.Hour, hourlyPathFormat
+		}
+	}
+}
+
+var (
+	hiveIdentRE = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
+	thriftURIRE = regexp.MustCompile(`^thrift://[^/:]+:[0-9]+/?$`)
+)
+
+func (p *parser) hive(c *Connector) {
+	h := &c.Hive
+	h.Enabled = p.boolean("hive.integration", false)
+	h.ConfDir = p.str("hive.conf.dir", "")
+	h.Home = p.str("hive.home", "")
+	for _, u := range p.list("hive.metastore.uris") {
+		if !thriftURIRE.MatchString(u) {
+			p.fail("hive.metastore.uris", p.raw["hive.metastore.uris"], fmt.Sprintf("%q must be thrift://host:port", u))
+			continue
+		}
+		h.MetastoreURIs = append(h.MetastoreURIs, strings.TrimSuffix(u, "/"))
+	}
+	h.Database = p.str("hive.database", DefaultHiveDatabase)
+	if !hiveIdentRE.MatchString(h.Database) {
+		p.fail("hive.database", h.Database, "must be a Hive identifier (letters, digits, '_')")
+	}
+	h.TableTemplate = p.str("hive.table.name", DefaultHiveTable)
+	sample := strings.ReplaceAll(h.TableTemplate, topicVar, "t")
+	if !hiveIdentRE.MatchString(hiveIdent(sample)) {
+		p.fail("hive.table.name", h.TableTemplate, "must be a Hive identifier (letters, digits, '_', with '.' and '-' turned into '_'); only ${topic} may be substituted")
+	}
+}
+
+func (p *parser) errorHandling(c *Connector) {
+	e := &c.Errors
+	e.Tolerance = choice(p, "errors.tolerance", DefaultTolerance,
+		map[string]Tolerance{"none": ToleranceNone, "all": ToleranceAll}, nil, "must be none or all")
+	if v, _ := p.get("errors.deadletterqueue.topic.name"); v != "" {
+		if !topicName.MatchString(v) {
+			p.fail("errors.deadletterqueue.topic.name", v, reasonTopic)
+		}
+		e.DLQTopic = v
+	}
+	e.DLQContextHeaders = p.boolean("errors.deadletterqueue.context.headers.enable", false)
+	e.LogEnable = p.boolean("errors.log.enable", false)
+	c.NullValues = choice(p, "behavior.on.null.values", DefaultNullValues,
+		map[string]NullValueBehavior{"ignore": NullIgnore, "fail": NullFail}, nil, "must be ignore or fail")
+}
+
+const avroConverter = "io.confluent.connect.avro.AvroConverter"
+
+func (p *parser) registry(c *Connector) {
+	if v, ok := p.get("value.converter"); ok && v != avroConverter {
+		p.fail("value.converter", v, "only "+avroConverter+" is supported")
+	}
+	r := &c.Registry
+	r.CredentialsSource = choice(p, firstSet(p, "value.converter.basic.auth.credentials.source", "basic.auth.credentials.source"),
+		DefaultCredentialsSrc, map[string]CredentialsSource{"url": CredentialsURL, "user_info": CredentialsUserInfo},
+		map[string]string{"sasl_inherit": "SASL_INHERIT is not supported by hdfs-sink (USER_INFO or URL)"},
+		"must be USER_INFO or URL")
+	if key, v, ok := p.pick("value.converter.schema.registry.url", "schema.registry.url"); ok {
+		p.registryURLs(r, key, v)
+	}
+	key, info, ok := p.pick("value.converter.basic.auth.user.info", "value.converter.schema.registry.basic.auth.user.info",
+		"basic.auth.user.info", "schema.registry.basic.auth.user.info")
+	switch {
+	case !ok:
+	case r.CredentialsSource != CredentialsUserInfo:
+		p.warn(key, "ignored because basic.auth.credentials.source is not USER_INFO")
+	case !strings.Contains(info, ":"):
+		p.fail(key, "(hidden)", "must be user:password")
+	default:
+		r.UserInfo = info
+	}
+}
+
+// firstSet returns the first key present (even empty), else the first key.
+func firstSet(p *parser, keys ...string) string {
+	for _, k := range keys {
+		if _, ok := p.raw[k]; ok {
+			return k
+		}
+	}
+	return keys[0]
+}
+
+func (p *parser) registryURLs(r *SchemaRegistry, key, v string) {
+	for _, s := range splitList(v) {
+		u, err := url.Parse(s)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			p.fail(key, redactURL(v), fmt.Sprintf("%q must be an http:// or https:// URL", redactURL(s)))
+			continue
+		}
+		if u.User != nil {
+			if r.CredentialsSource == CredentialsURL && r.UserInfo == "" {
+				r.UserInfo = u.User.String()
+			}
+			u.User = nil
+		}
+		r.URLs = append(r.URLs, strings.TrimSuffix(u.String(), "/"))
+	}
+}
+
+var userInfoRE = regexp.MustCompile(`//[^/@]*@`)
+
+// redactURL hides user info so passwords do not reach logs.
+func redactURL(s string) string { return userInfoRE.ReplaceAllString(s, "//(hidden)@") }
+
+func (p *parser) consumer(c *Connector) {
+	k := &c.Consumer
+	if key, v, ok := p.pick("consumer.override.bootstrap.servers", "consumer.bootstrap.servers", "bootstrap.servers"); ok {
+		for _, hp := range splitList(v) {
+			if _, port, err := net.SplitHostPort(hp); err != nil || !validPort(port) {
+				p.fail(key, v, fmt.Sprintf("%q must be host:port", hp))
+				continue
+			}
+			k.BootstrapServers = append(k.BootstrapServers, hp)
+		}
+	}
+	k.GroupID = DefaultGroupPrefix + c.Name
+	if v, ok := p.get("consumer.override.group.id"); ok {
+		if v == "" {
+			p.fail("consumer.override.group.id", v, "must be a non-empty group id (leave it out for connect-<name>)")
+		} else {
+			k.GroupID = v
+		}
+	}
+	k.AutoOffsetReset = choice(p, firstSet(p, "consumer.override.auto.offset.reset", "consumer.auto.offset.reset"),
+		DefaultAutoOffsetReset, map[string]OffsetReset{"earliest": ResetEarliest, "latest": ResetLatest, "none": ResetNone},
+		nil, "must be earliest, latest or none")
+	k.Overrides = p.consumerOverrides()
+}
+
+// handledConsumerKeys are consumer properties read into typed fields.
+var handledConsumerKeys = map[string]bool{"bootstrap.servers": true, "group.id": true, "auto.offset.reset": true}
+
+// consumerOverrides collects consumer.* (worker level) and then
+// consumer.override.* (connector level, wins) properties.
+func (p *parser) consumerOverrides() map[string]string {
+	out := map[string]string{}
+	for _, prefix := range []string{"consumer.", "consumer.override."} {
+		for k, v := range p.raw {
+			name, ok := strings.CutPrefix(k, prefix)
+			if !ok || strings.HasPrefix(name, "override.") {
+				continue
+			}
+			if handledConsumerKeys[name] {
+				if k == "consumer.group.id" {
+					p.warn(k, "ignored: the group id is consumer.override.group.id, else connect-<name>")
+				}
+				continue
+			}
+			out[name] = strings.TrimSpace(v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,262 @@
+// Package configs owns the connector configuration of hdfs-sink: it reads
+// Kafka Connect connector files (the REST shape {"name":…,"config":{…}} or a
+// flat map with a "name" key), applies the reference connector's defaults,
+// validates every key and all cross-field rules, and returns one typed
+// Connector per file. Nothing is consumed or written before a configuration
+// has passed through this package; it imports nothing from the project.
+//
+// Keys, defaults and deviations from Confluent's kafka-connect-hdfs are listed
+// in README.md next to this file.
+package configs
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Connector is one validated connector configuration.
+type Connector struct {
+	Name   string // connector name; the default consumer group is "connect-<Name>"
+	Source string // file it was read from, for messages
+	Class  string // connector.class as written ("" when absent)
+
+	TasksMax int // tasks.max: informational only, hdfs-sink sizes its own work
+
+	Topics      []string       // topics, in file order; nil when TopicsRegex is used
+	TopicsRegex *regexp.Regexp // topics.regex, anchored to match whole topic names
+
+	Store         StoreURL // store.url, else hdfs.url
+	HadoopConfDir string
+	HadoopHome    string
+	HDFSUser      string // hdfs.sink.hdfs.user
+
+	TopicsDirTemplate string // topics.dir as written; may hold ${topic}
+	LogsDirTemplate   string // logs.dir as written; may hold ${topic}
+
+	FlushSize              int64
+	RotateInterval         time.Duration // rotate.interval.ms; 0 = off
+	RotateScheduleInterval time.Duration // rotate.schedule.interval.ms; 0 = off
+	RotateMaxFileBytes     int64         // hdfs.sink.rotate.max.file.bytes; 0 = off
+	MemoryMaxBytes         int64         // hdfs.sink.memory.max.bytes
+	OffsetPadWidth         int           // filename.offset.zero.pad.width
+	RetryBackoff           time.Duration
+	ShutdownTimeout        time.Duration
+
+	Timezone     *time.Location // nil when timezone is not set
+	TimezoneName string
+	Locale       string
+
+	Format       Format
+	AvroCodec    AvroCodec
+	ParquetCodec ParquetCodec
+
+	SchemaCompatibility Compatibility
+	Partitioner         Partitioner
+	Hive                Hive
+	Errors              ErrorHandling
+	NullValues          NullValueBehavior
+	Registry            SchemaRegistry
+	Consumer            Consumer
+
+	// Raw holds every config key as a string, as read. It may hold secrets
+	// (basic.auth.user.info): do not log it.
+	Raw map[string]string
+}
+
+// StoreURL is the parsed store.url / hdfs.url.
+type StoreURL struct {
+	Raw    string
+	Scheme string // "hdfs" or "file"
+	// Host is "host:port", "host" (NameNode port 8020 implied, or an HA
+	// nameservice resolved through hadoop.conf.dir); empty for file://.
+	Host string
+	Path string // cleaned absolute path, "/" when the URL has none
+}
+
+// Format is the output file format.
+type Format string
+
+// Formats.
+const (
+	FormatAvro    Format = "avro"
+	FormatParquet Format = "parquet"
+	FormatJSON    Format = "json"
+	FormatString  Format = "string"
+)
+
+// AvroCodec is the Avro container block codec.
+type AvroCodec string
+
+// Avro codecs.
+const (
+	AvroNull    AvroCodec = "null"
+	AvroDeflate AvroCodec = "deflate"
+	AvroSnappy  AvroCodec = "snappy"
+)
+
+// ParquetCodec is the Parquet page compression.
+type ParquetCodec string
+
+// Parquet codecs ("none" is read as ParquetUncompressed).
+const (
+	ParquetSnappy       ParquetCodec = "snappy"
+	ParquetGzip         ParquetCodec = "gzip"
+	ParquetZstd         ParquetCodec = "zstd"
+	ParquetUncompressed ParquetCodec = "uncompressed"
+)
+
+// Compatibility is schema.compatibility.
+type Compatibility string
+
+// Compatibility modes.
+const (
+	CompatNone     Compatibility = "NONE"
+	CompatBackward Compatibility = "BACKWARD"
+	CompatForward  Compatibility = "FORWARD"
+	CompatFull     Compatibility = "FULL"
+)
+
+// PartitionerKind is the partitioner family.
+type PartitionerKind string
+
+// Partitioners.
+const (
+	PartitionDefault   PartitionerKind = "default"
+	PartitionField     PartitionerKind = "field"
+	PartitionTimeBased PartitionerKind = "timebased"
+	PartitionDaily     PartitionerKind = "daily"
+	PartitionHourly    PartitionerKind = "hourly"
+)
+
+// TimestampExtractor is timestamp.extractor.
+type TimestampExtractor string
+
+// Extractors.
+const (
+	ExtractWallclock   TimestampExtractor = "Wallclock"
+	ExtractRecord      TimestampExtractor = "Record"
+	ExtractRecordField TimestampExtractor = "RecordField"
+)
+
+// Partitioner holds the partitioner settings. For Daily and Hourly the
+// fixed Duration and PathFormat of the reference are filled in, so users of
+// this struct need not special-case them.
+type Partitioner struct {
+	Kind           PartitionerKind
+	Fields         []string      // partition.field.name (Field)
+	Duration       time.Duration // partition.duration.ms (time-based)
+	PathFormat     string        // path.format, Joda syntax, trailing "/" removed
+	Extractor      TimestampExtractor
+	TimestampField string
+}
+
+// TimeBased reports whether the partitioner buckets by time.
+func (p Partitioner) TimeBased() bool {
+	return p.Kind == PartitionTimeBased || p.Kind == PartitionDaily || p.Kind == PartitionHourly
+}
+
+// Hive holds the Hive metastore settings.
+type Hive struct {
+	Enabled       bool
+	MetastoreURIs []string // thrift://host:port
+	ConfDir       string
+	Home          string
+	Database      string
+	TableTemplate string // hive.table.name as written; may hold ${topic}
+}
+
+// Tolerance is errors.tolerance.
+type Tolerance string
+
+// Tolerances.
+const (
+	ToleranceNone Tolerance = "none"
+	ToleranceAll  Tolerance = "all"
+)
+
+// ErrorHandling holds the Connect errors.* settings hdfs-sink honours.
+type ErrorHandling struct {
+	Tolerance         Tolerance
+	DLQTopic          string
+	DLQContextHeaders bool
+	LogEnable         bool
+}
+
+// NullValueBehavior is behavior.on.null.values (tombstones).
+type NullValueBehavior string
+
+// Null value behaviours.
+const (
+	NullIgnore NullValueBehavior = "ignore"
+	NullFail   NullValueBehavior = "fail"
+)
+
+// CredentialsSource is basic.auth.credentials.source.
+type CredentialsSource string
+
+// Credential sources.
+const (
+	CredentialsURL      CredentialsSource = "URL"
+	CredentialsUserInfo CredentialsSource = "USER_INFO"
+)
+
+// SchemaRegistry holds the value converter's registry settings.
+type SchemaRegistry struct {
+	// URLs without user info and without a trailing "/"; a path prefix such
+	// as /apis/ccompat/v7 is kept.
+	URLs              []string
+	CredentialsSource CredentialsSource
+	// UserInfo is "user:password" from basic.auth.user.info (USER_INFO) or
+	// from the first URL that carries it (URL); empty for no auth.
+	UserInfo string
+}
+
+// OffsetReset is the consumer's auto.offset.reset.
+type OffsetReset string
+
+// Offset reset policies.
+const (
+	ResetEarliest OffsetReset = "earliest"
+	ResetLatest   OffsetReset = "latest"
+	ResetNone     OffsetReset = "none"
+)
+
+// Consumer holds the Kafka consumer settings.
+type Consumer struct {
+	BootstrapServers []string // host:port
+	GroupID          string
+	AutoOffsetReset  OffsetReset
+	// Overrides are the remaining consumer.override.* (and worker-level
+	// consumer.*) keys with the prefix removed; the override form wins. They
+	// are applied where franz-go has an equivalent.
+	Overrides map[string]string
+}
+
+const topicVar = "${topic}"
+
+// TopicsDir is the store-absolute directory under which committed files of
+// topic live (as "<TopicsDir>/<topic>/<partition path>/…"): store path joined
+// with topics.dir, ${topic} expanded.
+func (c *Connector) TopicsDir(topic string) string {
+	return path.Join("/", c.Store.Path, strings.ReplaceAll(c.TopicsDirTemplate, topicVar, topic))
+}
+
+// LogsDir is the store-absolute directory holding topic's WALs
+// ("<LogsDir>/<topic>/<partition>/log"): store path joined with logs.dir,
+// ${topic} expanded.
+func (c *Connector) LogsDir(topic string) string {
+	return path.Join("/", c.Store.Path, strings.ReplaceAll(c.LogsDirTemplate, topicVar, topic))
+}
+
+// HiveTable is the Hive table name for topic: hive.table.name with ${topic}
+// expanded and "." and "-" replaced by "_", as the reference does, because
+// Hive identifiers cannot hold them.
+func (c *Connector) HiveTable(topic string) string {
+	return hiveIdent(strings.ReplaceAll(c.Hive.TableTemplate, topicVar, topic))
+}
+
+func hiveIdent(s string) string {
+	return strings.NewReplacer(".", "_", "-", "_").Replace(s)
+}

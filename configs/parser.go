@@ -1,0 +1,143 @@
+package configs
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// parser reads typed values out of one connector's raw map, collecting every
+// error and warning instead of stopping at the first.
+type parser struct {
+	name, source string
+	raw          map[string]string
+	errs         []error
+	warns        []Warning
+}
+
+// Reasons shared by several keys.
+const (
+	reasonPositive    = "must be an integer > 0"
+	reasonNonNegative = "must be an integer >= 0"
+	reasonAnyInt      = "must be an integer (a value <= 0 disables it)"
+	reasonBool        = "must be true or false"
+)
+
+// maxMillis keeps millisecond values convertible to time.Duration.
+const maxMillis = math.MaxInt64 / int64(time.Millisecond)
+
+func (p *parser) fail(key, value, reason string) {
+	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Value: value, Set: true, Reason: reason})
+}
+
+func (p *parser) missing(key, reason string) {
+	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Reason: reason})
+}
+
+func (p *parser) warn(key, msg string) {
+	p.warns = append(p.warns, Warning{Key: key, Message: msg})
+}
+
+// get returns the trimmed value of key; Connect trims values too.
+func (p *parser) get(key string) (string, bool) {
+	v, ok := p.raw[key]
+	return strings.TrimSpace(v), ok
+}
+
+// has reports whether key is set to a non-empty value.
+func (p *parser) has(key string) bool {
+	v, _ := p.get(key)
+	return v != ""
+}
+
+// pick returns the first of keys set to a non-empty value; later keys are
+// lower-precedence aliases.
+func (p *parser) pick(keys ...string) (key, value string, ok bool) {
+	for _, k := range keys {
+		if v, _ := p.get(k); v != "" {
+			return k, v, true
+		}
+	}
+	return keys[0], "", false
+}
+
+func (p *parser) str(key, def string) string {
+	if v, ok := p.get(key); ok {
+		return v
+	}
+	return def
+}
+
+func (p *parser) integer(key string, def, lowest int64, reason string) int64 {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lowest {
+		p.fail(key, v, reason)
+		return def
+	}
+	return n
+}
+
+// millis reads a millisecond key; values <= 0 become 0 (off).
+func (p *parser) millis(key string, def, lowest int64, reason string) time.Duration {
+	n := p.integer(key, def, lowest, reason)
+	if n > maxMillis {
+		p.fail(key, p.raw[key], "must be at most "+strconv.FormatInt(maxMillis, 10))
+		return 0
+	}
+	return time.Duration(max(n, 0)) * time.Millisecond
+}
+
+func (p *parser) boolean(key string, def bool) bool {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	switch strings.ToLower(v) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	p.fail(key, v, reasonBool)
+	return def
+}
+
+// list splits a comma list, trimming items and dropping empty ones.
+func (p *parser) list(key string) []string {
+	v, _ := p.get(key)
+	return splitList(v)
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// choice maps a value to an enum through table (keys in lower case).
+// unsupported holds values the reference accepts and hdfs-sink does not,
+// with their own reason.
+func choice[T ~string](p *parser, key string, def T, table map[string]T, unsupported map[string]string, reason string) T {
+	v, ok := p.get(key)
+	if !ok {
+		return def
+	}
+	if t, ok := table[strings.ToLower(v)]; ok {
+		return t
+	}
+	if why, ok := unsupported[strings.ToLower(v)]; ok {
+		p.fail(key, v, why)
+	} else {
+		p.fail(key, v, reason)
+	}
+	return def
+}
