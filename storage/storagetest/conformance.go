@@ -1,0 +1,317 @@
+// Package storagetest owns the checks and fakes for storage.FS backends: a
+// conformance suite that pins down every semantic documented in package
+// storage, and MemFS, an in-memory backend with fault injection and crash
+// simulation for testing code that writes through storage.FS.
+package storagetest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// Conformance runs the storage.FS contract against the backend newFS makes.
+// Each subtest calls newFS once and expects an empty file system (names are
+// absolute, e.g. "/a/b"); newFS should register its own cleanup.
+func Conformance(t *testing.T, newFS func(t *testing.T) storage.FS) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, fsys storage.FS)
+	}{
+		{"CreateIsExclusive", testCreateExclusive},
+		{"CreateMakesParents", testCreateParents},
+		{"WriteCloseOpen", testWriteCloseOpen},
+		{"CloseTwice", testCloseTwice},
+		{"MissingIsErrNotExist", testMissing},
+		{"RenameOverwritesFile", testRenameOverwritesFile},
+		{"RenameDirOntoNonEmptyDirFails", testRenameDirNonEmpty},
+		{"RenameDirOntoMissingName", testRenameDirMissing},
+		{"RacingPublishersOneWins", testRacingPublishers},
+		{"ReadDirSorted", testReadDirSorted},
+		{"RemoveFileAndEmptyDir", testRemove},
+		{"RemoveNonEmptyDirFails", testRemoveNonEmpty},
+		{"RemoveAll", testRemoveAll},
+		{"MkdirAllIdempotent", testMkdirAll},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.run(t, newFS(t))
+		})
+	}
+}
+
+// writeFile creates name with data and closes it, failing the test on error.
+func writeFile(t *testing.T, fsys storage.FS, name, data string) {
+	t.Helper()
+	f, err := fsys.Create(name)
+	if err != nil {
+		t.Fatalf("Create(%q): %v", name, err)
+	}
+	if _, err := io.WriteString(f, data); err != nil {
+		t.Fatalf("Write(%q): %v", name, err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("Close(%q): %v", name, err)
+	}
+}
+
+// readFile returns name's contents, failing the test on error.
+func readFile(t *testing.T, fsys storage.FS, name string) string {
+	t.Helper()
+	r, err := fsys.Open(name)
+	if err != nil {
+		t.Fatalf("Open(%q): %v", name, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("read %q: %v", name, err)
+	}
+	return string(b)
+}
+
+func mustNotExist(t *testing.T, fsys storage.FS, name string) {
+	t.Helper()
+	if _, err := fsys.Stat(name); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Stat(%q) = %v, want fs.ErrNotExist", name, err)
+	}
+}
+
+func testCreateExclusive(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/a/f", "first")
+	f, err := fsys.Create("/a/f")
+	if !errors.Is(err, fs.ErrExist) {
+		if f != nil {
+			f.Close()
+		}
+		t.Fatalf("second Create = %v, want fs.ErrExist", err)
+	}
+	if got := readFile(t, fsys, "/a/f"); got != "first" {
+		t.Fatalf("contents after refused Create = %q, want %q", got, "first")
+	}
+}
+
+func testCreateParents(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/x/y/z/f", "")
+	for _, dir := range []string{"/x", "/x/y", "/x/y/z"} {
+		info, err := fsys.Stat(dir)
+		if err != nil || !info.IsDir() {
+			t.Fatalf("Stat(%q) = %v, %v; want a directory", dir, info, err)
+		}
+	}
+}
+
+func testWriteCloseOpen(t *testing.T, fsys storage.FS) {
+	want := bytes.Repeat([]byte("0123456789"), 10000)
+	f, err := fsys.Create("/d/big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chunk := range slices.Chunk(want, 4096) {
+		if _, err := f.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, fsys, "/d/big"); got != string(want) {
+		t.Fatalf("read back %d bytes, want %d identical bytes", len(got), len(want))
+	}
+	info, err := fsys.Stat("/d/big")
+	if err != nil || info.IsDir() || info.Size() != int64(len(want)) || info.Name() != "big" {
+		t.Fatalf("Stat = %+v, %v; want file big of %d bytes", info, err, len(want))
+	}
+}
+
+func testCloseTwice(t *testing.T, fsys storage.FS) {
+	f, err := fsys.Create("/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("second Close after success = %v, want nil", err)
+	}
+}
+
+func testMissing(t *testing.T, fsys storage.FS) {
+	checks := map[string]func() error{
+		"Open":    func() error { _, err := fsys.Open("/nope"); return err },
+		"Stat":    func() error { _, err := fsys.Stat("/nope/deeper"); return err },
+		"ReadDir": func() error { _, err := fsys.ReadDir("/nope"); return err },
+		"Remove":  func() error { return fsys.Remove("/nope") },
+		"Rename":  func() error { return fsys.Rename("/nope", "/other") },
+	}
+	for name, call := range checks {
+		if err := call(); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s of a missing name = %v, want fs.ErrNotExist", name, err)
+		}
+	}
+}
+
+func testRenameOverwritesFile(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/r/src", "new")
+	writeFile(t, fsys, "/r/dst", "old")
+	if err := fsys.Rename("/r/src", "/r/dst"); err != nil {
+		t.Fatalf("Rename onto a file = %v, want nil (overwrite)", err)
+	}
+	if got := readFile(t, fsys, "/r/dst"); got != "new" {
+		t.Fatalf("destination = %q, want %q", got, "new")
+	}
+	mustNotExist(t, fsys, "/r/src")
+}
+
+func testRenameDirNonEmpty(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/p/staging/seg", "mine")
+	writeFile(t, fsys, "/p/final/seg", "theirs")
+	if err := fsys.Rename("/p/staging", "/p/final"); err == nil {
+		t.Fatal("Rename of a directory onto a non-empty directory = nil, want an error")
+	}
+	if got := readFile(t, fsys, "/p/final/seg"); got != "theirs" {
+		t.Fatalf("destination changed to %q by a failed rename", got)
+	}
+	if got := readFile(t, fsys, "/p/staging/seg"); got != "mine" {
+		t.Fatalf("source changed to %q by a failed rename", got)
+	}
+}
+
+func testRenameDirMissing(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/m/staging/sub/f", "data")
+	if err := fsys.Rename("/m/staging", "/m/final"); err != nil {
+		t.Fatalf("Rename of a directory onto a missing name = %v", err)
+	}
+	if got := readFile(t, fsys, "/m/final/sub/f"); got != "data" {
+		t.Fatalf("moved file = %q, want %q", got, "data")
+	}
+	mustNotExist(t, fsys, "/m/staging")
+	mustNotExist(t, fsys, "/m/staging/sub/f")
+}
+
+// testRacingPublishers is the property the WAL's fencing rests on: of K
+// publishers renaming private directories onto one name, exactly one wins
+// and the published directory is entirely the winner's.
+func testRacingPublishers(t *testing.T, fsys storage.FS) {
+	const k = 8
+	for i := range k {
+		writeFile(t, fsys, fmt.Sprintf("/race/.staging-%d/seg", i), fmt.Sprint(i))
+	}
+	errs := make([]error, k)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range k {
+		wg.Go(func() {
+			<-start
+			errs[i] = fsys.Rename(fmt.Sprintf("/race/.staging-%d", i), "/race/final")
+		})
+	}
+	close(start)
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		if err == nil {
+			if winner >= 0 {
+				t.Fatalf("publishers %d and %d both won", winner, i)
+			}
+			winner = i
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("no publisher won: %v", errs)
+	}
+	if got := readFile(t, fsys, "/race/final/seg"); got != fmt.Sprint(winner) {
+		t.Fatalf("published contents %q, want the winner's %d", got, winner)
+	}
+	infos, err := fsys.ReadDir("/race/final")
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("published dir holds %d entries (%v), want 1", len(infos), err)
+	}
+}
+
+func testReadDirSorted(t *testing.T, fsys storage.FS) {
+	names := []string{"m", "b", "00000000000000000010", "a", "00000000000000000002", ".staging-x", "z"}
+	for _, n := range names {
+		if n == "m" {
+			if err := fsys.MkdirAll("/ls/m"); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		writeFile(t, fsys, "/ls/"+n, n)
+	}
+	infos, err := fsys.ReadDir("/ls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, info := range infos {
+		got = append(got, info.Name())
+		if info.IsDir() != (info.Name() == "m") {
+			t.Errorf("%s: IsDir = %v", info.Name(), info.IsDir())
+		}
+	}
+	want := slices.Sorted(slices.Values(names))
+	if !slices.Equal(got, want) {
+		t.Fatalf("ReadDir names = %q, want %q", got, want)
+	}
+}
+
+func testRemove(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/rm/dir/f", "x")
+	if err := fsys.Remove("/rm/dir/f"); err != nil {
+		t.Fatalf("Remove(file) = %v", err)
+	}
+	mustNotExist(t, fsys, "/rm/dir/f")
+	if err := fsys.Remove("/rm/dir"); err != nil {
+		t.Fatalf("Remove(empty dir) = %v", err)
+	}
+	mustNotExist(t, fsys, "/rm/dir")
+}
+
+func testRemoveNonEmpty(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/rn/dir/f", "x")
+	if err := fsys.Remove("/rn/dir"); err == nil {
+		t.Fatal("Remove(non-empty dir) = nil, want an error")
+	}
+	if got := readFile(t, fsys, "/rn/dir/f"); got != "x" {
+		t.Fatalf("file changed to %q by a failed Remove", got)
+	}
+}
+
+func testRemoveAll(t *testing.T, fsys storage.FS) {
+	if err := fsys.RemoveAll("/never/existed"); err != nil {
+		t.Fatalf("RemoveAll(missing) = %v, want nil", err)
+	}
+	writeFile(t, fsys, "/ra/t/a/f", "x")
+	writeFile(t, fsys, "/ra/t/b", "y")
+	writeFile(t, fsys, "/ra/keep", "z")
+	if err := fsys.RemoveAll("/ra/t"); err != nil {
+		t.Fatalf("RemoveAll(tree) = %v", err)
+	}
+	mustNotExist(t, fsys, "/ra/t")
+	mustNotExist(t, fsys, "/ra/t/a/f")
+	if got := readFile(t, fsys, "/ra/keep"); got != "z" {
+		t.Fatalf("sibling changed to %q", got)
+	}
+}
+
+func testMkdirAll(t *testing.T, fsys storage.FS) {
+	for range 2 {
+		if err := fsys.MkdirAll("/mk/a/b"); err != nil {
+			t.Fatalf("MkdirAll = %v", err)
+		}
+	}
+	infos, err := fsys.ReadDir("/mk/a/b")
+	if err != nil || len(infos) != 0 {
+		t.Fatalf("ReadDir(new dir) = %v, %v; want empty", infos, err)
+	}
+}

@@ -1,0 +1,291 @@
+// Package wal owns the sink's write-ahead log for one Kafka partition: a
+// directory of immutable, individually published segments, each holding one
+// framed, checksummed entry (content encoding lives in package wal/entry).
+//
+// The HDFS client offers no hflush/hsync and no lease recovery, and its
+// Rename overwrites files, so the log is not appended to. Each segment is
+// built in a private staging directory, closed (the only durability point on
+// HDFS) and renamed into place as <seq>/. Renaming a directory onto an
+// existing non-empty directory fails on HDFS and on Linux, so publication is
+// atomic and exclusive, and the sequence number doubles as a fencing token:
+// an owner that believes seq N is its last publishes N+1 and learns from
+// ErrSeqTaken that another owner has claimed the partition. The format and
+// protocol are described byte by byte in docs/wal.md.
+package wal
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/wal/entry"
+)
+
+const (
+	seqDigits     = 20 // fits every uint64; names sort in sequence order
+	segmentFile   = "segment"
+	stagingPrefix = ".staging-"
+	// maxSegmentSize bounds how much Read loads; a legitimate segment holds
+	// one entry of at most MaxFrameSize bytes.
+	maxSegmentSize = MaxFrameSize + headerSize + 2*frameHeaderSize + endPayloadSize
+)
+
+// ErrSeqTaken means the segment number is already published by someone
+// else: the caller no longer owns the partition and must stop writing.
+var ErrSeqTaken = errors.New("segment sequence number already taken")
+
+// fileSystem is the part of storage.FS the log uses.
+type fileSystem interface {
+	Create(name string) (storage.File, error)
+	Open(name string) (io.ReadCloser, error)
+	Rename(oldpath, newpath string) error
+	RemoveAll(name string) error
+	ReadDir(name string) ([]fs.FileInfo, error)
+	Stat(name string) (fs.FileInfo, error)
+}
+
+// Log is the WAL of one partition, stored under one directory. Its methods
+// hold no state between calls and are safe for concurrent use; exclusion
+// between writers comes from the publish protocol, not from the Log.
+type Log struct {
+	fsys fileSystem
+	dir  string
+}
+
+// Open returns the log stored in dir (e.g. "<logs.dir>/<topic>/<partition>").
+// It does no I/O: the directory is created by the first Publish.
+func Open(fsys storage.FS, dir string) *Log {
+	return &Log{fsys: fsys, dir: path.Clean(dir)}
+}
+
+// Dir returns the log's directory.
+func (l *Log) Dir() string { return l.dir }
+
+func (l *Log) segmentDir(seq uint64) string {
+	return path.Join(l.dir, fmt.Sprintf("%0*d", seqDigits, seq))
+}
+
+// SegmentPath returns the path of the segment file of seq.
+func (l *Log) SegmentPath(seq uint64) string {
+	return path.Join(l.segmentDir(seq), segmentFile)
+}
+
+// Segments lists published sequence numbers in ascending order. A missing
+// directory is an empty log. Staging directories and foreign names are
+// ignored.
+func (l *Log) Segments() ([]uint64, error) {
+	infos, err := l.fsys.ReadDir(l.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("wal: list %s: %w", l.dir, err)
+	}
+	var seqs []uint64
+	for _, info := range infos {
+		if seq, ok := parseSeq(info); ok {
+			seqs = append(seqs, seq) // ReadDir sorts, and names are fixed-width
+		}
+	}
+	return seqs, nil
+}
+
+func parseSeq(info fs.FileInfo) (uint64, bool) {
+	name := info.Name()
+	if !info.IsDir() || len(name) != seqDigits || strings.Trim(name, "0123456789") != "" {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(name, 10, 64)
+	return seq, err == nil
+}
+
+// Read returns the entry of published segment seq. A missing segment is an
+// error matching fs.ErrNotExist; unreadable contents are a *CorruptionError.
+func (l *Log) Read(seq uint64) (entry.Entry, error) {
+	p := l.SegmentPath(seq)
+	data, err := l.readFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := l.fsys.Stat(l.segmentDir(seq)); serr == nil {
+			// Published directories always hold their file: a directory
+			// without it is as incomplete as a torn tail.
+			return entry.Entry{}, &CorruptionError{Path: p, Reason: "segment file missing", Err: ErrTornTail}
+		}
+	}
+	if err != nil {
+		return entry.Entry{}, fmt.Errorf("wal: read segment %d: %w", seq, err)
+	}
+	return decodeEntrySegment(p, data)
+}
+
+func (l *Log) readFile(p string) ([]byte, error) {
+	r, err := l.fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	data, err := io.ReadAll(io.LimitReader(r, maxSegmentSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSegmentSize {
+		return nil, &CorruptionError{Path: p, Offset: maxSegmentSize, Reason: "segment exceeds size limit", Err: ErrBadFrame}
+	}
+	return data, nil
+}
+
+// encodeEntrySegment is the segment a Publish writes for e.
+func encodeEntrySegment(e entry.Entry) ([]byte, error) {
+	payload, err := entry.Encode(e)
+	if err != nil {
+		return nil, err
+	}
+	return EncodeSegment(payload), nil
+}
+
+// decodeEntrySegment parses a segment holding exactly one entry.
+func decodeEntrySegment(p string, data []byte) (entry.Entry, error) {
+	payloads, err := DecodeSegment(p, data)
+	if err != nil {
+		return entry.Entry{}, err
+	}
+	if len(payloads) != 1 {
+		return entry.Entry{}, &CorruptionError{Path: p, Offset: headerSize,
+			Reason: fmt.Sprintf("%d entries, want 1", len(payloads)), Err: ErrBadFrame}
+	}
+	e, err := entry.Decode(payloads[0])
+	if err != nil {
+		return entry.Entry{}, &CorruptionError{Path: p, Offset: headerSize + frameHeaderSize,
+			Reason: "entry does not decode", Err: fmt.Errorf("%w: %w", ErrBadEntry, err)}
+	}
+	return e, nil
+}
+
+// Publish durably publishes e as segment seq: it writes the segment into a
+// fresh staging directory, closes it, and renames the directory to its final
+// name. If seq is already published by another writer it returns an error
+// matching ErrSeqTaken. On every failure the staging directory is removed
+// and no segment seq of this writer's is visible.
+func (l *Log) Publish(seq uint64, e entry.Entry) error {
+	data, err := encodeEntrySegment(e)
+	if err != nil {
+		return fmt.Errorf("wal: publish segment %d: %w", seq, err)
+	}
+	staging, err := l.stagingDir()
+	if err != nil {
+		return fmt.Errorf("wal: publish segment %d: %w", seq, err)
+	}
+	if err := l.publish(staging, seq, data); err != nil {
+		if rerr := l.fsys.RemoveAll(staging); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("remove staging %s: %w", staging, rerr))
+		}
+		return fmt.Errorf("wal: publish segment %d in %s: %w", seq, l.dir, err)
+	}
+	return nil
+}
+
+func (l *Log) stagingDir() (string, error) {
+	var id [8]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", fmt.Errorf("staging name: %w", err)
+	}
+	return path.Join(l.dir, stagingPrefix+hex.EncodeToString(id[:])), nil
+}
+
+func (l *Log) publish(staging string, seq uint64, data []byte) error {
+	if err := l.writeFile(path.Join(staging, segmentFile), data); err != nil {
+		return err
+	}
+	final := l.segmentDir(seq)
+	err := l.fsys.Rename(staging, final)
+	if err == nil {
+		return nil
+	}
+	// Rename errors differ per backend, so decide by looking: if the final
+	// name exists, either our rename took effect and only the reply was
+	// lost (the published bytes are ours), or another writer holds seq.
+	if _, serr := l.fsys.Stat(final); serr != nil {
+		return fmt.Errorf("rename %s: %w", staging, err)
+	}
+	if l.holds(final, data) {
+		return nil
+	}
+	return ErrSeqTaken
+}
+
+// holds reports whether the segment in dir has exactly the bytes data. Each
+// entry carries its writer's epoch and a timestamp, so another writer's
+// segment does not match.
+func (l *Log) holds(dir string, data []byte) bool {
+	got, err := l.readFile(path.Join(dir, segmentFile))
+	return err == nil && bytes.Equal(got, data)
+}
+
+func (l *Log) writeFile(name string, data []byte) error {
+	f, err := l.fsys.Create(name)
+	if err != nil {
+		return fmt.Errorf("create: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close() // the write already failed; its error is the one to report
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	return nil
+}
+
+// Prune removes published segments numbered below below, lowest first, so
+// that after a crash the remaining segments are still a contiguous suffix.
+// It never removes the newest segment: its number is the fencing token and
+// its entry the state a new owner starts from, and an emptied log would let
+// a new owner restart at 0 below a fenced writer's next number.
+func (l *Log) Prune(below uint64) error {
+	seqs, err := l.Segments()
+	if err != nil {
+		return err
+	}
+	if len(seqs) > 0 {
+		below = min(below, seqs[len(seqs)-1])
+	}
+	for _, seq := range seqs {
+		if seq >= below {
+			break
+		}
+		if err := l.fsys.RemoveAll(l.segmentDir(seq)); err != nil {
+			return fmt.Errorf("wal: prune segment %d in %s: %w", seq, l.dir, err)
+		}
+	}
+	return nil
+}
+
+// RemoveStaging removes staging directories left by failed or crashed
+// publishers. Call it only as the partition's owner, after claiming: a
+// fenced writer still publishing loses its staging directory and fails,
+// which is the desired outcome.
+func (l *Log) RemoveStaging() error {
+	infos, err := l.fsys.ReadDir(l.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("wal: list %s: %w", l.dir, err)
+	}
+	for _, info := range infos {
+		if !strings.HasPrefix(info.Name(), stagingPrefix) {
+			continue
+		}
+		if err := l.fsys.RemoveAll(path.Join(l.dir, info.Name())); err != nil {
+			return fmt.Errorf("wal: remove staging %s in %s: %w", info.Name(), l.dir, err)
+		}
+	}
+	return nil
+}
