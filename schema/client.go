@@ -1,0 +1,309 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riferrei/srclient"
+	"golang.org/x/sync/singleflight"
+)
+
+// Defaults for ClientConfig's zero values.
+const (
+	DefaultTimeout        = 10 * time.Second
+	DefaultInitialBackoff = 100 * time.Millisecond
+	DefaultMaxBackoff     = 10 * time.Second
+)
+
+// ClientConfig configures NewClient.
+type ClientConfig struct {
+	// URLs are registry base URLs, tried in turn after transient failures.
+	// A path prefix is kept (e.g. http://host:8080/apis/ccompat/v7).
+	URLs []string
+	// Username and Password enable HTTP basic auth when both are set
+	// (the connector's basic.auth.user.info "user:password").
+	Username, Password string
+	// Timeout bounds one HTTP request; default DefaultTimeout.
+	Timeout time.Duration
+	// InitialBackoff and MaxBackoff bound the exponential wait between
+	// retries of transient failures; defaults DefaultInitialBackoff and
+	// DefaultMaxBackoff.
+	InitialBackoff, MaxBackoff time.Duration
+	// Transport carries the requests (e.g. with a TLS config); default is a
+	// clone of http.DefaultTransport.
+	Transport http.RoundTripper
+	// Logger receives a warning per retried failure; default discards.
+	Logger *slog.Logger
+}
+
+// ParseUserInfo splits the connector's "user:password" credentials.
+func ParseUserInfo(s string) (user, password string, err error) {
+	user, password, ok := strings.Cut(s, ":")
+	if !ok || user == "" {
+		return "", "", fmt.Errorf("schema: basic auth user info must be \"user:password\"")
+	}
+	return user, password, nil
+}
+
+// Client is a Registry backed by riferrei/srclient. It caches schemas by id
+// forever (ids are immutable), makes one request for concurrent misses of
+// one id, and retries transient failures until ctx ends: a registry outage
+// means waiting, never a skipped record.
+type Client struct {
+	backends []backend
+	next     atomic.Uint32 // index of the backend to ask next
+	initial  time.Duration
+	max      time.Duration
+	log      *slog.Logger
+
+	mu    sync.RWMutex
+	cache map[int32]*Schema
+	group singleflight.Group
+}
+
+type backend struct {
+	url string
+	sr  *srclient.SchemaRegistryClient
+}
+
+var _ Registry = (*Client)(nil)
+
+// NewClient validates cfg and returns a *Client. No request is made.
+func NewClient(cfg ClientConfig) (Registry, error) {
+	if len(cfg.URLs) == 0 {
+		return nil, errors.New("schema: client: no registry URL")
+	}
+	if (cfg.Username == "") != (cfg.Password == "") {
+		return nil, errors.New("schema: client: basic auth needs both username and password")
+	}
+	cfg = withDefaults(cfg)
+	hc := &http.Client{Timeout: cfg.Timeout, Transport: statusTransport{base: cfg.Transport}}
+	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, cache: map[int32]*Schema{}}
+	for _, raw := range cfg.URLs {
+		base, err := normalizeURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		sr := srclient.NewSchemaRegistryClient(base, srclient.WithClient(hc))
+		sr.CachingEnabled(false) // our cache is the only one: no second copy
+		if cfg.Username != "" {
+			sr.SetCredentials(cfg.Username, cfg.Password)
+		}
+		c.backends = append(c.backends, backend{url: base, sr: sr})
+	}
+	return c, nil
+}
+
+func withDefaults(cfg ClientConfig) ClientConfig {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.InitialBackoff <= 0 {
+		cfg.InitialBackoff = DefaultInitialBackoff
+	}
+	if cfg.MaxBackoff < cfg.InitialBackoff {
+		cfg.MaxBackoff = max(DefaultMaxBackoff, cfg.InitialBackoff)
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return cfg
+}
+
+// normalizeURL checks raw and drops a trailing slash: srclient joins the
+// base and "/schemas/ids/N" by plain concatenation, which keeps a path
+// prefix but would double the slash.
+func normalizeURL(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", fmt.Errorf("schema: registry URL %q: %w", raw, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("schema: registry URL %q: want http(s)://host[:port][/prefix]", raw)
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("schema: registry URL %q: credentials, query and fragment are not allowed", raw)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// SchemaByID returns the schema with id, from cache or the registry.
+func (c *Client) SchemaByID(ctx context.Context, id int32) (*Schema, error) {
+	if s := c.cached(id); s != nil {
+		return s, nil
+	}
+	wait := c.initial
+	var last error
+	for attempt := 1; ; attempt++ {
+		s, err := c.fetchShared(ctx, id)
+		if err == nil {
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, gaveUp(ctx, id, attempt-1, last)
+		}
+		var re *RegistryError
+		if !errors.As(err, &re) || !re.Retryable() {
+			return nil, err
+		}
+		last = err
+		c.log.Warn("schema registry lookup failed; retrying",
+			"id", id, "attempt", attempt, "backoff", wait, "err", err)
+		if sleep(ctx, jitter(wait)) != nil {
+			return nil, gaveUp(ctx, id, attempt, last)
+		}
+		wait = min(2*wait, c.max)
+	}
+}
+
+// gaveUp names the last registry failure, since "context canceled" alone
+// hides why a lookup took that long.
+func gaveUp(ctx context.Context, id int32, failures int, last error) error {
+	if last == nil {
+		return fmt.Errorf("schema: look up id %d: %w", id, ctx.Err())
+	}
+	return fmt.Errorf("schema: look up id %d: %w after %d failed attempts, last: %v", id, ctx.Err(), failures, last)
+}
+
+// fetchShared runs one registry request per id at a time; every concurrent
+// caller shares its result. A caller whose ctx ends stops waiting, but the
+// request completes (bounded by the HTTP timeout) and fills the cache.
+func (c *Client) fetchShared(ctx context.Context, id int32) (*Schema, error) {
+	ch := c.group.DoChan(strconv.Itoa(int(id)), func() (any, error) { return c.fetch(id) })
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*Schema), nil
+	}
+}
+
+func (c *Client) fetch(id int32) (*Schema, error) {
+	if s := c.cached(id); s != nil { // filled by a flight that just ended
+		return s, nil
+	}
+	i := c.next.Load()
+	b := c.backends[int(i)%len(c.backends)]
+	raw, err := b.sr.GetSchema(int(id))
+	if err != nil {
+		re := classify(err, id, b.url)
+		if re.Retryable() {
+			c.next.CompareAndSwap(i, i+1) // fail over to the next URL
+		}
+		return nil, re
+	}
+	s, err := fromSrclient(id, raw)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.cache[id] = s
+	c.mu.Unlock()
+	return s, nil
+}
+
+func (c *Client) cached(id int32) *Schema {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.cache[id]
+}
+
+func fromSrclient(id int32, raw *srclient.Schema) (*Schema, error) {
+	if t := raw.SchemaType(); t != nil && *t != "" && *t != srclient.Avro {
+		return nil, &SchemaError{ID: id, Reason: fmt.Sprintf("schema type %s is not AVRO", *t)}
+	}
+	if refs := raw.References(); len(refs) > 0 {
+		return nil, &SchemaError{ID: id, Reason: fmt.Sprintf("schema references are not supported (%d references, first %q)", len(refs), refs[0].Name)}
+	}
+	return New(id, raw.Schema())
+}
+
+// classify turns an srclient error into a *RegistryError. statusTransport
+// makes every HTTP error status arrive as *statusError inside *url.Error;
+// any other *url.Error means no usable response (refused, reset, timeout).
+func classify(err error, id int32, base string) *RegistryError {
+	re := &RegistryError{ID: id, URL: base, Err: err}
+	var se *statusError
+	var ue *url.Error
+	switch {
+	case errors.As(err, &se):
+		re.Status, re.Code, re.Message, re.Err = se.status, se.code, se.message, nil
+		re.retryable = se.status == http.StatusRequestTimeout ||
+			se.status == http.StatusTooManyRequests || se.status >= 500
+	case errors.As(err, &ue):
+		re.retryable = true
+	}
+	return re
+}
+
+// statusError is an HTTP error status with the registry's error body.
+type statusError struct {
+	status  int
+	code    int
+	message string
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("HTTP %d (error_code %d): %s", e.status, e.code, e.message)
+}
+
+// statusTransport turns responses with status >= 400 into *statusError.
+// srclient keeps only the body's error_code and drops the status (and for a
+// non-JSON body keeps only the status text), which cannot tell a 503 from a
+// 404 reliably; doing it here keeps classification exact.
+type statusTransport struct{ base http.RoundTripper }
+
+func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.StatusCode < 400 {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	se := &statusError{status: resp.StatusCode}
+	var payload struct {
+		Code    int    `json:"error_code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &payload) == nil && (payload.Code != 0 || payload.Message != "") {
+		se.code, se.message = payload.Code, payload.Message
+	} else {
+		se.message = strings.TrimSpace(string(body))
+	}
+	return nil, se
+}
+
+// jitter spreads retries of many waiters over [d/2, d).
+func jitter(d time.Duration) time.Duration {
+	half := d / 2
+	return half + rand.N(half+1)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

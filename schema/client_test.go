@@ -1,0 +1,328 @@
+package schema
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+)
+
+// fastConfig retries quickly so outage tests finish in milliseconds.
+func fastConfig(urls ...string) ClientConfig {
+	return ClientConfig{URLs: urls, InitialBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Timeout: 2 * time.Second}
+}
+
+func newFake(t *testing.T, opts ...srfake.Option) *srfake.Registry {
+	t.Helper()
+	reg := srfake.New(opts...)
+	t.Cleanup(reg.Close)
+	reg.SeedSchema("users-value", 1, 7, sr.Schema{Schema: userSchema})
+	return reg
+}
+
+// countIDRequests counts GET /schemas/ids/ requests reaching reg.
+func countIDRequests(reg *srfake.Registry) *atomic.Int64 {
+	var n atomic.Int64
+	reg.Intercept(func(_ http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.URL.Path, "/schemas/ids/") {
+			n.Add(1)
+		}
+		return false
+	})
+	return &n
+}
+
+func mustClient(t *testing.T, cfg ClientConfig) Registry {
+	t.Helper()
+	c, err := NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestClientConcurrentMissesMakeOneRequest(t *testing.T) {
+	reg := newFake(t)
+	n := countIDRequests(reg)
+	reg.Intercept(func(http.ResponseWriter, *http.Request) bool {
+		time.Sleep(50 * time.Millisecond) // keep the flight open while others arrive
+		return false
+	})
+	c := mustClient(t, fastConfig(reg.URL()))
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Go(func() {
+			s, err := c.SchemaByID(context.Background(), 7)
+			if err == nil && (s.ID != 7 || s.Text != userSchema || s.Codec == nil) {
+				err = errors.New("wrong schema returned")
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.SchemaByID(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	if got := n.Load(); got != 1 {
+		t.Fatalf("registry saw %d requests for 51 lookups, want 1", got)
+	}
+}
+
+func TestClientRetriesTransientStatuses(t *testing.T) {
+	for _, status := range []int{500, 502, 503, 504, 429, 408} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			reg := newFake(t)
+			n := countIDRequests(reg)
+			var failures atomic.Int64
+			reg.Intercept(func(w http.ResponseWriter, _ *http.Request) bool {
+				if failures.Add(1) > 3 {
+					return false
+				}
+				w.WriteHeader(status)
+				_, _ = w.Write([]byte("<html>busy</html>")) // proxies answer with HTML, not JSON
+				return true
+			})
+			c := mustClient(t, fastConfig(reg.URL()))
+			s, err := c.SchemaByID(context.Background(), 7)
+			if err != nil || s.ID != 7 {
+				t.Fatalf("SchemaByID = %v, %v", s, err)
+			}
+			if got := n.Load(); got != 4 {
+				t.Fatalf("requests = %d, want 3 failures + 1 success", got)
+			}
+		})
+	}
+}
+
+// TestClientWaitsOutConnectionRefused starts the registry only after the
+// lookup has already failed to connect several times.
+func TestClientWaitsOutConnectionRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens: connection refused
+
+	var refused atomic.Int64
+	cfg := fastConfig("http://" + addr)
+	cfg.Transport = countingTransport{base: http.DefaultTransport, errs: &refused}
+	c := mustClient(t, cfg)
+
+	done := make(chan error, 1)
+	go func() {
+		s, err := c.SchemaByID(context.Background(), 7)
+		if err == nil && s.ID != 7 {
+			err = errors.New("wrong schema")
+		}
+		done <- err
+	}()
+	for refused.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("lookup ended during the outage: %v", err)
+	default:
+	}
+
+	reg := srfake.NewRegistry()
+	reg.SeedSchema("users-value", 1, 7, sr.Schema{Schema: userSchema})
+	ln, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("re-listen on %s: %v", addr, err)
+	}
+	srv := &http.Server{Handler: reg.Handler()}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("lookup did not recover after the registry came back")
+	}
+}
+
+type countingTransport struct {
+	base http.RoundTripper
+	errs *atomic.Int64
+}
+
+func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(r)
+	if err != nil {
+		c.errs.Add(1)
+	}
+	return resp, err
+}
+
+func TestClientFailsOverToNextURL(t *testing.T) {
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	t.Cleanup(down.Close)
+	reg := newFake(t)
+	c := mustClient(t, fastConfig(down.URL, reg.URL()))
+	if _, err := c.SchemaByID(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestClientPermanentFailures(t *testing.T) {
+	tests := []struct {
+		name      string
+		id        int32
+		intercept srfake.Interceptor
+		check     func(error) bool
+	}{
+		{"unknown id is 404", 99, nil, func(err error) bool { return errors.Is(err, ErrUnknownSchema) }},
+		{"404 without JSON body", 7, reply(404, "not here"), func(err error) bool { return errors.Is(err, ErrUnknownSchema) }},
+		{"unauthorized", 7, reply(401, `{"error_code":401,"message":"no"}`), func(err error) bool {
+			var re *RegistryError
+			return errors.As(err, &re) && re.Status == 401 && !errors.Is(err, ErrUnknownSchema)
+		}},
+		{"not avro", 7, reply(200, `{"schema":"syntax = \"proto3\";","schemaType":"PROTOBUF"}`), func(err error) bool {
+			return errors.Is(err, ErrUnsupportedSchema) && strings.Contains(err.Error(), "PROTOBUF")
+		}},
+		{"references", 7, reply(200, `{"schema":"{\"type\":\"record\",\"name\":\"U\",\"fields\":[{\"name\":\"a\",\"type\":\"Address\"}]}","references":[{"name":"Address","subject":"addr","version":1}]}`),
+			func(err error) bool {
+				return errors.Is(err, ErrUnsupportedSchema) && strings.Contains(err.Error(), "references")
+			}},
+		{"invalid avro", 7, reply(200, `{"schema":"{\"type\":\"recrod\"}"}`), func(err error) bool { return errors.Is(err, ErrUnsupportedSchema) }},
+		{"garbage 200 body", 7, reply(200, `<html>`), func(err error) bool {
+			var re *RegistryError
+			return errors.As(err, &re) && !re.Retryable()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := newFake(t)
+			n := countIDRequests(reg)
+			if tt.intercept != nil {
+				reg.Intercept(tt.intercept)
+			}
+			c := mustClient(t, fastConfig(reg.URL()))
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := c.SchemaByID(ctx, tt.id)
+			if err == nil || !tt.check(err) {
+				t.Fatalf("SchemaByID = %v", err)
+			}
+			if got := n.Load(); got != 1 {
+				t.Fatalf("permanent failure made %d requests, want 1 (no retry)", got)
+			}
+		})
+	}
+}
+
+func reply(status int, body string) srfake.Interceptor {
+	return func(w http.ResponseWriter, _ *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+		return true
+	}
+}
+
+func TestClientHonoursContextDuringOutage(t *testing.T) {
+	reg := newFake(t)
+	reg.Intercept(reply(503, `{"error_code":50003,"message":"down"}`))
+	c := mustClient(t, fastConfig(reg.URL()))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.SchemaByID(ctx, 7)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "50003") {
+		t.Fatalf("SchemaByID = %v, want deadline exceeded naming the last failure", err)
+	}
+}
+
+func TestClientKeepsPathPrefix(t *testing.T) {
+	for _, suffix := range []string{"", "/"} {
+		reg := newFake(t)
+		var paths []string
+		var mu sync.Mutex
+		const prefix = "/apis/ccompat/v7"
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			paths = append(paths, r.URL.Path)
+			mu.Unlock()
+			http.StripPrefix(prefix, reg.Handler()).ServeHTTP(w, r)
+		}))
+		t.Cleanup(srv.Close)
+		c := mustClient(t, fastConfig(srv.URL+prefix+suffix))
+		if _, err := c.SchemaByID(context.Background(), 7); err != nil {
+			t.Fatalf("suffix %q: %v", suffix, err)
+		}
+		if len(paths) != 1 || paths[0] != prefix+"/schemas/ids/7" {
+			t.Fatalf("suffix %q: paths = %q", suffix, paths)
+		}
+	}
+}
+
+func TestClientSendsBasicAuth(t *testing.T) {
+	auth := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:s3cr:et"))
+	reg := newFake(t, srfake.WithAuth(auth))
+
+	cfg := fastConfig(reg.URL())
+	cfg.Username, cfg.Password, _ = ParseUserInfo("alice:s3cr:et")
+	if _, err := mustClient(t, cfg).SchemaByID(context.Background(), 7); err != nil {
+		t.Fatalf("with credentials: %v", err)
+	}
+
+	cfg.Password = "wrong"
+	_, err := mustClient(t, cfg).SchemaByID(context.Background(), 7)
+	var re *RegistryError
+	if !errors.As(err, &re) || re.Status != http.StatusForbidden || re.Retryable() {
+		t.Fatalf("wrong password: %v, want permanent 403", err)
+	}
+}
+
+func TestNewClientRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  ClientConfig
+	}{
+		{"no url", ClientConfig{}},
+		{"no scheme", ClientConfig{URLs: []string{"localhost:8081"}}},
+		{"ftp", ClientConfig{URLs: []string{"ftp://h"}}},
+		{"user in url", ClientConfig{URLs: []string{"http://u:p@h"}}},
+		{"one of two urls bad", ClientConfig{URLs: []string{"http://h", "::"}}},
+		{"password without user", ClientConfig{URLs: []string{"http://h"}, Password: "p"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := NewClient(tt.cfg); err == nil {
+				t.Fatal("NewClient succeeded")
+			}
+		})
+	}
+}
+
+func TestParseUserInfo(t *testing.T) {
+	for _, bad := range []string{"", "alice", ":pw"} {
+		if _, _, err := ParseUserInfo(bad); err == nil {
+			t.Errorf("ParseUserInfo(%q) succeeded", bad)
+		}
+	}
+}

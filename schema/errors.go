@@ -1,0 +1,121 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels callers match with errors.Is. Each is carried by a typed error
+// below that says where and why.
+var (
+	// ErrNotFramed: a value is not in the Confluent wire format.
+	ErrNotFramed = errors.New("value is not in the Confluent wire format")
+	// ErrCorruptDatum: a datum does not decode with its writer schema.
+	ErrCorruptDatum = errors.New("corrupt Avro datum")
+	// ErrUnknownSchema: the registry definitively has no schema with that id.
+	ErrUnknownSchema = errors.New("schema id not found in registry")
+	// ErrUnsupportedSchema: the registry returned a schema this sink cannot
+	// use (not Avro, has references, or does not parse).
+	ErrUnsupportedSchema = errors.New("unsupported schema")
+)
+
+// FrameReason says why a value is not Confluent-framed.
+type FrameReason string
+
+// Reasons for a FrameError.
+const (
+	ReasonEmpty    FrameReason = "empty value"
+	ReasonMagic    FrameReason = "wrong magic byte"
+	ReasonTooShort FrameReason = "shorter than the 5-byte header"
+)
+
+// FrameError reports a value that is not in the Confluent wire format.
+type FrameError struct {
+	Reason FrameReason
+	Len    int  // length of the value
+	Magic  byte // first byte, when there is one
+}
+
+func (e *FrameError) Error() string {
+	if e.Reason == ReasonMagic {
+		return fmt.Sprintf("schema: %v: %s 0x%02x (%d bytes)", ErrNotFramed, e.Reason, e.Magic, e.Len)
+	}
+	return fmt.Sprintf("schema: %v: %s (%d bytes)", ErrNotFramed, e.Reason, e.Len)
+}
+
+// Unwrap makes errors.Is(err, ErrNotFramed) hold.
+func (e *FrameError) Unwrap() error { return ErrNotFramed }
+
+// DatumError reports a datum that does not decode with its schema.
+type DatumError struct {
+	SchemaID int32
+	Len      int   // datum length
+	Trailing int   // bytes left after a complete decode; 0 if decoding failed
+	Err      error // decoder error, nil for trailing bytes
+}
+
+func (e *DatumError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("schema: %v (schema %d): %d trailing bytes after %d-byte datum",
+			ErrCorruptDatum, e.SchemaID, e.Trailing, e.Len)
+	}
+	return fmt.Sprintf("schema: %v (schema %d, %d bytes): %v", ErrCorruptDatum, e.SchemaID, e.Len, e.Err)
+}
+
+// Unwrap exposes both ErrCorruptDatum and the decoder's error.
+func (e *DatumError) Unwrap() []error { return []error{ErrCorruptDatum, e.Err} }
+
+// SchemaError reports a schema the sink cannot use.
+type SchemaError struct {
+	ID     int32
+	Reason string
+	Err    error // parser error, if any
+}
+
+func (e *SchemaError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("schema: id %d: %v: %s", e.ID, ErrUnsupportedSchema, e.Reason)
+	}
+	return fmt.Sprintf("schema: id %d: %v: %s: %v", e.ID, ErrUnsupportedSchema, e.Reason, e.Err)
+}
+
+// Unwrap exposes both ErrUnsupportedSchema and the parser's error.
+func (e *SchemaError) Unwrap() []error { return []error{ErrUnsupportedSchema, e.Err} }
+
+// RegistryError reports a failed registry request for one schema id.
+type RegistryError struct {
+	ID      int32
+	URL     string // registry base URL that was asked
+	Status  int    // HTTP status; 0 when no response arrived
+	Code    int    // registry error_code from the body, 0 if absent
+	Message string // registry message from the body
+	Err     error  // transport or decoding error, if any
+
+	retryable bool
+}
+
+// Retryable reports whether the failure is transient (no response, timeout,
+// HTTP 408/429/5xx), so the lookup is worth repeating.
+func (e *RegistryError) Retryable() bool { return e.retryable }
+
+// NotFound reports a definitive "no such schema" (HTTP 404).
+func (e *RegistryError) NotFound() bool { return e.Status == 404 }
+
+func (e *RegistryError) Error() string {
+	prefix := fmt.Sprintf("schema: registry %s: id %d", e.URL, e.ID)
+	if e.NotFound() {
+		prefix += ": " + ErrUnknownSchema.Error()
+	}
+	if e.Status == 0 {
+		return fmt.Sprintf("%s: %v", prefix, e.Err)
+	}
+	return fmt.Sprintf("%s: HTTP %d (error_code %d): %s", prefix, e.Status, e.Code, e.Message)
+}
+
+// Unwrap exposes ErrUnknownSchema for a 404 and the underlying error.
+func (e *RegistryError) Unwrap() []error {
+	if e.NotFound() {
+		return []error{ErrUnknownSchema, e.Err}
+	}
+	return []error{e.Err}
+}

@@ -1,0 +1,66 @@
+// Package schema owns the Confluent side of the data: the wire format
+// (magic byte + schema id + datum), Avro writer schemas and the checks made
+// on datums, and fetching schemas by id from a Confluent-API registry
+// (Confluent, Apicurio ccompat, Karapace) with an immutable id cache,
+// request coalescing and retry through outages.
+package schema
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/linkedin/goavro/v2"
+)
+
+// Registry resolves schema ids. Implementations retry transient failures
+// themselves: an error means the id is unknown (ErrUnknownSchema), the schema
+// is unusable (ErrUnsupportedSchema), the registry refuses us for good
+// (*RegistryError), or ctx ended.
+type Registry interface {
+	SchemaByID(ctx context.Context, id int32) (*Schema, error)
+}
+
+// Schema is an Avro writer schema as the registry stores it. It is immutable
+// and safe for concurrent use.
+type Schema struct {
+	ID    int32
+	Text  string // schema JSON exactly as the registry returned it
+	Codec *goavro.Codec
+}
+
+// New parses text as an Avro schema registered under id.
+func New(id int32, text string) (*Schema, error) {
+	codec, err := goavro.NewCodec(text)
+	if err != nil {
+		return nil, &SchemaError{ID: id, Reason: "invalid Avro schema", Err: err}
+	}
+	return &Schema{ID: id, Text: text, Codec: codec}, nil
+}
+
+// Validate decodes datum fully and fails with a *DatumError (ErrCorruptDatum)
+// if it is truncated, malformed or followed by extra bytes. Pass-through
+// formats call it so that a corrupt record never reaches a committed file.
+func (s *Schema) Validate(datum []byte) error {
+	_, err := s.Native(datum)
+	return err
+}
+
+// Native decodes datum into goavro's native form (map[string]any for
+// records, map{"type": v} for non-null union values).
+func (s *Schema) Native(datum []byte) (v any, err error) {
+	// goavro has panicked on hostile input in the past; a bad record must be
+	// an error the sink can route, never a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, &DatumError{SchemaID: s.ID, Len: len(datum), Err: fmt.Errorf("decoder panic: %v", r)}
+		}
+	}()
+	v, rest, err := s.Codec.NativeFromBinary(datum)
+	if err != nil {
+		return nil, &DatumError{SchemaID: s.ID, Len: len(datum), Err: err}
+	}
+	if len(rest) != 0 {
+		return nil, &DatumError{SchemaID: s.ID, Len: len(datum), Trailing: len(rest)}
+	}
+	return v, nil
+}
