@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+)
+
+func cmdCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "connector file or directory")
+	if err := fs.Parse(args); err != nil || *path == "" {
+		fmt.Fprintln(stderr, "hdfs-sink check: --config is required")
+		return 2
+	}
+	conns, warns, err := configs.LoadPath(*path)
+	for _, w := range warns {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	for _, c := range conns {
+		fmt.Fprintf(stdout, "ok: connector %q (%s)\n", c.Name, c.Source)
+	}
+	return 0
+}
+
+func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "connector file or directory")
+	var lf logFlags
+	lf.register(fs)
+	if err := fs.Parse(args); err != nil || *path == "" {
+		fmt.Fprintln(stderr, "hdfs-sink run: --config is required")
+		return 2
+	}
+	log, err := lf.logger(stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "hdfs-sink run:", err)
+		return 2
+	}
+	faults, err := sink.FaultsFromEnv()
+	if err != nil {
+		log.Error("bad fault injection setting", "err", err)
+		return 2
+	}
+	conns, warns, err := configs.LoadPath(*path)
+	for _, w := range warns {
+		log.Warn("connector config", "warning", w.String())
+	}
+	if err != nil {
+		log.Error("invalid connector configuration; nothing consumed", "err", err)
+		return 2
+	}
+	return runConnectors(ctx, conns, faults, log)
+}
+
+// runConnectors runs every connector until ctx ends. A connector that fails
+// stops alone: the others go on. The exit code is 1 when all of them failed.
+func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.Faults, log *slog.Logger) int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	failed := 0
+	for _, c := range conns {
+		clog := log.With("connector", c.Name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runConnector(ctx, c, faults, log); err != nil {
+				clog.Error("connector FAILED; other connectors keep running", "err", err)
+				mu.Lock()
+				failed++
+				mu.Unlock()
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		select {
+		case <-done:
+		case <-time.After(shutdownBound(conns)):
+			log.Warn("shutdown took too long; exiting with work left for recovery")
+		}
+	}
+	if failed > 0 && failed == len(conns) {
+		return 1
+	}
+	return 0
+}
+
+// shutdownBound is how long SIGTERM may take: the longest connector's
+// shutdown.timeout plus time to leave the group.
+func shutdownBound(conns []*configs.Connector) time.Duration {
+	d := 10 * time.Second
+	for _, c := range conns {
+		d = max(d, c.ShutdownTimeout)
+	}
+	return d + 15*time.Second
+}
+
+func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults, log *slog.Logger) error {
+	store, err := openStore(c)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	reg, err := registryFor(c, log)
+	if err != nil {
+		return err
+	}
+	cfg, err := sinkConfig(c, store, reg, log, faults)
+	if err != nil {
+		return err
+	}
+	conn, err := sink.New(cfg)
+	if err != nil {
+		return err
+	}
+	return conn.Run(ctx)
+}
+
+func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error) {
+	cfg := schema.ClientConfig{URLs: c.Registry.URLs, Logger: log.With("connector", c.Name)}
+	if c.Registry.UserInfo != "" {
+		u, p, err := schema.ParseUserInfo(c.Registry.UserInfo)
+		if err != nil {
+			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
+		}
+		cfg.Username, cfg.Password = u, p
+	}
+	reg, err := schema.NewClient(cfg)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("connector %q: schema registry", c.Name), err)
+	}
+	return reg, nil
+}

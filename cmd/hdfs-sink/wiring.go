@@ -1,0 +1,112 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+	"github.com/hdfs-sink/hdfs-sink/storage/local"
+)
+
+// openStore connects the connector's store.url. The returned FS is rooted at
+// "/" of the store; paths from configs already include the URL's path.
+func openStore(c *configs.Connector) (storage.FS, error) {
+	switch c.Store.Scheme {
+	case "file":
+		if err := os.MkdirAll(c.Store.Path, 0o755); err != nil {
+			return nil, fmt.Errorf("connector %q: store.url %s: %w", c.Name, c.Store.Raw, err)
+		}
+		return local.New("/"), nil
+	case "hdfs":
+		user := c.HDFSUser
+		fs, err := hdfs.New(hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: c.HadoopConfDir, User: user})
+		if err != nil {
+			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
+		}
+		return fs, nil
+	}
+	return nil, fmt.Errorf("connector %q: store.url scheme %q is not supported", c.Name, c.Store.Scheme)
+}
+
+// sinkConfig turns a validated connector file into the sink's wiring. What
+// this build cannot do yet is refused here, before anything is consumed.
+func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *slog.Logger, faults sink.Faults) (sink.Config, error) {
+	f, err := outputFormat(c)
+	if err != nil {
+		return sink.Config{}, err
+	}
+	part, err := outputPartitioner(c)
+	if err != nil {
+		return sink.Config{}, err
+	}
+	cfg := sink.Config{
+		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
+		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
+		FS:         fs, Registry: reg, Format: f, Partitioner: part,
+		TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Pad: c.OffsetPadWidth, FlushSize: c.FlushSize,
+		RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
+		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
+		DLQTopic: c.Errors.DLQTopic, FailOnNull: c.NullValues == configs.NullFail,
+		Faults: faults, Logger: log,
+	}
+	if c.TopicsRegex != nil {
+		cfg.TopicsRegex = c.TopicsRegex.String()
+	}
+	if c.Errors.Tolerance == configs.ToleranceAll {
+		cfg.Tolerance = sink.ToleranceAll
+	}
+	cfg.KafkaOpts = kafkaOverrides(c.Consumer.Overrides, log)
+	return cfg, nil
+}
+
+func outputFormat(c *configs.Connector) (format.Format, error) {
+	if c.Format != configs.FormatAvro {
+		return nil, fmt.Errorf("connector %q (%s): format.class %q is not supported by this build yet (supported: Avro)", c.Name, c.Source, c.Format)
+	}
+	return format.New(string(c.Format), format.Config{Avro: avro.Options{Codec: string(c.AvroCodec)}})
+}
+
+func outputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
+	if c.Partitioner.Kind != configs.PartitionDefault {
+		return nil, fmt.Errorf("connector %q (%s): partitioner.class %q is not supported by this build yet (supported: DefaultPartitioner)", c.Name, c.Source, c.Partitioner.Kind)
+	}
+	return partitioner.Default{}, nil
+}
+
+// kafkaOverrides applies the consumer.override.* keys franz-go has an
+// equivalent for, and says which it ignores.
+func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
+	var opts []kgo.Opt
+	for k, v := range over {
+		switch k {
+		case "session.timeout.ms":
+			if d, err := time.ParseDuration(v + "ms"); err == nil {
+				opts = append(opts, kgo.SessionTimeout(d))
+				continue
+			}
+		case "heartbeat.interval.ms":
+			if d, err := time.ParseDuration(v + "ms"); err == nil {
+				opts = append(opts, kgo.HeartbeatInterval(d))
+				continue
+			}
+		case "client.id":
+			opts = append(opts, kgo.ClientID(v))
+			continue
+		case "group.id", "auto.offset.reset", "bootstrap.servers", "enable.auto.commit":
+			continue // handled by configs, or owned by hdfs-sink
+		}
+		log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
+	}
+	return opts
+}

@@ -1,0 +1,136 @@
+package sink
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func newEpoch() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func (c *Connector) onAssigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
+	c.cfg.Logger.Info("partitions assigned", "partitions", assigned)
+}
+
+// adjustOffsets runs recovery for newly assigned partitions before anything
+// is fetched for them, and returns where to start: HDFS is the truth, the
+// group's committed offsets are ignored.
+func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, c.cfg.Parallelism)
+	for topic, parts := range offsets {
+		for part := range parts {
+			o := c.adopt(topic, part)
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				off := c.startOffset(ctx, o)
+				mu.Lock()
+				offsets[topic][part] = off
+				mu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	return offsets, nil
+}
+
+// adopt creates the state of a newly assigned partition.
+func (c *Connector) adopt(topic string, part int32) *owned {
+	p := newPartition(partitionConfig{
+		Connector: c.cfg.Name, Topic: topic, Partition: part, FS: c.cfg.FS, Format: c.cfg.Format,
+		Partitioner: c.cfg.Partitioner, TopicsDir: c.cfg.TopicsDir(topic), LogsDir: c.cfg.LogsDir(topic),
+		Pad: c.cfg.Pad, FlushSize: c.cfg.FlushSize, RotateInterval: c.cfg.RotateInterval,
+		RotateSchedule: c.cfg.RotateSchedule, Location: c.cfg.Location, Owner: c.owner, Epoch: c.epoch,
+		Faults: c.cfg.Faults, Now: c.cfg.Now,
+		Logger: c.cfg.Logger.With("topic", topic, "partition", part),
+	})
+	o := &owned{p: p}
+	c.mu.Lock()
+	c.parts[tp{topic, part}] = o
+	c.mu.Unlock()
+	return o
+}
+
+// startOffset recovers a partition and decides, explicitly and in the log,
+// where its consumption starts.
+func (c *Connector) startOffset(ctx context.Context, o *owned) kgo.Offset {
+	log := o.p.cfg.Logger
+	next, err := o.p.recover(ctx)
+	c.Stats.Recoveries.Add(1)
+	switch {
+	case err != nil:
+		// Keep the assignment but fetch nothing until recovery succeeds.
+		c.breakPartition(o, err)
+		return kgo.NewOffset().AtStart()
+	case next >= 0:
+		log.Info("start position from HDFS", "next_offset", next)
+		return kgo.NewOffset().At(next).WithEpoch(-1)
+	case c.cfg.StartAtEnd:
+		log.Info("nothing committed in HDFS for this partition: starting at the log end (consumer.auto.offset.reset=latest)")
+		return kgo.NewOffset().AtEnd()
+	default:
+		log.Info("nothing committed in HDFS for this partition: starting at the log start")
+		return kgo.NewOffset().AtStart()
+	}
+}
+
+// onRevoked commits what revoked partitions hold: we still own them until
+// this returns, and committing beats re-reading.
+func (c *Connector) onRevoked(ctx context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	c.cfg.Logger.Info("partitions revoked", "partitions", revoked)
+	c.release(ctx, revoked, true)
+}
+
+// onLost drops lost partitions without committing: another member may
+// already own them, and fencing would refuse our commit anyway.
+func (c *Connector) onLost(ctx context.Context, _ *kgo.Client, lost map[string][]int32) {
+	c.cfg.Logger.Warn("partitions lost (session expired?); discarding uncommitted files", "partitions", lost)
+	c.release(ctx, lost, false)
+}
+
+// release stops writing the given partitions, committing their open files first if commit is set.
+func (c *Connector) release(ctx context.Context, parts map[string][]int32, commit bool) {
+	for topic, ps := range parts {
+		for _, part := range ps {
+			c.mu.Lock()
+			o := c.parts[tp{topic, part}]
+			delete(c.parts, tp{topic, part})
+			c.mu.Unlock()
+			if o == nil {
+				continue
+			}
+			c.releaseOne(ctx, o, commit)
+		}
+	}
+}
+
+func (c *Connector) releaseOne(ctx context.Context, o *owned, commit bool) {
+	p := o.p
+	if p.w.Empty() {
+		return
+	}
+	if commit && o.broken == nil && ctx.Err() == nil {
+		p.enter(WritePartitionPaused)
+		err := p.rotate(ctx, "partition released")
+		if err == nil {
+			c.afterWrite(o, true)
+			return
+		}
+		p.cfg.Logger.Warn("could not commit on release; the records will be consumed again", "err", err)
+		return // files closed or published: recovery of the next owner decides
+	}
+	if err := p.w.Discard(); err != nil {
+		p.cfg.Logger.Warn("discard temp files", "err", err)
+	}
+	p.cfg.Logger.Info("uncommitted records discarded; the next owner consumes them again")
+}

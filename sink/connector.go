@@ -1,0 +1,409 @@
+// Package sink owns the exactly-once path from Kafka to the store: one
+// consumer group per connector, a state machine per assigned partition, the
+// commit protocol (close → WAL publish → rename), recovery on assignment, and
+// what happens to bad records. docs/design.md says why it is correct.
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// Tolerance is errors.tolerance.
+type Tolerance int
+
+// ToleranceNone stops the connector on a bad record; ToleranceAll sends it to
+// the dead-letter topic.
+const (
+	ToleranceNone Tolerance = iota
+	ToleranceAll
+)
+
+// Config is one connector's wiring, built by cmd from its connector file.
+type Config struct {
+	Name        string
+	Brokers     []string
+	GroupID     string
+	Topics      []string
+	TopicsRegex string
+	StartAtEnd  bool // consumer.auto.offset.reset=latest for partitions HDFS knows nothing of
+	KafkaOpts   []kgo.Opt
+
+	FS          storage.FS
+	Registry    schema.Registry
+	Format      format.Format
+	Partitioner partitioner.Partitioner
+	TopicsDir   func(topic string) string // absolute in the store, ${topic} expanded
+	LogsDir     func(topic string) string
+
+	Pad            int
+	FlushSize      int64
+	RotateInterval time.Duration
+	RotateSchedule time.Duration
+	Location       *time.Location
+
+	RetryBackoff    time.Duration
+	ShutdownTimeout time.Duration
+	Tolerance       Tolerance
+	DLQTopic        string
+	FailOnNull      bool // behavior.on.null.values=fail
+
+	Faults       Faults
+	Logger       *slog.Logger
+	Now          func() time.Time
+	TickInterval time.Duration // how often idle partitions check their timers
+	Parallelism  int           // partitions processed at once
+}
+
+// Stats are a connector's counters since start.
+type Stats struct {
+	Records, Files, DeadLettered, NullsIgnored, Recoveries, Fenced atomic.Int64
+}
+
+// Connector consumes its topics and commits them to the store.
+type Connector struct {
+	cfg   Config
+	cl    *kgo.Client
+	Stats Stats
+
+	mu    sync.Mutex
+	parts map[tp]*owned
+	epoch string
+	owner string
+}
+
+type tp struct {
+	topic     string
+	partition int32
+}
+
+// owned is an assigned partition and, when broken, why and when to retry.
+type owned struct {
+	p        *partition
+	broken   error
+	retryAt  time.Time
+	attempts int
+}
+
+// New validates the wiring and creates the Kafka client (which connects lazily).
+func New(cfg Config) (*Connector, error) {
+	cfg = withDefaults(cfg)
+	host, _ := os.Hostname()
+	c := &Connector{cfg: cfg, parts: map[tp]*owned{}, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid())}
+	cl, err := kgo.NewClient(c.kafkaOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
+	}
+	c.cl = cl
+	return c, nil
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	cfg.Logger = cfg.Logger.With("connector", cfg.Name)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.TickInterval <= 0 {
+		cfg.TickInterval = time.Second
+	}
+	if cfg.Parallelism <= 0 {
+		cfg.Parallelism = 8
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = 5 * time.Second
+	}
+	if cfg.ShutdownTimeout <= 0 {
+		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.UTC
+	}
+	if cfg.Partitioner == nil {
+		cfg.Partitioner = partitioner.Default{}
+	}
+	return cfg
+}
+
+func (c *Connector) kafkaOpts() []kgo.Opt {
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.cfg.Brokers...),
+		kgo.ConsumerGroup(c.cfg.GroupID),
+		kgo.ClientID("hdfs-sink-" + c.cfg.Name),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.AutoCommitMarks(),
+		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		// Past retention, start from the log start: a gap, never a stall.
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.OnPartitionsAssigned(c.onAssigned),
+		kgo.AdjustFetchOffsetsFn(c.adjustOffsets),
+		kgo.OnPartitionsRevoked(c.onRevoked),
+		kgo.OnPartitionsLost(c.onLost),
+	}
+	if c.cfg.TopicsRegex != "" {
+		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(c.cfg.TopicsRegex))
+	} else {
+		opts = append(opts, kgo.ConsumeTopics(c.cfg.Topics...))
+	}
+	return append(opts, c.cfg.KafkaOpts...)
+}
+
+// Run consumes until ctx is done (then it commits what it holds, leaves the
+// group and returns nil) or a fatal error stops the connector.
+func (c *Connector) Run(ctx context.Context) error {
+	c.cfg.Logger.Info("connector starting", "group", c.cfg.GroupID, "epoch", c.epoch)
+	for {
+		if ctx.Err() != nil {
+			return c.shutdown()
+		}
+		pollCtx, cancel := context.WithTimeout(ctx, c.cfg.TickInterval)
+		fetches := c.cl.PollRecords(pollCtx, 10000)
+		cancel()
+		if fetches.IsClientClosed() {
+			return nil
+		}
+		c.logFetchErrors(fetches)
+		err := c.process(ctx, fetches)
+		if err == nil {
+			err = c.tickAll(ctx)
+		}
+		if err == nil {
+			c.retryBroken(ctx)
+		}
+		c.cl.AllowRebalance()
+		if err != nil {
+			c.abortAll()
+			c.cl.Close()
+			return err
+		}
+	}
+}
+
+func (c *Connector) logFetchErrors(f kgo.Fetches) {
+	f.EachError(func(topic string, p int32, err error) {
+		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			c.cfg.Logger.Warn("fetch error", "topic", topic, "partition", p, "err", err)
+		}
+	})
+}
+
+// process writes one poll's records, partitions in parallel.
+func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, c.cfg.Parallelism)
+	var fatalMu sync.Mutex
+	var fatal error
+	fetches.EachPartition(func(ftp kgo.FetchTopicPartition) {
+		if len(ftp.Records) == 0 {
+			return
+		}
+		o := c.lookup(ftp.Topic, ftp.Partition)
+		if o == nil || o.broken != nil {
+			return // not ours, or waiting for recovery: refetched after the rewind
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if err := c.writeRecords(ctx, o, ftp.Records); err != nil {
+				fatalMu.Lock()
+				fatal = errors.Join(fatal, err)
+				fatalMu.Unlock()
+			}
+		}()
+	})
+	wg.Wait()
+	return fatal
+}
+
+func (c *Connector) lookup(topic string, partition int32) *owned {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.parts[tp{topic, partition}]
+}
+
+// writeRecords feeds one partition's records to its state machine. It returns
+// only fatal errors; anything else marks the partition broken for recovery.
+func (c *Connector) writeRecords(ctx context.Context, o *owned, recs []*kgo.Record) error {
+	o.p.beginBatch()
+	for _, kr := range recs {
+		r, err := c.decode(ctx, kr)
+		if err != nil && !isBadRecord(err) {
+			// Registry unreachable or shutting down: not the record's fault.
+			c.breakPartition(o, err)
+			return nil
+		}
+		if err != nil {
+			if err = c.badRecord(ctx, kr, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if r == nil {
+			continue
+		}
+		rotated, err := o.p.write(ctx, *r)
+		c.afterWrite(o, rotated)
+		if err != nil {
+			c.breakPartition(o, err)
+			return nil
+		}
+		c.Stats.Records.Add(1)
+	}
+	rotated, err := o.p.endBatch(ctx)
+	c.afterWrite(o, rotated)
+	if err != nil {
+		c.breakPartition(o, err)
+	}
+	return nil
+}
+
+// decode turns a Kafka record into a writable one. A nil record with a nil
+// error is a tombstone that behavior.on.null.values says to ignore.
+func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error) {
+	if kr.Value == nil {
+		if c.cfg.FailOnNull {
+			return nil, errNullValue
+		}
+		c.Stats.NullsIgnored.Add(1)
+		return nil, nil
+	}
+	id, datum, err := schema.ParseWire(kr.Value)
+	if err != nil {
+		return nil, err
+	}
+	s, err := c.cfg.Registry.SchemaByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Validate(datum); err != nil {
+		return nil, err
+	}
+	return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
+}
+
+func (c *Connector) afterWrite(o *owned, rotated bool) {
+	if !rotated || o.p.committed < 0 {
+		return
+	}
+	c.Stats.Files.Add(1)
+	c.cl.MarkCommitOffsets(map[string]map[int32]kgo.EpochOffset{
+		o.p.cfg.Topic: {o.p.cfg.Partition: {Epoch: -1, Offset: o.p.committed + 1}},
+	})
+}
+
+// breakPartition stops writing a partition until recovery succeeds: its open
+// files are left for recovery, and fetching pauses so nothing is lost or
+// written twice meanwhile.
+func (c *Connector) breakPartition(o *owned, err error) {
+	wait := c.cfg.RetryBackoff
+	if errors.Is(err, ErrFenced) {
+		c.Stats.Fenced.Add(1)
+		// Usually a rebalance is under way and will revoke this partition.
+		wait = max(wait, 30*time.Second)
+	}
+	o.broken, o.retryAt = err, c.cfg.Now().Add(wait)
+	o.p.cfg.Logger.Error("partition write failed; will recover", "err", err, "retry_in", wait)
+	c.cl.PauseFetchPartitions(map[string][]int32{o.p.cfg.Topic: {o.p.cfg.Partition}})
+}
+
+func (c *Connector) tickAll(ctx context.Context) error {
+	for _, o := range c.snapshot() {
+		if o.broken != nil {
+			continue
+		}
+		rotated, err := o.p.tick(ctx)
+		c.afterWrite(o, rotated)
+		if err != nil {
+			c.breakPartition(o, err)
+		}
+	}
+	return nil
+}
+
+func (c *Connector) snapshot() []*owned {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*owned, 0, len(c.parts))
+	for _, o := range c.parts {
+		out = append(out, o)
+	}
+	return out
+}
+
+// retryBroken recovers broken partitions whose backoff is over and rewinds
+// their fetch position to just after the last committed offset.
+func (c *Connector) retryBroken(ctx context.Context) {
+	now := c.cfg.Now()
+	for _, o := range c.snapshot() {
+		if o.broken == nil || now.Before(o.retryAt) {
+			continue
+		}
+		first := o.p.firstSeen
+		next, err := o.p.recover(ctx)
+		c.Stats.Recoveries.Add(1)
+		if err != nil {
+			o.attempts++
+			o.retryAt = now.Add(c.backoff(o.attempts))
+			o.p.cfg.Logger.Error("recovery failed; will retry", "attempt", o.attempts, "err", err)
+			continue
+		}
+		if next < 0 {
+			next = first
+		}
+		o.p.firstSeen = -1
+		t := o.p.cfg.Topic
+		if next >= 0 {
+			c.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{t: {o.p.cfg.Partition: {Epoch: -1, Offset: next}}})
+		}
+		c.cl.ResumeFetchPartitions(map[string][]int32{t: {o.p.cfg.Partition}})
+		o.p.cfg.Logger.Info("partition recovered", "next_offset", next, "after_attempts", o.attempts+1)
+		o.broken, o.attempts = nil, 0
+	}
+}
+
+func (c *Connector) backoff(attempt int) time.Duration {
+	d := c.cfg.RetryBackoff << min(attempt, 6)
+	return min(d, 5*time.Minute)
+}
+
+// shutdown commits what each partition holds, then leaves the group.
+func (c *Connector) shutdown() error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ShutdownTimeout)
+	defer cancel()
+	c.cfg.Logger.Info("connector stopping: committing open files and leaving the group")
+	c.release(ctx, c.snapshotKeys(), true)
+	c.cl.Close()
+	c.cfg.Logger.Info("connector stopped")
+	return nil
+}
+
+// abortAll drops every partition without committing (after a fatal error).
+func (c *Connector) abortAll() {
+	c.release(context.Background(), c.snapshotKeys(), false)
+}
+
+func (c *Connector) snapshotKeys() map[string][]int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m := map[string][]int32{}
+	for k := range c.parts {
+		m[k.topic] = append(m[k.topic], k.partition)
+	}
+	return m
+}

@@ -1,0 +1,435 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/wal"
+	"github.com/hdfs-sink/hdfs-sink/wal/entry"
+	"github.com/hdfs-sink/hdfs-sink/writer"
+)
+
+// ErrFenced means another owner claimed the partition after we did: this
+// process must not commit it again until it recovers it anew.
+var ErrFenced = errors.New("fenced: another owner claimed the partition")
+
+// claimAttempts bounds how often recovery retries when other owners keep
+// publishing segments between our read and our claim.
+const claimAttempts = 20
+
+// partitionConfig is everything one partition's state machine needs.
+type partitionConfig struct {
+	Connector      string
+	Topic          string
+	Partition      int32
+	FS             storage.FS
+	Format         format.Format
+	Partitioner    partitioner.Partitioner
+	TopicsDir      string // expanded for Topic, absolute in the store
+	LogsDir        string // expanded for Topic, absolute in the store
+	Pad            int
+	FlushSize      int64
+	RotateInterval time.Duration // 0: off
+	RotateSchedule time.Duration // 0: off
+	Location       *time.Location
+	Owner          string
+	Epoch          string
+	Faults         Faults
+	Logger         *slog.Logger
+	Now            func() time.Time
+}
+
+// partition runs the write state machine of one Kafka partition. One
+// goroutine drives it at a time (the connector's poll loop or a recovery).
+type partition struct {
+	cfg       partitionConfig
+	log       *wal.Log
+	w         *writer.Writer
+	state     State
+	seq       uint64 // the last WAL segment this owner published
+	committed int64  // highest Kafka offset durably committed; -1: none
+	next      time.Time
+	firstSeen int64 // first offset fetched since the last recovery; -1: none
+}
+
+func newPartition(cfg partitionConfig) *partition {
+	walDir := path.Join(cfg.LogsDir, cfg.Topic, fmt.Sprint(cfg.Partition))
+	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, walDir), committed: -1, firstSeen: -1}
+	p.w = writer.New(writer.Options{
+		FS: cfg.FS, Format: cfg.Format, TopicsDir: cfg.TopicsDir, Topic: cfg.Topic,
+		Partition: cfg.Partition, Pad: cfg.Pad, TempDir: p.tempDir(), Prefix: cfg.Epoch,
+	})
+	return p
+}
+
+// tempDir is private to this Kafka partition (unlike the reference, whose temp
+// directories are shared by encoded partition), so recovery can remove every
+// orphan of this partition, including a dead process's, without a scan.
+func (p *partition) tempDir() string {
+	return path.Join(p.cfg.TopicsDir, "+tmp", p.cfg.Topic, fmt.Sprint(p.cfg.Partition))
+}
+
+func (p *partition) enter(s State) {
+	p.state = s
+	p.cfg.Logger.Debug("state", "state", s.String())
+	if p.cfg.Faults != nil {
+		p.cfg.Faults.Enter(s)
+	}
+}
+
+// recover runs the recovery machine: finish the last commit, claim the
+// partition (fencing every earlier owner), remove orphans, and return the
+// offset to fetch next; -1 means HDFS holds nothing of this partition.
+func (p *partition) recover(ctx context.Context) (int64, error) {
+	p.enter(RecoveryStarted)
+	if err := p.w.Discard(); err != nil {
+		p.cfg.Logger.Warn("discard open temp files", "err", err)
+	}
+	// Nothing of this partition is fetched until recovery returns an offset.
+	p.enter(RecoveryPartitionPaused)
+	if err := p.claim(ctx); err != nil {
+		return 0, err
+	}
+	p.enter(WALApplied)
+	if err := p.removeOrphans(); err != nil {
+		return 0, err
+	}
+	p.enter(OffsetReset)
+	if err := p.log.Prune(p.seq); err != nil {
+		return 0, fmt.Errorf("prune WAL: %w", err)
+	}
+	p.enter(WALTruncated)
+	p.enter(WriteStarted)
+	p.next = time.Time{}
+	if p.committed < 0 {
+		return -1, nil
+	}
+	return p.committed + 1, nil
+}
+
+// claim applies the newest WAL segment and publishes a claim right after it.
+// Publishing is exclusive, so once the claim stands, any earlier owner that
+// tries to commit finds its next sequence number taken and stops.
+func (p *partition) claim(ctx context.Context) error {
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		head, committed, err := p.applyHead()
+		if err != nil {
+			return err
+		}
+		e := p.walEntry(entry.KindClaim, committed, nil)
+		err = p.log.Publish(head+1, e)
+		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
+			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", head+1)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("claim WAL segment %d: %w", head+1, err)
+		}
+		p.seq, p.committed = head+1, committed
+		p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", committed, "epoch", p.cfg.Epoch)
+		return nil
+	}
+}
+
+// applyHead rolls the newest segment forward if it is a commit and returns
+// its sequence number and committed offset. Only the newest segment can be
+// unfinished: an owner publishes a segment only after finishing the one
+// before, and segments below the newest that appear later are a fenced
+// owner's, which nobody applies.
+func (p *partition) applyHead() (uint64, int64, error) {
+	seqs, err := p.log.Segments()
+	if err != nil {
+		return 0, 0, fmt.Errorf("list WAL: %w", err)
+	}
+	if len(seqs) == 0 {
+		committed, err := p.scanCommitted()
+		return 0, committed, err
+	}
+	head := seqs[len(seqs)-1]
+	e, err := p.log.Read(head)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.cfg.Topic, p.cfg.Partition, err)
+	}
+	if e.Kind == entry.KindCommit {
+		if err := p.applyMoves(e.Files); err != nil {
+			return 0, 0, err
+		}
+	}
+	return head, e.CommittedOffset, nil
+}
+
+// applyMoves renames committed temp files to their final names. It is
+// idempotent: a move whose temp file is gone and whose final file exists was
+// done before (by us or by an earlier owner).
+func (p *partition) applyMoves(moves []entry.FileMove) error {
+	for _, m := range moves {
+		err := p.cfg.FS.Rename(m.Temp, m.Final)
+		if err == nil {
+			continue
+		}
+		if _, serr := p.cfg.FS.Stat(m.Temp); !errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("commit %s -> %s: %w", m.Temp, m.Final, err)
+		}
+		if _, ferr := p.cfg.FS.Stat(m.Final); ferr != nil {
+			// Committed once, since moved or deleted by someone else: the WAL
+			// cannot bring it back; say so loudly and go on.
+			p.cfg.Logger.Error("committed file is missing; was it moved out of topics.dir?", "final", m.Final, "offsets", fmt.Sprintf("%d-%d", m.StartOffset, m.EndOffset))
+		}
+	}
+	return nil
+}
+
+// removeOrphans deletes this partition's temp files and stale staging
+// directories. It runs after our claim: every temp file still there belongs
+// to no published commit, whoever wrote it.
+func (p *partition) removeOrphans() error {
+	if err := p.cfg.FS.RemoveAll(p.tempDir()); err != nil {
+		return fmt.Errorf("remove orphaned temp files in %s: %w", p.tempDir(), err)
+	}
+	if err := p.log.RemoveStaging(); err != nil {
+		return fmt.Errorf("remove WAL staging: %w", err)
+	}
+	return nil
+}
+
+// scanCommitted finds the last committed offset from committed file names
+// when there is no WAL at all (a fresh start, or files written by the
+// reference connector). It lists only this partition's directory when the
+// partitioner allows, and walks the topic directory otherwise.
+func (p *partition) scanCommitted() (int64, error) {
+	root := path.Join(p.cfg.TopicsDir, p.cfg.Topic)
+	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
+		root = path.Join(root, "partition="+fmt.Sprint(p.cfg.Partition))
+	} else {
+		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", root)
+	}
+	last := int64(-1)
+	err := walk(p.cfg.FS, root, func(name string) {
+		if r, ok := writer.ParseFinalName(name); ok && r.Topic == p.cfg.Topic && r.Partition == p.cfg.Partition && r.End > last {
+			last = r.End
+		}
+	})
+	if err != nil {
+		return 0, fmt.Errorf("scan %s for committed files: %w", root, err)
+	}
+	if last >= 0 {
+		p.cfg.Logger.Info("no WAL: last committed offset taken from file names", "offset", last)
+	}
+	return last, nil
+}
+
+func walk(fsys storage.FS, dir string, fn func(string)) error {
+	infos, err := fsys.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, fi := range infos {
+		name := path.Join(dir, fi.Name())
+		switch {
+		case fi.IsDir() && fi.Name() != "+tmp":
+			if err := walk(fsys, name, fn); err != nil {
+				return err
+			}
+		case !fi.IsDir():
+			fn(name)
+		}
+	}
+	return nil
+}
+
+func (p *partition) walEntry(kind entry.Kind, committed int64, files []writer.Closed) entry.Entry {
+	e := entry.Entry{
+		Kind: kind, Epoch: p.cfg.Epoch, Owner: p.cfg.Owner, Topic: p.cfg.Topic, Partition: p.cfg.Partition,
+		CommittedOffset: committed, UnixMillis: p.cfg.Now().UnixMilli(),
+	}
+	for _, f := range files {
+		e.Files = append(e.Files, entry.FileMove{Temp: f.Temp, Final: f.Final, StartOffset: f.Start, EndOffset: f.End, Records: f.Records})
+	}
+	return e
+}
+
+// record is a decoded Kafka record ready to write.
+type record struct {
+	Offset    int64
+	Timestamp time.Time
+	Schema    *schema.Schema
+	Datum     []byte
+}
+
+// beginBatch marks the start of a batch of fetched records.
+func (p *partition) beginBatch() { p.enter(WritePartitionPaused) }
+
+// endBatch runs the rotation check the reference runs when its buffer is empty.
+func (p *partition) endBatch(ctx context.Context) (bool, error) {
+	rotated, err := p.maybeRotate(ctx, nil)
+	if err == nil {
+		p.enter(WriteStarted)
+	}
+	return rotated, err
+}
+
+// write appends one record, rotating first when a trigger says so: the
+// record that trips a trigger starts the next file, as in the reference.
+func (p *partition) write(ctx context.Context, r record) (bool, error) {
+	if p.firstSeen < 0 {
+		p.firstSeen = r.Offset
+	}
+	if r.Offset <= p.committed {
+		// Already committed: a refetch after a rewind. Never write it twice.
+		return false, nil
+	}
+	rotated, err := p.maybeRotate(ctx, &r)
+	if err != nil {
+		return rotated, err
+	}
+	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{Topic: p.cfg.Topic, Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UnixMilli()})
+	if err != nil {
+		return rotated, err
+	}
+	now := p.cfg.Now()
+	wasEmpty := p.w.Empty()
+	if err := p.w.Append(enc, r.Schema, r.Offset, r.Datum, now); err != nil {
+		return rotated, err
+	}
+	if wasEmpty {
+		p.next = p.nextScheduled(now)
+	}
+	return rotated, nil
+}
+
+// tick rotates an idle partition whose time is up: the reference only checks
+// its timers when a record arrives, which leaves data in +tmp indefinitely.
+func (p *partition) tick(ctx context.Context) (bool, error) {
+	if p.w.Empty() {
+		return false, nil
+	}
+	p.enter(WritePartitionPaused)
+	return p.endBatch(ctx)
+}
+
+func (p *partition) maybeRotate(ctx context.Context, r *record) (bool, error) {
+	if p.w.Empty() {
+		return false, nil
+	}
+	reason := p.rotateReason(r)
+	if reason == "" {
+		return false, nil
+	}
+	return true, p.rotate(ctx, reason)
+}
+
+func (p *partition) rotateReason(r *record) string {
+	now := p.cfg.Now()
+	switch {
+	case p.w.Records() >= p.cfg.FlushSize:
+		return "flush.size"
+	case r != nil && p.schemaChanged(r.Schema):
+		return "schema change"
+	case p.cfg.RotateInterval > 0 && now.Sub(p.w.OpenedAt()) >= p.cfg.RotateInterval:
+		return "rotate.interval.ms"
+	case p.cfg.RotateSchedule > 0 && !p.next.IsZero() && !now.Before(p.next):
+		return "rotate.schedule.interval.ms"
+	}
+	return ""
+}
+
+func (p *partition) schemaChanged(s *schema.Schema) bool {
+	id, ok := p.w.SchemaID()
+	return ok && id != s.ID
+}
+
+// nextScheduled aligns scheduled rotations to the start of the day in the
+// configured time zone, as the reference does (DateTimeUtils.getNextTimeAdjustedByDay).
+func (p *partition) nextScheduled(now time.Time) time.Time {
+	if p.cfg.RotateSchedule <= 0 {
+		return time.Time{}
+	}
+	local := now.In(p.cfg.Location)
+	day := time.Date(local.Year(), local.Month(), local.Day(), 0, 0, 0, 0, p.cfg.Location)
+	n := now.Sub(day)/p.cfg.RotateSchedule + 1
+	next := day.Add(n * p.cfg.RotateSchedule)
+	if tomorrow := day.AddDate(0, 0, 1); next.After(tomorrow) {
+		next = tomorrow
+	}
+	return next
+}
+
+// rotate commits every open file of the partition as one unit:
+// close (durable) → publish a commit segment (atomic, exclusive) → rename.
+func (p *partition) rotate(ctx context.Context, reason string) error {
+	p.enter(ShouldRotate)
+	closed, err := p.w.Close()
+	if err != nil {
+		return err
+	}
+	p.enter(TempFileClosed)
+	end := closed[0].End
+	for _, c := range closed[1:] {
+		end = max(end, c.End)
+	}
+	if err := p.publishCommit(ctx, end, closed); err != nil {
+		return err
+	}
+	p.enter(WALAppended)
+	if err := p.applyMoves(p.walEntry(entry.KindCommit, end, closed).Files); err != nil {
+		return err
+	}
+	p.enter(FileCommitted)
+	p.committed = end
+	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", end, "seq", p.seq)
+	if err := p.log.Prune(p.seq); err != nil {
+		p.cfg.Logger.Warn("prune WAL", "err", err)
+	}
+	p.enter(WritePartitionPaused)
+	return nil
+}
+
+// publishCommit publishes the commit segment and checks it is the newest. A
+// segment number freed by pruning can be published by a long-frozen owner;
+// such a segment is below the newest, so no reader applies it, and its owner
+// must not apply it either.
+func (p *partition) publishCommit(ctx context.Context, end int64, closed []writer.Closed) error {
+	seq := p.seq + 1
+	err := p.log.Publish(seq, p.walEntry(entry.KindCommit, end, closed))
+	if errors.Is(err, wal.ErrSeqTaken) {
+		p.discardClosed(closed)
+		return fmt.Errorf("%w (segment %d exists)", ErrFenced, seq)
+	}
+	if err != nil {
+		// Unknown outcome: the segment may stand. Keep the temp files for
+		// recovery, which applies the segment if it stands and removes them if not.
+		return fmt.Errorf("publish WAL segment %d: %w", seq, err)
+	}
+	p.seq = seq
+	seqs, err := p.log.Segments()
+	if err != nil {
+		return fmt.Errorf("list WAL after publishing %d: %w", seq, err)
+	}
+	if head := seqs[len(seqs)-1]; head != seq {
+		return fmt.Errorf("%w (segment %d published below the newest, %d)", ErrFenced, seq, head)
+	}
+	return nil
+}
+
+func (p *partition) discardClosed(closed []writer.Closed) {
+	for _, c := range closed {
+		if err := p.cfg.FS.Remove(c.Temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			p.cfg.Logger.Warn("remove unpublished temp file", "file", c.Temp, "err", err)
+		}
+	}
+}

@@ -1,0 +1,181 @@
+// Package hdfs owns the HDFS backend of storage.FS, on github.com/colinmarc/hdfs/v2.
+//
+// The client has no hflush/hsync and no lease recovery, and Rename overwrites a
+// destination file: the commit protocol is built so it needs none of those
+// (see docs/design.md). What this package adds on top of the client is only
+// what storage.FS promises: parents created on Create, Close retried while the
+// NameNode reports the last block still replicating, and names resolved under
+// the URL's path.
+package hdfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2"
+	"github.com/colinmarc/hdfs/v2/hadoopconf"
+
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// Options configures a connection.
+type Options struct {
+	// URL is hdfs://namenode:port[/base]. With ConfDir set, the host may be a
+	// nameservice; NameNode addresses then come from the Hadoop config.
+	URL string
+	// ConfDir holds core-site.xml and hdfs-site.xml (hadoop.conf.dir).
+	ConfDir string
+	// User is the HDFS user to act as.
+	User string
+	// DialTimeout bounds NameNode and DataNode dials.
+	DialTimeout time.Duration
+	// CloseRetries bounds retries of Close while the NameNode answers
+	// "replicating" (the Java client retries the same way).
+	CloseRetries int
+}
+
+// FS is an HDFS-backed storage.FS.
+type FS struct {
+	client *hdfs.Client
+	base   string
+	opts   Options
+}
+
+var _ storage.FS = (*FS)(nil)
+
+// New connects to the NameNode named by opts.URL.
+func New(opts Options) (*FS, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
+		return nil, fmt.Errorf("hdfs url %q: want hdfs://host:port[/path]", opts.URL)
+	}
+	copts, err := clientOptions(u, opts)
+	if err != nil {
+		return nil, err
+	}
+	c, err := hdfs.NewClient(copts)
+	if err != nil {
+		return nil, fmt.Errorf("connect to HDFS %s: %w", opts.URL, err)
+	}
+	if opts.CloseRetries <= 0 {
+		opts.CloseRetries = 10
+	}
+	return &FS{client: c, base: path.Clean("/" + u.Path), opts: opts}, nil
+}
+
+func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, error) {
+	copts := hdfs.ClientOptions{Addresses: []string{u.Host}}
+	if opts.ConfDir != "" {
+		conf, err := hadoopconf.Load(opts.ConfDir)
+		if err != nil {
+			return copts, fmt.Errorf("hadoop.conf.dir %s: %w", opts.ConfDir, err)
+		}
+		copts = hdfs.ClientOptionsFromConf(conf)
+		if copts.KerberosClient != nil {
+			return copts, errors.New("hadoop.conf.dir asks for Kerberos, which hdfs-sink does not support yet")
+		}
+		if _, _, err := net.SplitHostPort(u.Host); err == nil || len(copts.Addresses) == 0 {
+			copts.Addresses = []string{u.Host}
+		}
+	}
+	copts.User = opts.User
+	if copts.User == "" {
+		copts.User = "root"
+	}
+	timeout := opts.DialTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	dial := (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
+	copts.NamenodeDialFunc, copts.DatanodeDialFunc = dial, dial
+	return copts, nil
+}
+
+func (f *FS) abs(name string) string { return path.Join(f.base, name) }
+
+// Create creates name exclusively, creating its parent directories.
+func (f *FS) Create(name string) (storage.File, error) {
+	p := f.abs(name)
+	if err := f.client.MkdirAll(path.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	w, err := f.client.Create(p)
+	if err != nil {
+		return nil, err
+	}
+	return &file{w: w, retries: f.opts.CloseRetries}, nil
+}
+
+// Open opens name for reading.
+func (f *FS) Open(name string) (io.ReadCloser, error) { return f.client.Open(f.abs(name)) }
+
+// Rename renames oldpath to newpath, creating newpath's parent.
+func (f *FS) Rename(oldpath, newpath string) error {
+	np := f.abs(newpath)
+	if err := f.client.MkdirAll(path.Dir(np), 0o755); err != nil {
+		return err
+	}
+	return f.client.Rename(f.abs(oldpath), np)
+}
+
+// Remove removes a file or an empty directory.
+func (f *FS) Remove(name string) error { return f.client.Remove(f.abs(name)) }
+
+// RemoveAll removes a tree; a missing name is not an error.
+func (f *FS) RemoveAll(name string) error { return f.client.RemoveAll(f.abs(name)) }
+
+// ReadDir lists a directory, sorted by name.
+func (f *FS) ReadDir(name string) ([]fs.FileInfo, error) { return f.client.ReadDir(f.abs(name)) }
+
+// Stat describes name.
+func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.client.Stat(f.abs(name)) }
+
+// MkdirAll creates a directory and its parents.
+func (f *FS) MkdirAll(name string) error { return f.client.MkdirAll(f.abs(name), 0o755) }
+
+// Close closes the NameNode connection; leases of open files lapse.
+func (f *FS) Close() error { return f.client.Close() }
+
+type file struct {
+	w       *hdfs.FileWriter
+	retries int
+	closed  bool
+}
+
+func (f *file) Write(p []byte) (int, error) { return f.w.Write(p) }
+
+// Close completes the file. A "replicating" answer means every DataNode has
+// acknowledged the data but the NameNode has not yet seen the minimum
+// replication; the file is not complete until it has, so retry with backoff.
+func (f *file) Close() error {
+	if f.closed {
+		return nil
+	}
+	wait := 50 * time.Millisecond
+	var err error
+	for i := 0; i <= f.retries; i++ {
+		if err = f.w.Close(); err == nil || !hdfs.IsErrReplicating(err) {
+			break
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 2*time.Second)
+	}
+	if err != nil {
+		return err
+	}
+	f.closed = true
+	return nil
+}
+
+// IsNotEmpty reports an error from renaming onto a non-empty directory.
+func IsNotEmpty(err error) bool {
+	return err != nil && (errors.Is(err, fs.ErrExist) || strings.Contains(err.Error(), "not empty") || errors.Is(err, os.ErrExist))
+}

@@ -1,0 +1,174 @@
+// Package writer owns the files one Kafka partition is writing: a temp file per
+// output directory (encoded partition), their offsets and record counts, and the
+// committed file names they will take. It knows nothing of the WAL: the sink
+// decides when files are closed and how they are committed.
+package writer
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// Options says where a partition's files go.
+type Options struct {
+	FS        storage.FS
+	Format    format.Format
+	TopicsDir string // expanded for the topic, absolute within the store: "/topics"
+	Topic     string
+	Partition int32
+	Pad       int    // filename.offset.zero.pad.width
+	TempDir   string // this Kafka partition's private temp directory
+	Prefix    string // unique per owner incarnation, so temp names never collide
+}
+
+// Closed is a temp file that is complete and durable, with its final name.
+type Closed struct {
+	Temp, Final string
+	Start, End  int64
+	Records     int64
+}
+
+// Writer holds the open temp files of one Kafka partition. It is not safe for
+// concurrent use: one partition is driven by one goroutine at a time.
+type Writer struct {
+	opts     Options
+	files    map[string]*tempFile
+	order    []string // encoded paths in first-write order, for deterministic commits
+	records  int64
+	schemaID int32
+	opened   time.Time
+	nextTemp int
+}
+
+type tempFile struct {
+	encoded    string
+	temp       string
+	file       storage.File
+	rw         format.RecordWriter
+	start, end int64
+	count      int64
+}
+
+// New returns a Writer with no open files.
+func New(opts Options) *Writer {
+	return &Writer{opts: opts, files: map[string]*tempFile{}}
+}
+
+// Records is the number of records in the open files, across directories.
+func (w *Writer) Records() int64 { return w.records }
+
+// Empty reports whether no file is open.
+func (w *Writer) Empty() bool { return len(w.files) == 0 }
+
+// SchemaID is the writer schema of the open files; ok is false when none is open.
+func (w *Writer) SchemaID() (id int32, ok bool) { return w.schemaID, len(w.files) > 0 }
+
+// OpenedAt is when the oldest open file was created.
+func (w *Writer) OpenedAt() time.Time { return w.opened }
+
+// BytesBuffered is the memory held by the open files' encoders.
+func (w *Writer) BytesBuffered() int {
+	n := 0
+	for _, f := range w.files {
+		n += f.rw.BytesBuffered()
+	}
+	return n
+}
+
+// Append writes one record's datum to the temp file of directory encoded,
+// opening it if needed. All open files share one schema: the caller rotates
+// before a record with another schema.
+func (w *Writer) Append(encoded string, s *schema.Schema, offset int64, datum []byte, now time.Time) error {
+	if len(w.files) > 0 && s.ID != w.schemaID {
+		return fmt.Errorf("writer: schema %d while files of schema %d are open", s.ID, w.schemaID)
+	}
+	f, err := w.file(encoded, s, now)
+	if err != nil {
+		return err
+	}
+	if err := f.rw.WriteDatum(datum); err != nil {
+		return fmt.Errorf("write %s offset %d: %w", f.temp, offset, err)
+	}
+	if f.count == 0 {
+		f.start = offset
+	}
+	f.end = offset
+	f.count++
+	w.records++
+	return nil
+}
+
+func (w *Writer) file(encoded string, s *schema.Schema, now time.Time) (*tempFile, error) {
+	if f, ok := w.files[encoded]; ok {
+		return f, nil
+	}
+	w.nextTemp++
+	temp := path.Join(w.opts.TempDir, fmt.Sprintf("%s-%d_tmp%s", w.opts.Prefix, w.nextTemp, w.opts.Format.Extension()))
+	file, err := w.opts.FS.Create(temp)
+	if err != nil {
+		return nil, fmt.Errorf("create temp file: %w", err)
+	}
+	rw, err := w.opts.Format.NewWriter(file, s)
+	if err != nil {
+		file.Close()
+		w.opts.FS.Remove(temp)
+		return nil, fmt.Errorf("start %s file %s: %w", w.opts.Format.Name(), temp, err)
+	}
+	f := &tempFile{encoded: encoded, temp: temp, file: file, rw: rw}
+	if len(w.files) == 0 {
+		w.schemaID, w.opened = s.ID, now
+	}
+	w.files[encoded] = f
+	w.order = append(w.order, encoded)
+	return f, nil
+}
+
+// Close finishes every open file and makes it durable. On error the files
+// stay open for Abort; nothing may be committed.
+func (w *Writer) Close() ([]Closed, error) {
+	out := make([]Closed, 0, len(w.order))
+	for _, enc := range w.order {
+		f := w.files[enc]
+		if err := f.rw.Close(); err != nil {
+			return nil, fmt.Errorf("finish %s: %w", f.temp, err)
+		}
+		if err := f.file.Close(); err != nil {
+			return nil, fmt.Errorf("close %s: %w", f.temp, err)
+		}
+		name := FinalName(w.opts.Topic, w.opts.Partition, f.start, f.end, w.opts.Pad, w.opts.Format.Extension())
+		out = append(out, Closed{
+			Temp: f.temp, Final: path.Join(w.opts.TopicsDir, w.opts.Topic, enc, name),
+			Start: f.start, End: f.end, Records: f.count,
+		})
+	}
+	w.reset()
+	return out, nil
+}
+
+// Discard closes what it can and removes every open temp file: their records
+// were never committed and will be consumed again.
+func (w *Writer) Discard() error {
+	var errs []error
+	for _, enc := range w.order {
+		f := w.files[enc]
+		f.file.Close()
+		if err := w.opts.FS.Remove(f.temp); err != nil && !isNotExist(err) {
+			errs = append(errs, err)
+		}
+	}
+	w.reset()
+	return errors.Join(errs...)
+}
+
+func (w *Writer) reset() {
+	w.files = map[string]*tempFile{}
+	w.order = nil
+	w.records = 0
+	w.opened = time.Time{}
+}
