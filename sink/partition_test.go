@@ -1,0 +1,392 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
+	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
+)
+
+const testTopic = "orders"
+
+// crash is what panicFaults throws: the in-process stand-in for SIGKILL.
+type crash struct{ at State }
+
+// panicFaults "kills" the partition the n-th time it enters state.
+type panicFaults struct {
+	state State
+	n     int
+	seen  int
+}
+
+func (f *panicFaults) Enter(s State) {
+	if s != f.state {
+		return
+	}
+	if f.seen++; f.seen == f.n {
+		panic(crash{s})
+	}
+}
+
+// hookFaults runs a function when a state is entered (once).
+type hookFaults map[State]func()
+
+func (h hookFaults) Enter(s State) {
+	if fn := h[s]; fn != nil {
+		delete(h, s)
+		fn()
+	}
+}
+
+type fixture struct {
+	t   *testing.T
+	fs  storage.FS
+	sch *schema.Schema
+	n   int
+}
+
+func newFixture(t *testing.T, fs storage.FS) *fixture {
+	reg := schema.NewMemRegistry()
+	id, err := reg.Register(demodata.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := reg.SchemaByID(context.Background(), id)
+	return &fixture{t: t, fs: fs, sch: s}
+}
+
+func (f *fixture) partition(faults Faults) *partition {
+	f.n++
+	avroFormat, err := format.Lookup("avro")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return newPartition(partitionConfig{
+		Connector: "test", Topic: testTopic, Partition: 0, FS: f.fs, Format: avroFormat,
+		Partitioner: partitioner.Default{}, TopicsDir: "/topics", LogsDir: "/logs", Pad: 10,
+		FlushSize: 100, Location: time.UTC, Owner: "test", Epoch: fmt.Sprintf("epoch%d", f.n),
+		Faults: faults, Logger: testLogger(), Now: time.Now,
+	})
+}
+
+func (f *fixture) record(off int64) record {
+	v, err := demodata.Value(f.sch.ID, 0, off)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	_, datum, _ := schema.ParseWire(v)
+	return record{Offset: off, Timestamp: time.Now(), Schema: f.sch, Datum: datum}
+}
+
+// drive recovers p and writes offsets up to n (exclusive), then commits the
+// tail as a graceful release does. crashed reports a simulated SIGKILL.
+func (f *fixture) drive(p *partition, n int64) (crashed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crash); !ok {
+				panic(r)
+			}
+			crashed = true
+		}
+	}()
+	ctx := context.Background()
+	next, err := p.recover(ctx)
+	if err != nil {
+		return false, err
+	}
+	p.beginBatch()
+	for off := max(next, 0); off < n; off++ {
+		if _, err := p.write(ctx, f.record(off)); err != nil {
+			return false, err
+		}
+	}
+	if _, err := p.endBatch(ctx); err != nil {
+		return false, err
+	}
+	if !p.w.Empty() {
+		return false, p.rotate(ctx, "end of test")
+	}
+	return false, nil
+}
+
+func (f *fixture) check(n int64) verify.Report {
+	f.t.Helper()
+	rep, err := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
+	if err != nil {
+		f.t.Fatalf("exactly-once violated: %v", err)
+	}
+	if len(rep.TempFiles) > 0 {
+		f.t.Fatalf("temp files left after a clean finish: %v", rep.TempFiles)
+	}
+	return rep
+}
+
+// TestCrashAtEveryState kills the writer on the 1st, 2nd and 3rd entry of
+// every state of both machines, restarts it as a new owner, and checks that
+// every offset is committed exactly once.
+func TestCrashAtEveryState(t *testing.T) {
+	const n = 350
+	for s := RecoveryStarted; s <= FileCommitted; s++ {
+		for hit := 1; hit <= 3; hit++ {
+			t.Run(fmt.Sprintf("%s#%d", s, hit), func(t *testing.T) {
+				mem := storagetest.NewMemFS()
+				f := newFixture(t, mem)
+				crashed, err := f.drive(f.partition(&panicFaults{state: s, n: hit}), n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Every state is entered at least once; the write states of
+				// the rotation several times (350 records, flush.size 100).
+				rotationState := s >= ShouldRotate
+				if want := hit == 1 || rotationState; want && !crashed {
+					t.Fatalf("state %s entered fewer than %d times: no crash", s, hit)
+				}
+				mem.Crash()
+				if _, err := f.drive(f.partition(nil), n); err != nil {
+					t.Fatalf("after restart: %v", err)
+				}
+				f.check(n)
+			})
+		}
+	}
+}
+
+// TestCrashStorm crashes repeatedly at random states, including during the
+// recoveries that follow crashes, until the writer finishes once.
+func TestCrashStorm(t *testing.T) {
+	const n = 1000
+	for seed := int64(1); seed <= 10; seed++ {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			mem := storagetest.NewMemFS()
+			f := newFixture(t, mem)
+			crashes := 0
+			for {
+				faults := &panicFaults{state: State(rng.Intn(int(FileCommitted) + 1)), n: 1 + rng.Intn(8)}
+				crashed, err := f.drive(f.partition(faults), n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !crashed {
+					break
+				}
+				crashes++
+				mem.Crash()
+			}
+			f.check(n)
+			t.Logf("%d crashes", crashes)
+		})
+	}
+}
+
+// TestZombieCannotCommitAfterClaim: a new owner claims while the old one
+// still has open files; the old owner's next commit must fail.
+func TestZombieCannotCommitAfterClaim(t *testing.T) {
+	ctx := context.Background()
+	mem := storagetest.NewMemFS()
+	f := newFixture(t, mem)
+	zombie := f.partition(nil)
+	if _, err := zombie.recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for off := int64(0); off < 150; off++ { // commits 0-99, holds 100-149 open
+		if _, err := zombie.write(ctx, f.record(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner := f.partition(nil)
+	next, err := owner.recover(ctx)
+	if err != nil || next != 100 {
+		t.Fatalf("new owner starts at %d (%v), want 100", next, err)
+	}
+	if err := zombie.rotate(ctx, "zombie"); err == nil {
+		t.Fatal("zombie committed after the new owner's claim")
+	}
+	if _, err := f.drive(owner, 300); err != nil {
+		t.Fatal(err)
+	}
+	f.check(300)
+}
+
+// TestZombiePublishingPrunedSegmentIsFenced: an owner frozen between closing
+// its files and publishing wakes after the new owner has committed and
+// pruned, so its next segment number is free again. It must still be fenced,
+// and the segment it published must never be applied.
+func TestZombiePublishingPrunedSegmentIsFenced(t *testing.T) {
+	ctx := context.Background()
+	mem := storagetest.NewMemFS()
+	f := newFixture(t, mem)
+	hooks := hookFaults{}
+	zombie := f.partition(hooks)
+	if _, err := zombie.recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hooks[TempFileClosed] = func() { // frozen here; meanwhile a new owner works
+		if _, err := f.drive(f.partition(nil), 300); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for off := int64(0); off < 100; off++ {
+		if _, err := zombie.write(ctx, f.record(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := zombie.rotate(ctx, "zombie wakes")
+	if !errors.Is(err, ErrFenced) {
+		t.Fatalf("zombie's commit: err = %v, want ErrFenced", err)
+	}
+	if _, err := f.drive(f.partition(nil), 400); err != nil {
+		t.Fatal(err)
+	}
+	f.check(400)
+}
+
+// TestRecoveryResumesAfterLastCommit checks the offset recovery hands to Kafka.
+func TestRecoveryResumesAfterLastCommit(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, storagetest.NewMemFS())
+	p := f.partition(nil)
+	if next, err := p.recover(ctx); err != nil || next != -1 {
+		t.Fatalf("empty store: next = %d, %v; want -1 (nothing committed)", next, err)
+	}
+	if _, err := f.drive(p, 250); err != nil {
+		t.Fatal(err)
+	}
+	if next, err := f.partition(nil).recover(ctx); err != nil || next != 250 {
+		t.Fatalf("next = %d, %v; want 250", next, err)
+	}
+}
+
+// TestRecoveryWithoutWALUsesFileNames: files written before the WAL existed
+// (or the WAL deleted by hand) still give the start offset.
+func TestRecoveryWithoutWALUsesFileNames(t *testing.T) {
+	ctx := context.Background()
+	mem := storagetest.NewMemFS()
+	f := newFixture(t, mem)
+	if _, err := f.drive(f.partition(nil), 120); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.RemoveAll("/logs"); err != nil {
+		t.Fatal(err)
+	}
+	if next, err := f.partition(nil).recover(ctx); err != nil || next != 120 {
+		t.Fatalf("next = %d, %v; want 120", next, err)
+	}
+}
+
+// TestOffsetGaps: compaction and transaction markers leave holes; files are
+// named by the offsets they hold and nothing stalls.
+func TestOffsetGaps(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, storagetest.NewMemFS())
+	p := f.partition(nil)
+	if _, err := p.recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	offs := []int64{0, 1, 5, 6, 7, 40}
+	for _, off := range offs {
+		if _, err := p.write(ctx, f.record(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.rotate(ctx, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if next, err := f.partition(nil).recover(ctx); err != nil || next != 41 {
+		t.Fatalf("next = %d, %v; want 41", next, err)
+	}
+}
+
+// TestWriteFailuresNeverCommitTwice injects a storage failure at every
+// operation kind of a rotation, recovers, and finishes.
+func TestWriteFailuresNeverCommitTwice(t *testing.T) {
+	boom := errors.New("injected")
+	for _, op := range []storagetest.Op{storagetest.OpCreate, storagetest.OpWrite, storagetest.OpClose, storagetest.OpRename, storagetest.OpReadDir} {
+		for _, after := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/after=%v", op, after), func(t *testing.T) {
+				mem := storagetest.NewMemFS()
+				f := newFixture(t, mem)
+				p := f.partition(nil)
+				if _, err := f.drive(p, 150); err != nil {
+					t.Fatal(err)
+				}
+				if after {
+					mem.FailNextAfter(op, storagetest.AnyPath, boom)
+				} else {
+					mem.FailNext(op, storagetest.AnyPath, boom)
+				}
+				// The failure may hit the recovery or the writes; either way a
+				// later owner must finish exactly once.
+				_, err := f.drive(f.partition(nil), 300)
+				t.Logf("with fault: %v", err)
+				if _, err := f.drive(f.partition(nil), 300); err != nil {
+					t.Fatal(err)
+				}
+				f.check(300)
+			})
+		}
+	}
+}
+
+func TestParseState(t *testing.T) {
+	for s := RecoveryStarted; s <= FileCommitted; s++ {
+		got, err := ParseState(s.String())
+		if err != nil || got != s {
+			t.Fatalf("ParseState(%q) = %v, %v", s.String(), got, err)
+		}
+	}
+	if _, err := ParseState("NOPE"); err == nil {
+		t.Fatal("unknown state accepted")
+	}
+}
+
+func TestFaultsFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want *CrashAt
+		err  bool
+	}{
+		{"", nil, false},
+		{"WAL_APPENDED", &CrashAt{State: WALAppended, N: 1}, false},
+		{"temp_file_closed:3", &CrashAt{State: TempFileClosed, N: 3}, false},
+		{"WAL_APPENDED:0", nil, true},
+		{"WAL_APPENDED:x", nil, true},
+		{"BOGUS", nil, true},
+	} {
+		t.Setenv("HDFS_SINK_CRASH_AT", tc.env)
+		got, err := FaultsFromEnv()
+		if (err != nil) != tc.err {
+			t.Fatalf("%q: err = %v", tc.env, err)
+		}
+		if tc.want == nil {
+			if !tc.err && got != nil {
+				t.Fatalf("%q: got %v, want none", tc.env, got)
+			}
+			continue
+		}
+		c, ok := got.(*CrashAt)
+		if !ok || c.State != tc.want.State || c.N != tc.want.N {
+			t.Fatalf("%q: got %+v", tc.env, got)
+		}
+	}
+}
+
+func testLogger() *slog.Logger {
+	if os.Getenv("HDFS_SINK_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
