@@ -26,26 +26,31 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, c.cfg.Parallelism)
+	out := make(map[string]map[int32]kgo.Offset, len(offsets))
 	for topic, parts := range offsets {
+		out[topic] = make(map[int32]kgo.Offset, len(parts))
 		for part := range parts {
-			o := c.adopt(topic, part)
+			o := c.newOwned(topic, part)
 			wg.Add(1)
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
 				off := c.startOffset(ctx, o)
+				c.mu.Lock()
+				c.parts[tp{topic, part}] = o // visible to the poll loop only once recovered
+				c.mu.Unlock()
 				mu.Lock()
-				offsets[topic][part] = off
+				out[topic][part] = off
 				mu.Unlock()
 			}()
 		}
 	}
 	wg.Wait()
-	return offsets, nil
+	return out, nil
 }
 
-// adopt creates the state of a newly assigned partition.
-func (c *Connector) adopt(topic string, part int32) *owned {
+// newOwned creates the state of a newly assigned partition.
+func (c *Connector) newOwned(topic string, part int32) *owned {
 	p := newPartition(partitionConfig{
 		Connector: c.cfg.Name, Topic: topic, Partition: part, FS: c.cfg.FS, Format: c.cfg.Format,
 		Partitioner: c.cfg.Partitioner, TopicsDir: c.cfg.TopicsDir(topic), LogsDir: c.cfg.LogsDir(topic),
@@ -54,11 +59,7 @@ func (c *Connector) adopt(topic string, part int32) *owned {
 		Faults: c.cfg.Faults, Now: c.cfg.Now,
 		Logger: c.cfg.Logger.With("topic", topic, "partition", part),
 	})
-	o := &owned{p: p}
-	c.mu.Lock()
-	c.parts[tp{topic, part}] = o
-	c.mu.Unlock()
-	return o
+	return &owned{p: p}
 }
 
 // startOffset recovers a partition and decides, explicitly and in the log,
