@@ -99,6 +99,9 @@ func demo(ctx context.Context, n int, parts int32, dir string, out io.Writer, lo
 	if err != nil {
 		return fmt.Errorf("exactly-once check: %w", err)
 	}
+	if len(rep.TempFiles) > 0 {
+		return fmt.Errorf("temp files left after a graceful stop: %v", rep.TempFiles)
+	}
 	fmt.Fprintf(out, "exactly-once check: OK — %d records in %d files; every offset of every partition present once, none twice, no temp files left\n", rep.Records, len(rep.Files))
 	return nil
 }

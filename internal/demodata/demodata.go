@@ -60,12 +60,21 @@ func Value(schemaID int32, p int32, seq int64) ([]byte, error) {
 // Produce writes n records spread round-robin over partitions [0, parts) of
 // a fresh topic and returns how many each partition got.
 func Produce(ctx context.Context, brokers []string, schemaID int32, topic string, parts int32, n int) (map[int32]int64, error) {
+	return ProduceFrom(ctx, brokers, schemaID, topic, parts, n, nil)
+}
+
+// ProduceFrom is Produce continuing after earlier batches: from[p] records
+// are already in partition p. It returns the new totals.
+func ProduceFrom(ctx context.Context, brokers []string, schemaID int32, topic string, parts int32, n int, from map[int32]int64) (map[int32]int64, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(topic))
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Close()
 	counts := map[int32]int64{}
+	for p, c := range from {
+		counts[p] = c
+	}
 	var mu sync.Mutex
 	var firstErr error
 	for i := 0; i < n; i++ {

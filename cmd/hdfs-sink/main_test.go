@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemoEndToEnd(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := cmdDemo(context.Background(), []string{"--records", "3000", "--partitions", "3", "--dir", t.TempDir()}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("demo exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "exactly-once check: OK — 3000 records") {
+		t.Fatalf("demo output lacks the check:\n%s", out.String())
+	}
+}
+
+func TestCheckReportsBadConfig(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"name":"orders","config":{"topics":"orders","hdfs.url":"hdfs://nn:8020","flush.size":"ten","bootstrap.servers":"k:9092","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://sr:8081"}}`), 0o644)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"check", "--config", bad}, &out, &errOut); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	for _, want := range []string{`connector "orders"`, "flush.size", `"ten"`} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Fatalf("error output %q lacks %q", errOut.String(), want)
+		}
+	}
+}
+
+func TestRunRefusesUnsupportedFormatBeforeConsuming(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "pq.json")
+	os.WriteFile(f, []byte(`{"name":"pq","config":{"topics":"t","store.url":"file://`+dir+`/data","flush.size":"10","format.class":"io.confluent.connect.hdfs.parquet.ParquetFormat","bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1","schema.compatibility":"BACKWARD"}}`), 0o644)
+	var out, errOut bytes.Buffer
+	code := run([]string{"run", "--config", f}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "format.class") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"frobnicate"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "frobnicate") {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+}

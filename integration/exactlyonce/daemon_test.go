@@ -1,0 +1,270 @@
+//go:build integration
+
+// Package exactlyonce runs the hdfs-sink daemon as a real process against the
+// real services of testenv/testenv.sh, kills it in every way the issue lists
+// (SIGKILL at each state and at random moments, rebalances, SIGSTOP past the
+// session timeout) and reads every committed file back from HDFS.
+package exactlyonce
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/riferrei/srclient"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
+	"github.com/hdfs-sink/hdfs-sink/internal/itest"
+	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds cmd/hdfs-sink once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "hdfs-sink-it-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "hdfs-sink")
+		cmd := exec.Command("go", "build", "-race", "-o", binPath, "./cmd/hdfs-sink")
+		cmd.Dir = itest.RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// setup is one test's topic, HDFS base directory and schema id.
+type setup struct {
+	t        *testing.T
+	topic    string
+	parts    int32
+	base     string // HDFS directory holding topics/ and logs/
+	schemaID int32
+	fs       *hdfs.FS
+}
+
+func newSetup(t *testing.T, parts int32) *setup {
+	itest.RequireRegistry(t)
+	cl := itest.HDFSClient(t)
+	s := &setup{t: t, topic: itest.Topic(t, parts), parts: parts, base: itest.HDFSDir(t, cl)}
+	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
+	sch, err := sr.CreateSchema(s.topic+"-value", demodata.Schema, srclient.Avro)
+	if err != nil {
+		t.Fatalf("Schema Registry at %s: register: %v", itest.RegistryURL(), err)
+	}
+	s.schemaID = int32(sch.ID())
+	fs, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	s.fs = fs
+	return s
+}
+
+// produce writes n more records round-robin; seq continues per partition.
+func (s *setup) produce(counts map[int32]int64, n int) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	got, err := demodata.ProduceFrom(ctx, []string{itest.KafkaAddr()}, s.schemaID, s.topic, s.parts, n, counts)
+	if err != nil {
+		s.t.Fatalf("Kafka at %s: %v", itest.KafkaAddr(), err)
+	}
+	for p, c := range got {
+		counts[p] = c
+	}
+}
+
+// connector writes a connector file the way a Confluent user would.
+func (s *setup) connector(name string, extra map[string]string) string {
+	cfg := map[string]string{
+		"connector.class":                         "io.confluent.connect.hdfs.HdfsSinkConnector",
+		"tasks.max":                               "1",
+		"topics":                                  s.topic,
+		"hdfs.url":                                itest.HDFSURI() + s.base,
+		"flush.size":                              "500",
+		"rotate.interval.ms":                      "3000",
+		"retry.backoff.ms":                        "1000",
+		"format.class":                            "io.confluent.connect.hdfs.avro.AvroFormat",
+		"value.converter":                         "io.confluent.connect.avro.AvroConverter",
+		"value.converter.schema.registry.url":     itest.RegistryURL(),
+		"key.converter":                           "org.apache.kafka.connect.storage.StringConverter",
+		"bootstrap.servers":                       itest.KafkaAddr(),
+		"hdfs.sink.hdfs.user":                     "root",
+		"consumer.override.session.timeout.ms":    "6000",
+		"consumer.override.heartbeat.interval.ms": "500",
+	}
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	b, _ := json.MarshalIndent(map[string]any{"name": name, "config": cfg}, "", "  ")
+	p := filepath.Join(s.t.TempDir(), name+".json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	return p
+}
+
+// daemon is one hdfs-sink process.
+type daemon struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+	err  error
+}
+
+func (s *setup) start(config string, env ...string) *daemon {
+	s.t.Helper()
+	logf, err := os.CreateTemp(s.t.TempDir(), "daemon-*.log")
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := exec.Command(binary(s.t), "run", "--config", config, "--log-level", "debug")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	d := &daemon{t: s.t, cmd: cmd, log: logf.Name(), done: make(chan struct{})}
+	go func() { d.err = cmd.Wait(); logf.Close(); close(d.done) }()
+	s.t.Cleanup(func() {
+		d.cmd.Process.Signal(syscall.SIGCONT)
+		d.cmd.Process.Kill()
+		<-d.done
+		if s.t.Failed() {
+			s.t.Logf("daemon log %s (tail):\n%s", d.log, tail(d.log, 40))
+		}
+	})
+	return d
+}
+
+func tail(file string, lines int) string {
+	b, _ := os.ReadFile(file)
+	all := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return strings.Join(all[max(0, len(all)-lines):], "\n")
+}
+
+// wait returns the process's exit error, or false if it runs past d.
+func (d *daemon) wait(dur time.Duration) (error, bool) {
+	select {
+	case <-d.done:
+		return d.err, true
+	case <-time.After(dur):
+		return nil, false
+	}
+}
+
+func (d *daemon) signal(sig syscall.Signal) {
+	if err := d.cmd.Process.Signal(sig); err != nil {
+		d.t.Fatalf("signal %v: %v", sig, err)
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit within the shutdown bound.
+func (d *daemon) stop() {
+	d.t.Helper()
+	d.signal(syscall.SIGTERM)
+	err, ok := d.wait(60 * time.Second)
+	if !ok {
+		d.t.Fatalf("daemon did not exit within 60s of SIGTERM\n%s", tail(d.log, 30))
+	}
+	if err != nil {
+		d.t.Fatalf("daemon exit after SIGTERM: %v\n%s", err, tail(d.log, 30))
+	}
+}
+
+func (d *daemon) logContains(s string) bool {
+	b, _ := os.ReadFile(d.log)
+	return bytes.Contains(b, []byte(s))
+}
+
+func (s *setup) topicsDir() string { return path.Join(s.base, "topics") }
+
+// waitCommitted waits until committed file names cover n records.
+func (s *setup) waitCommitted(n int64, within time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	var got int64
+	for time.Now().Before(deadline) {
+		var err error
+		if got, err = verify.CountByNames(s.fs, s.topicsDir(), s.topic); err == nil && got >= n {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	s.t.Fatalf("after %v, committed files hold %d records, want %d", within, got, n)
+}
+
+// check reads every committed file back from HDFS: each offset exactly once.
+func (s *setup) check(counts map[int32]int64) verify.Report {
+	s.t.Helper()
+	rep, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
+	if err != nil {
+		s.t.Fatalf("exactly-once violated on HDFS: %v", err)
+	}
+	return rep
+}
+
+func total(counts map[int32]int64) int64 {
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return n
+}
+
+// produceRaw appends one record with an arbitrary value.
+func (s *setup) produceRaw(p int32, value []byte) {
+	s.t.Helper()
+	cl := itest.KafkaClient(s.t, kgo.DefaultProduceTopic(s.topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Partition: p, Value: value}).FirstErr(); err != nil {
+		s.t.Fatalf("Kafka at %s: %v", itest.KafkaAddr(), err)
+	}
+}
+
+func (s *setup) dlqTopic() string { return itest.Topic(s.t, 1) }
+
+// consume reads n records of topic from the start.
+func (s *setup) consume(topic string, n int) []*kgo.Record {
+	s.t.Helper()
+	cl := itest.KafkaClient(s.t, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out []*kgo.Record
+	for len(out) < n && ctx.Err() == nil {
+		out = append(out, cl.PollFetches(ctx).Records()...)
+	}
+	if len(out) != n {
+		s.t.Fatalf("%s holds %d records, want %d", topic, len(out), n)
+	}
+	return out
+}
