@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -29,14 +30,22 @@ func openStore(c *configs.Connector) (storage.FS, error) {
 		}
 		return local.New("/"), nil
 	case "hdfs":
-		user := c.HDFSUser
-		fs, err := hdfs.New(hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: c.HadoopConfDir, User: user})
+		fs, err := hdfs.New(hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hadoopConfDir(c), User: c.HDFSUser})
 		if err != nil {
 			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
 		}
 		return fs, nil
 	}
 	return nil, fmt.Errorf("connector %q: store.url scheme %q is not supported", c.Name, c.Store.Scheme)
+}
+
+// hadoopConfDir is hadoop.conf.dir, else <hadoop.home>/etc/hadoop as a
+// Hadoop install lays it out.
+func hadoopConfDir(c *configs.Connector) string {
+	if c.HadoopConfDir != "" || c.HadoopHome == "" {
+		return c.HadoopConfDir
+	}
+	return filepath.Join(c.HadoopHome, "etc", "hadoop")
 }
 
 // sinkConfig turns a validated connector file into the sink's wiring. What
@@ -66,7 +75,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	cfg.KafkaOpts = kafkaOverrides(c.Consumer.Overrides, log)
+	cfg.KafkaOpts = append(fetchBounds(c.MemoryMaxBytes), kafkaOverrides(c.Consumer.Overrides, log)...)
 	return cfg, nil
 }
 
@@ -82,6 +91,16 @@ func outputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
 		return nil, fmt.Errorf("connector %q (%s): partitioner.class %q is not supported by this build yet (supported: DefaultPartitioner)", c.Name, c.Source, c.Partitioner.Kind)
 	}
 	return partitioner.Default{}, nil
+}
+
+// fetchBounds keeps records fetched but not yet written within half of
+// hdfs.sink.memory.max.bytes; the other half is for encoder buffers.
+func fetchBounds(memMax int64) []kgo.Opt {
+	if memMax <= 0 {
+		return nil
+	}
+	half := int32(min(memMax/2, 1<<30))
+	return []kgo.Opt{kgo.FetchMaxBytes(half), kgo.BrokerMaxReadBytes(max(half, 1<<20) + 1<<20), kgo.MaxConcurrentFetches(2)}
 }
 
 // kafkaOverrides applies the consumer.override.* keys franz-go has an

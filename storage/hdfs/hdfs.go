@@ -72,7 +72,11 @@ func New(opts Options) (*FS, error) {
 }
 
 func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, error) {
-	copts := hdfs.ClientOptions{Addresses: []string{u.Host}}
+	addr := u.Host
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		addr = net.JoinHostPort(addr, "8020") // the NameNode's default RPC port
+	}
+	copts := hdfs.ClientOptions{Addresses: []string{addr}}
 	if opts.ConfDir != "" {
 		conf, err := hadoopconf.Load(opts.ConfDir)
 		if err != nil {
@@ -83,7 +87,7 @@ func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, error) {
 			return copts, errors.New("hadoop.conf.dir asks for Kerberos, which hdfs-sink does not support yet")
 		}
 		if _, _, err := net.SplitHostPort(u.Host); err == nil || len(copts.Addresses) == 0 {
-			copts.Addresses = []string{u.Host}
+			copts.Addresses = []string{addr} // an explicit host:port wins over the config
 		}
 	}
 	copts.User = opts.User
