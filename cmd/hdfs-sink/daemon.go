@@ -13,6 +13,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
@@ -115,7 +116,7 @@ func shutdownBound(conns []*configs.Connector) time.Duration {
 }
 
 func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults, log *slog.Logger) error {
-	store, err := openStore(c)
+	store, err := openStoreRetrying(ctx, c, log)
 	if err != nil {
 		return err
 	}
@@ -133,6 +134,25 @@ func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults,
 		return err
 	}
 	return conn.Run(ctx)
+}
+
+// openStoreRetrying waits out a store that is down at start: an outage is
+// not a configuration error.
+func openStoreRetrying(ctx context.Context, c *configs.Connector, log *slog.Logger) (storage.FS, error) {
+	wait := c.RetryBackoff
+	for attempt := 1; ; attempt++ {
+		store, err := openStore(c)
+		if err == nil {
+			return store, nil
+		}
+		log.Error("store unreachable; retrying", "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("connector %q: store never became reachable: %w", c.Name, err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 2*time.Minute)
+	}
 }
 
 func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error) {

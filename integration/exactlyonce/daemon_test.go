@@ -158,6 +158,9 @@ func (s *setup) start(config string, env ...string) *daemon {
 		d.cmd.Process.Signal(syscall.SIGCONT)
 		d.cmd.Process.Kill()
 		<-d.done
+		if d.logContains("WARNING: DATA RACE") {
+			s.t.Errorf("the race detector fired in daemon %s", d.log)
+		}
 		if s.t.Failed() {
 			s.t.Logf("daemon log %s (tail):\n%s", d.log, tail(d.log, 40))
 		}

@@ -65,6 +65,12 @@ func New(opts Options) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to HDFS %s: %w", opts.URL, err)
 	}
+	// The client caches the server defaults on first use without a lock;
+	// fetch them now, before partitions use the client concurrently.
+	if _, err := c.ServerDefaults(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", opts.URL, err)
+	}
 	if opts.CloseRetries <= 0 {
 		opts.CloseRetries = 10
 	}
