@@ -10,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -23,7 +24,8 @@ func isBadRecord(err error) bool {
 			return true
 		}
 	}
-	return false
+	var pe *partitioner.RecordError
+	return errors.As(err, &pe)
 }
 
 // BadRecordError names a record that could not be written and why.

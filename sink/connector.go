@@ -259,6 +259,13 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, recs []*kgo.Reco
 		}
 		rotated, err := o.p.write(ctx, *r)
 		c.afterWrite(o, rotated)
+		if err != nil && isBadRecord(err) {
+			// The partitioner cannot place it (missing field, bad timestamp).
+			if err = c.badRecord(ctx, kr, err); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			c.breakPartition(o, err)
 			return nil

@@ -297,7 +297,10 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 	if err != nil {
 		return rotated, err
 	}
-	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{Topic: p.cfg.Topic, Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UnixMilli()})
+	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{
+		Topic: p.cfg.Topic, Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
+		Value: func() (any, error) { return r.Schema.Native(r.Datum) },
+	})
 	if err != nil {
 		return rotated, err
 	}
@@ -310,6 +313,14 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 		p.next = p.nextScheduled(now)
 	}
 	return rotated, nil
+}
+
+// kafkaMillis is a record timestamp in epoch milliseconds; -1 when absent.
+func kafkaMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return -1
+	}
+	return t.UnixMilli()
 }
 
 // tick rotates an idle partition whose time is up: the reference only checks

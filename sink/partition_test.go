@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/rand"
 	"os"
+	"path"
 	"testing"
 	"time"
 
@@ -52,10 +53,11 @@ func (h hookFaults) Enter(s State) {
 }
 
 type fixture struct {
-	t   *testing.T
-	fs  storage.FS
-	sch *schema.Schema
-	n   int
+	t    *testing.T
+	fs   storage.FS
+	sch  *schema.Schema
+	n    int
+	part partitioner.Partitioner // default when nil
 }
 
 func newFixture(t *testing.T, fs storage.FS) *fixture {
@@ -76,19 +78,29 @@ func (f *fixture) partition(faults Faults) *partition {
 	}
 	return newPartition(partitionConfig{
 		Connector: "test", Topic: testTopic, Partition: 0, FS: f.fs, Format: avroFormat,
-		Partitioner: partitioner.Default{}, TopicsDir: "/topics", LogsDir: "/logs", Pad: 10,
+		Partitioner: f.partitioner(), TopicsDir: "/topics", LogsDir: "/logs", Pad: 10,
 		FlushSize: 100, Location: time.UTC, Owner: "test", Epoch: fmt.Sprintf("epoch%d", f.n),
 		Faults: faults, Logger: testLogger(), Now: time.Now,
 	})
 }
 
+func (f *fixture) partitioner() partitioner.Partitioner {
+	if f.part == nil {
+		return partitioner.Default{}
+	}
+	return f.part
+}
+
+// record is offset off; its Kafka timestamp advances 7 minutes per offset,
+// so an hourly partitioner spreads one rotation over several directories.
 func (f *fixture) record(off int64) record {
 	v, err := demodata.Value(f.sch.ID, 0, off)
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	_, datum, _ := schema.ParseWire(v)
-	return record{Offset: off, Timestamp: time.Now(), Schema: f.sch, Datum: datum}
+	ts := time.Date(2026, 3, 29, 0, 0, 0, 0, time.UTC).Add(time.Duration(off) * 7 * time.Minute)
+	return record{Offset: off, Timestamp: ts, Schema: f.sch, Datum: datum}
 }
 
 // drive recovers p and writes offsets up to n (exclusive), then commits the
@@ -161,6 +173,43 @@ func TestCrashAtEveryState(t *testing.T) {
 				f.check(n)
 			})
 		}
+	}
+}
+
+// TestCrashDuringMultiDirectoryRotation: with an hourly partitioner one
+// rotation commits files in several directories; a crash at any state must
+// still leave every offset exactly once.
+func TestCrashDuringMultiDirectoryRotation(t *testing.T) {
+	const n = 350
+	berlin, err := time.LoadLocation("Europe/Berlin") // 2026-03-29 is a DST change there
+	if err != nil {
+		t.Fatal(err)
+	}
+	hourly, err := partitioner.New(partitioner.Config{Kind: partitioner.KindHourly, Location: berlin, Locale: "en", Extractor: partitioner.RecordTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := RecoveryStarted; s <= FileCommitted; s++ {
+		t.Run(s.String(), func(t *testing.T) {
+			mem := storagetest.NewMemFS()
+			f := newFixture(t, mem)
+			f.part = hourly
+			if crashed, err := f.drive(f.partition(&panicFaults{state: s, n: 2}), n); err != nil || (s >= ShouldRotate && !crashed) {
+				t.Fatalf("crashed=%v err=%v", crashed, err)
+			}
+			mem.Crash()
+			if _, err := f.drive(f.partition(nil), n); err != nil {
+				t.Fatal(err)
+			}
+			rep := f.check(n)
+			dirs := map[string]bool{}
+			for _, file := range rep.Files {
+				dirs[path.Dir(file.Path)] = true
+			}
+			if len(dirs) < 30 {
+				t.Fatalf("only %d hour directories: the test does not exercise multi-directory rotations", len(dirs))
+			}
+		})
 	}
 }
 

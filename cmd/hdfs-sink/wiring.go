@@ -87,10 +87,16 @@ func outputFormat(c *configs.Connector) (format.Format, error) {
 }
 
 func outputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
-	if c.Partitioner.Kind != configs.PartitionDefault {
-		return nil, fmt.Errorf("connector %q (%s): partitioner.class %q is not supported by this build yet (supported: DefaultPartitioner)", c.Name, c.Source, c.Partitioner.Kind)
+	p, err := partitioner.New(partitioner.Config{
+		Kind: partitioner.Kind(c.Partitioner.Kind), FieldNames: c.Partitioner.Fields,
+		Duration: c.Partitioner.Duration, PathFormat: c.Partitioner.PathFormat, Locale: c.Locale,
+		Location: c.Timezone, Extractor: partitioner.Extractor(c.Partitioner.Extractor),
+		TimestampField: c.Partitioner.TimestampField,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connector %q (%s): partitioner: %w", c.Name, c.Source, err)
 	}
-	return partitioner.Default{}, nil
+	return p, nil
 }
 
 // fetchBounds keeps records fetched but not yet written within half of
