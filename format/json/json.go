@@ -1,0 +1,155 @@
+// Package json owns the JSON Lines output format: one JSON object per
+// record and line, in files ending ".json". Records are decoded from
+// binary Avro and written as plain JSON, not Avro's JSON encoding:
+//
+//   - record → object with the fields in schema order; map → object with
+//     keys sorted; array → array; enum → its symbol as a string.
+//   - union → the bare value of the branch (null, or the value), never
+//     Avro-JSON's {"type": value} tagging.
+//   - int, long → numbers; float, double → numbers, except NaN and ±Inf,
+//     which JSON lacks, written as the strings "NaN", "Infinity",
+//     "-Infinity".
+//   - string and uuid → strings; invalid UTF-8 becomes U+FFFD.
+//   - bytes and fixed → standard base64 with padding.
+//   - date → "2024-02-29".
+//   - timestamp-millis → "1969-12-31T23:59:59.999Z" and timestamp-micros →
+//     "1969-12-31T23:59:59.999999Z": UTC instants, with as many fractional
+//     digits as the type has.
+//   - local-timestamp-millis/-micros → the same without the zone
+//     ("2024-02-29T12:00:00.000"): wall-clock values, no instant.
+//   - time-millis → "23:59:59.999", time-micros → "23:59:59.999999".
+//   - decimal (bytes or fixed) → an exact string keeping the scale:
+//     "-12.30", "0.005", "42" for scale 0.
+//
+// Years outside 0000–9999 are written as Go's time package formats them.
+package json
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+)
+
+// Name and Extension identify the format.
+const (
+	Name      = "json"
+	Extension = ".json"
+)
+
+// DefaultBufferBytes is how many encoded bytes a Writer holds before it
+// writes them to the underlying writer.
+const DefaultBufferBytes = 64 << 10
+
+// Options configure a Writer. The zero value is valid.
+type Options struct {
+	// BufferBytes: encoded lines are written once this many are pending;
+	// default DefaultBufferBytes.
+	BufferBytes int
+}
+
+// Validate checks opts.
+func (o Options) Validate() error {
+	if o.BufferBytes < 0 {
+		return fmt.Errorf("json: buffer size must not be negative (%d)", o.BufferBytes)
+	}
+	return nil
+}
+
+// Writer writes one JSON Lines file. It is not safe for concurrent use.
+// After an error from the underlying writer every method returns it.
+type Writer struct {
+	w      io.Writer
+	s      *schema.Schema
+	root   *avsc.Node
+	limit  int
+	buf    []byte
+	err    error
+	closed bool
+}
+
+// NewWriter returns a Writer of datums encoded with s.
+func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
+	if s == nil {
+		return nil, fmt.Errorf("json: new writer: nil schema")
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	root, err := avsc.Parse(s.Text)
+	if err != nil {
+		return nil, fmt.Errorf("json: schema %d: %w", s.ID, err)
+	}
+	if opts.BufferBytes == 0 {
+		opts.BufferBytes = DefaultBufferBytes
+	}
+	return &Writer{w: w, s: s, root: root, limit: opts.BufferBytes}, nil
+}
+
+// WriteDatum decodes datum with the file's schema and appends one line.
+// A datum that does not decode, or a value that does not fit its schema,
+// is an error and nothing is appended.
+func (w *Writer) WriteDatum(datum []byte) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	native, err := w.s.Native(datum)
+	if err != nil {
+		return fmt.Errorf("json: %w", err)
+	}
+	start := len(w.buf)
+	w.buf, err = Append(w.buf, w.root, native)
+	if err != nil {
+		w.buf = w.buf[:start]
+		return fmt.Errorf("json: schema %d: %w", w.s.ID, err)
+	}
+	w.buf = append(w.buf, '\n')
+	if len(w.buf) >= w.limit {
+		return w.Flush()
+	}
+	return nil
+}
+
+// Flush writes the pending lines to w.
+func (w *Writer) Flush() error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if _, err := w.w.Write(w.buf); err != nil {
+		w.err = fmt.Errorf("json: write %d bytes: %w", len(w.buf), err)
+		return w.err
+	}
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// BytesBuffered is the number of encoded bytes not yet written to w.
+func (w *Writer) BytesBuffered() int { return len(w.buf) }
+
+// Close flushes. It does not close w. A second Close returns the first
+// one's result.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	err := w.Flush()
+	w.closed, w.buf = true, nil
+	return err
+}
+
+// ErrClosed: the writer was closed.
+var ErrClosed = fmt.Errorf("json: writer closed")
+
+func (w *Writer) usable() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return ErrClosed
+	}
+	return nil
+}

@@ -1,0 +1,120 @@
+package avsc
+
+import (
+	"errors"
+	"math/big"
+	"testing"
+
+	"github.com/linkedin/goavro/v2"
+)
+
+func TestParseFailures(t *testing.T) {
+	tests := []struct{ name, text, path string }{
+		{"not json", `{`, ""},
+		{"top-level not a record", `"string"`, ""},
+		{"unknown type", `{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}`, "a"},
+		{"recursive", `{"type":"record","name":"R","fields":[{"name":"a","type":["null","R"]}]}`, "a"},
+		{"union in union", `{"type":"record","name":"R","fields":[{"name":"a","type":["null",["int"]]}]}`, "a"},
+		{"defined twice", `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"fixed","name":"F","size":1}},{"name":"b","type":{"type":"fixed","name":"F","size":1}}]}`, "b"},
+		{"field without type", `{"type":"record","name":"R","fields":[{"name":"a"}]}`, "a"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.text)
+			var se *SchemaError
+			if !errors.As(err, &se) || se.Path != tt.path || !errors.Is(err, ErrInvalidSchema) {
+				t.Fatalf("Parse = %v, want SchemaError at %q", err, tt.path)
+			}
+		})
+	}
+}
+
+// TestLogicalTypes: valid annotations are recognised; ones on the wrong
+// base type or with invalid decimal parameters are ignored (Avro spec).
+func TestLogicalTypes(t *testing.T) {
+	tests := []struct {
+		typ  string
+		want Logical
+	}{
+		{`{"type":"int","logicalType":"date"}`, Date},
+		{`{"type":"long","logicalType":"date"}`, None},
+		{`{"type":"long","logicalType":"local-timestamp-micros"}`, LocalTimestampMicros},
+		{`{"type":"string","logicalType":"uuid"}`, UUID},
+		{`{"type":"fixed","name":"U","size":16,"logicalType":"uuid"}`, None},
+		{`{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}`, Decimal},
+		{`{"type":"bytes","logicalType":"decimal","precision":4,"scale":5}`, None},
+		{`{"type":"bytes","logicalType":"decimal","scale":1}`, None},
+		{`{"type":"fixed","name":"D","size":4,"logicalType":"decimal","precision":9}`, Decimal},
+		{`{"type":"string","logicalType":"x-custom"}`, None},
+	}
+	for _, tt := range tests {
+		n, err := Parse(`{"type":"record","name":"R","fields":[{"name":"a","type":` + tt.typ + `}]}`)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.typ, err)
+		}
+		if got := n.Fields[0].Type.Logical; got != tt.want {
+			t.Errorf("%s: logical %d, want %d", tt.typ, got, tt.want)
+		}
+	}
+}
+
+// TestUnionKeysMatchGoavro: every branch name computed by UnionKey is the
+// key goavro puts in native union values.
+func TestUnionKeysMatchGoavro(t *testing.T) {
+	branches := []string{`"int"`, `{"type":"int","logicalType":"date"}`, `{"type":"long","logicalType":"timestamp-micros"}`,
+		`{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}`, `{"type":"fixed","name":"ns.F","size":2}`,
+		`{"type":"enum","name":"E","symbols":["A"]}`, `{"type":"array","items":"int"}`, `{"type":"map","values":"int"}`,
+		`{"type":"record","name":"Q","fields":[]}`, `{"type":"long","logicalType":"local-timestamp-millis"}`}
+	checked := 0
+	for _, b := range branches {
+		text := `{"type":"record","name":"R","namespace":"n","fields":[{"name":"a","type":["null",` + b + `]}]}`
+		root, err := Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		codec, err := goavro.NewCodec(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Branch index 1, then the smallest value of each type.
+		for _, tail := range [][]byte{{0}, {2, 1, 2}, {0, 0}} {
+			v, _, err := codec.NativeFromBinary(append([]byte{2}, tail...))
+			if err != nil {
+				continue
+			}
+			for key := range v.(map[string]any)["a"].(map[string]any) {
+				if _, ok := root.Fields[0].Type.Branch(key); !ok {
+					t.Errorf("%s: goavro key %q not found", b, key)
+				}
+				checked++
+			}
+			break
+		}
+	}
+	if checked != len(branches) {
+		t.Fatalf("checked %d of %d branches", checked, len(branches))
+	}
+}
+
+func TestDecimals(t *testing.T) {
+	tests := []struct {
+		rat   string
+		scale int
+		want  string
+	}{
+		{"-12.3", 2, "-12.30"}, {"1/200", 3, "0.005"}, {"42", 0, "42"}, {"-1/1000000000000000000", 18, "-0.000000000000000001"}, {"0", 2, "0.00"},
+	}
+	for _, tt := range tests {
+		r, _ := new(big.Rat).SetString(tt.rat)
+		u, err := Unscaled(r, tt.scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := DecimalString(u, tt.scale); got != tt.want {
+			t.Errorf("%s scale %d = %s, want %s", tt.rat, tt.scale, got, tt.want)
+		}
+	}
+	if _, err := Unscaled(big.NewRat(1, 3), 2); err == nil {
+		t.Error("1/3 accepted at scale 2")
+	}
+}

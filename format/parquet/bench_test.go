@@ -1,0 +1,97 @@
+package parquet
+
+import (
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/schema"
+)
+
+const benchSchema = `{"type":"record","name":"Event","fields":[
+ {"name":"id","type":"long"},
+ {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"user","type":"string"},
+ {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}},
+ {"name":"tags","type":{"type":"array","items":"string"}},
+ {"name":"note","type":["null","string"]},
+ {"name":"payload","type":"string"}]}`
+
+// benchDatum is a record of about 1 KB (mostly payload text).
+func benchDatum(tb testing.TB, s *schema.Schema, i int) []byte {
+	tb.Helper()
+	datum, err := s.Codec.BinaryFromNative(nil, map[string]any{
+		"id": int64(i), "ts": time.UnixMilli(1_700_000_000_000 + int64(i)), "user": "user-" + strings.Repeat("x", i%7),
+		"amount": rat("1234.56"), "tags": []any{"a", "bb"}, "note": map[string]any{"string": "n"},
+		"payload": strings.Repeat("lorem ipsum ", 80) + string(rune('a'+i%26)),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return datum
+}
+
+func BenchmarkWrite1KB(b *testing.B) {
+	s := mustSchema(b, benchSchema)
+	datums := make([][]byte, 64)
+	for i := range datums {
+		datums[i] = benchDatum(b, s, i)
+	}
+	b.SetBytes(int64(len(datums[0])))
+	w, err := NewWriter(io.Discard, s, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if err := w.WriteDatum(datums[i%len(datums)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkOpenWriters500 opens 500 writers, writes 100 records of 1 KB to
+// each, and reports their total BytesBuffered next to the Go heap growth
+// (after GC) that the same writers cause, to show the count is honest.
+func BenchmarkOpenWriters500(b *testing.B) {
+	const writers, records = 500, 100
+	s := mustSchema(b, benchSchema)
+	datum := benchDatum(b, s, 1)
+	for b.Loop() {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ws := make([]*Writer, writers)
+		for i := range ws {
+			w, err := NewWriter(io.Discard, s, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range records {
+				if err := w.WriteDatum(datum); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ws[i] = w
+		}
+		total := 0
+		for _, w := range ws {
+			total += w.BytesBuffered()
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(total)/(1<<20), "MiB-buffered")
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-heap")
+		for _, w := range ws {
+			if err := w.Close(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		runtime.KeepAlive(ws)
+	}
+}

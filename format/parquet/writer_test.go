@@ -1,0 +1,256 @@
+package parquet
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+
+	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
+)
+
+func TestSchemaFailures(t *testing.T) {
+	rec := func(fields string) string {
+		return `{"type":"record","name":"R","fields":[` + fields + `]}`
+	}
+	tests := []struct {
+		name, schema, wantPath string
+	}{
+		{"wide union", rec(`{"name":"u","type":["null","int","string"]}`), "u"},
+		{"nested wide union", rec(`{"name":"n","type":{"type":"record","name":"N","fields":[{"name":"x","type":["int","long"]}]}}`), "n.x"},
+		{"union in array", rec(`{"name":"a","type":{"type":"array","items":["int","string"]}}`), "a[]"},
+		{"recursive", rec(`{"name":"next","type":["null","R"]}`), "next"},
+		{"decimal too wide", rec(`{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":80,"scale":0}}`), "d"},
+		{"empty record", rec(`{"name":"e","type":{"type":"record","name":"E","fields":[]}}`), "e"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewWriter(&bytes.Buffer{}, mustSchema(t, tt.schema), Options{})
+			var se *avsc.SchemaError
+			if !errors.As(err, &se) || se.Path != tt.wantPath || !errors.Is(err, avsc.ErrInvalidSchema) {
+				t.Fatalf("err = %v, want a SchemaError at %q", err, tt.wantPath)
+			}
+		})
+	}
+}
+
+func TestOptionFailures(t *testing.T) {
+	tests := []struct {
+		opts Options
+		want error
+	}{
+		{Options{Codec: "lzo"}, ErrUnsupportedCodec},
+		{Options{Codec: "brotli"}, ErrUnsupportedCodec},
+		{Options{RowGroupBytes: -1}, ErrInvalidOption},
+		{Options{PageBytes: -1}, ErrInvalidOption},
+		{Options{Timestamps: "int32"}, ErrInvalidOption},
+	}
+	for _, tt := range tests {
+		if err := tt.opts.Validate(); !errors.Is(err, tt.want) {
+			t.Errorf("Validate(%+v) = %v, want %v", tt.opts, err, tt.want)
+		}
+	}
+}
+
+const tsSchema = `{"type":"record","name":"R","fields":[{"name":"n","type":"long"},
+ {"name":"ts","type":{"type":"long","logicalType":"timestamp-micros"}}]}`
+
+// TestBadValueKeepsFileUsable: a timestamp INT96 cannot hold is rejected
+// before anything is staged; later rows still land in a valid file.
+func TestBadValueKeepsFileUsable(t *testing.T) {
+	s := mustSchema(t, tsSchema)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := s.Codec.BinaryFromNative(nil, map[string]any{"n": int64(1), "ts": leapDay})
+	bad, _ := s.Codec.BinaryFromNative(nil, map[string]any{"n": int64(2), "ts": time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err := w.WriteDatum(good); err != nil {
+		t.Fatal(err)
+	}
+	err = w.WriteDatum(bad)
+	var ve *ValueError
+	if !errors.As(err, &ve) || ve.Path != "ts" {
+		t.Fatalf("bad timestamp: %v, want a ValueError at ts", err)
+	}
+	if err := w.WriteDatum([]byte{0xff}); err == nil {
+		t.Fatal("truncated datum accepted")
+	}
+	if err := w.WriteDatum(good); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, rows := dump(t, buf.Bytes())
+	if n := strings.Count(rows, "\n"); n != 2 || strings.Contains(rows, `"n":2`) {
+		t.Fatalf("file rows:\n%s", rows)
+	}
+	// The same value is fine as INT64 micros.
+	w, _ = NewWriter(&bytes.Buffer{}, s, Options{Timestamps: "INT64"})
+	if err := w.WriteDatum(bad); err != nil {
+		t.Fatalf("int64 timestamps: %v", err)
+	}
+}
+
+func writeN(t testing.TB, opts Options, n int) (*Writer, *bytes.Buffer) {
+	t.Helper()
+	s := mustSchema(t, tsSchema)
+	buf := &bytes.Buffer{}
+	w, err := NewWriter(buf, s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		datum, _ := s.Codec.BinaryFromNative(nil, map[string]any{"n": int64(i), "ts": leapDay.Add(time.Duration(i) * time.Second)})
+		if err := w.WriteDatum(datum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w, buf
+}
+
+func readMeta(t testing.TB, data []byte) *file.Reader {
+	t.Helper()
+	r, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestCodecs(t *testing.T) {
+	tests := map[string]compress.Compression{
+		"": compress.Codecs.Snappy, "SNAPPY": compress.Codecs.Snappy, "gzip": compress.Codecs.Gzip,
+		"zstd": compress.Codecs.Zstd, "none": compress.Codecs.Uncompressed, "uncompressed": compress.Codecs.Uncompressed,
+	}
+	for codec, want := range tests {
+		w, buf := writeN(t, Options{Codec: codec}, 100)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r := readMeta(t, buf.Bytes())
+		cc, err := r.MetaData().RowGroup(0).ColumnChunk(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cc.Compression() != want || r.NumRows() != 100 {
+			t.Errorf("codec %q: wrote %v with %d rows, want %v", codec, cc.Compression(), r.NumRows(), want)
+		}
+		r.Close()
+	}
+}
+
+// TestRowGroupBytes: a small row-group size cuts several row groups and
+// keeps the writer's memory near that size; all rows arrive in order.
+func TestRowGroupBytes(t *testing.T) {
+	const limit = 256 << 10
+	w, buf := writeN(t, Options{RowGroupBytes: limit, Codec: "none"}, 200_000)
+	if got := w.BytesBuffered(); got > 2*limit {
+		t.Errorf("BytesBuffered = %d with a %d row-group limit", got, limit)
+	}
+	if buf.Len() == 0 {
+		t.Error("no row group written before Close")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := readMeta(t, buf.Bytes())
+	defer r.Close()
+	if r.NumRowGroups() < 3 || r.NumRows() != 200_000 {
+		t.Fatalf("%d row groups, %d rows", r.NumRowGroups(), r.NumRows())
+	}
+	_, rows := dump(t, buf.Bytes())
+	lines := strings.Split(strings.TrimSpace(rows), "\n")
+	if !strings.HasPrefix(lines[199_999], `{"n":199999,`) {
+		t.Fatalf("last row %s", lines[199_999])
+	}
+}
+
+type closeRecorder struct {
+	bytes.Buffer
+	closed bool
+}
+
+func (c *closeRecorder) Close() error { c.closed = true; return nil }
+
+// TestFlushAndClose: Flush writes a row group and frees its memory;
+// Close finishes the file without closing w; a second Close is a no-op.
+func TestFlushAndClose(t *testing.T) {
+	s := mustSchema(t, tsSchema)
+	var out closeRecorder
+	w, err := NewWriter(&out, s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum, _ := s.Codec.BinaryFromNative(nil, map[string]any{"n": int64(1), "ts": leapDay})
+	for range 10 {
+		if err := w.WriteDatum(datum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	staged, before := w.BytesBuffered(), out.Len()
+	if staged == 0 {
+		t.Fatal("BytesBuffered = 0 with 10 staged rows")
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() <= before {
+		t.Fatal("Flush wrote nothing")
+	}
+	if err := w.Close(); err != nil || w.Close() != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if out.closed {
+		t.Fatal("Close closed the underlying writer")
+	}
+	if err := w.WriteDatum(datum); !errors.Is(err, ErrClosed) {
+		t.Fatalf("write after close: %v", err)
+	}
+	r := readMeta(t, out.Bytes())
+	defer r.Close()
+	if r.NumRows() != 10 || r.NumRowGroups() != 1 {
+		t.Fatalf("%d rows in %d row groups", r.NumRows(), r.NumRowGroups())
+	}
+	if got := r.MetaData().GetCreatedBy(); strings.Contains(got, "parquet-mr") {
+		t.Fatalf("created_by %q claims parquet-mr (Hive would shift INT96 values)", got)
+	}
+}
+
+type failingWriter struct{ after int }
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if f.after -= len(p); f.after < 0 {
+		return 0, errors.New("disk full")
+	}
+	return len(p), nil
+}
+
+// TestWriteErrorIsSticky: after the sink fails, every call fails.
+func TestWriteErrorIsSticky(t *testing.T) {
+	s := mustSchema(t, tsSchema)
+	w, err := NewWriter(&failingWriter{after: 10}, s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	datum, _ := s.Codec.BinaryFromNative(nil, map[string]any{"n": int64(1), "ts": leapDay})
+	if err := w.WriteDatum(datum); err != nil {
+		t.Fatal(err)
+	}
+	first := w.Flush()
+	if first == nil || !strings.Contains(first.Error(), "disk full") {
+		t.Fatalf("Flush = %v, want the write error", first)
+	}
+	if err := w.WriteDatum(datum); err == nil {
+		t.Fatal("write after failure accepted")
+	}
+	if err := w.Close(); err == nil {
+		t.Fatal("Close after failure returned nil")
+	}
+}
