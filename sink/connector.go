@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,6 +56,10 @@ type Config struct {
 	RotateSchedule time.Duration
 	Location       *time.Location
 
+	// MemoryMax bounds the bytes all open files of this connector buffer;
+	// past it the largest partitions rotate early. 0: no bound.
+	MemoryMax int64
+
 	RetryBackoff    time.Duration
 	ShutdownTimeout time.Duration
 	Tolerance       Tolerance
@@ -71,6 +76,10 @@ type Config struct {
 // Stats are a connector's counters since start.
 type Stats struct {
 	Records, Files, DeadLettered, NullsIgnored, Recoveries, Fenced atomic.Int64
+	// MemoryRotations counts rotations forced by MemoryMax; PeakBuffered is
+	// the most the open files held after a batch was written and the
+	// ceiling enforced.
+	MemoryRotations, PeakBuffered atomic.Int64
 }
 
 // Connector consumes its topics and commits them to the store.
@@ -181,6 +190,9 @@ func (c *Connector) Run(ctx context.Context) error {
 		err := c.process(ctx, fetches)
 		if err == nil {
 			err = c.tickAll(ctx)
+		}
+		if err == nil {
+			c.enforceMemory(ctx)
 		}
 		if err == nil {
 			c.retryBroken(ctx)
@@ -341,6 +353,48 @@ func (c *Connector) tickAll(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// enforceMemory rotates the partitions holding the most buffered bytes
+// until the connector is under MemoryMax: files get smaller, the process
+// does not grow.
+func (c *Connector) enforceMemory(ctx context.Context) {
+	if c.cfg.MemoryMax <= 0 {
+		return
+	}
+	parts := c.snapshot()
+	var total int64
+	for _, o := range parts {
+		total += int64(o.p.w.BytesBuffered())
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].p.w.BytesBuffered() > parts[j].p.w.BytesBuffered() })
+	defer func() { c.notePeak(total) }()
+	for _, o := range parts {
+		if total <= c.cfg.MemoryMax {
+			return
+		}
+		held := int64(o.p.w.BytesBuffered())
+		if o.broken != nil || held == 0 {
+			continue
+		}
+		o.p.enter(WritePartitionPaused)
+		err := o.p.rotate(ctx, "memory ceiling (hdfs.sink.memory.max.bytes)")
+		c.afterWrite(o, err == nil)
+		c.Stats.MemoryRotations.Add(1)
+		if err != nil {
+			c.breakPartition(o, err)
+		}
+		total -= held
+	}
+}
+
+func (c *Connector) notePeak(total int64) {
+	for {
+		peak := c.Stats.PeakBuffered.Load()
+		if total <= peak || c.Stats.PeakBuffered.CompareAndSwap(peak, total) {
+			return
+		}
+	}
 }
 
 func (c *Connector) snapshot() []*owned {

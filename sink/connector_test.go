@@ -315,3 +315,39 @@ func TestStorageOutageRecovers(t *testing.T) {
 		t.Fatalf("Recoveries = %d: the injected close failures did not trigger recovery", c.Stats.Recoveries.Load())
 	}
 }
+
+// TestMemoryCeilingRotatesEarly: with flush.size out of reach and no timers,
+// only the memory ceiling can commit files, and every offset still lands once.
+func TestMemoryCeilingRotatesEarly(t *testing.T) {
+	const parts, perPart = 6, 400
+	k := newKafkaFixture(t, parts, testTopic)
+	var recs []*kgo.Record
+	for seq := int64(0); seq < perPart; seq++ {
+		for p := int32(0); p < parts; p++ {
+			recs = append(recs, k.good(p, seq))
+		}
+	}
+	k.produce(recs...)
+	cfg := k.config("memory")
+	cfg.FlushSize, cfg.RotateInterval = 1_000_000, 0
+	cfg.MemoryMax = 64 << 10 // less than one Avro block (64 KiB) per partition
+	c := start(t, cfg)
+	waitFor(t, "all consumed", func() bool { return c.Stats.Records.Load() == parts*perPart })
+	c.stop()
+	if _, ok := c.wait(30 * time.Second); !ok {
+		t.Fatal("connector did not stop")
+	}
+	want := map[int32]int64{}
+	for p := int32(0); p < parts; p++ {
+		want[p] = perPart
+	}
+	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want, SeqField: "seq"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Stats.MemoryRotations.Load() == 0 {
+		t.Fatal("the ceiling never forced a rotation")
+	}
+	if peak := c.Stats.PeakBuffered.Load(); peak > cfg.MemoryMax {
+		t.Fatalf("buffered %d bytes after enforcement, ceiling %d", peak, cfg.MemoryMax)
+	}
+}

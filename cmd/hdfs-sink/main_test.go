@@ -37,8 +37,8 @@ func TestCheckReportsBadConfig(t *testing.T) {
 
 func TestRunRefusesUnsupportedFormatBeforeConsuming(t *testing.T) {
 	dir := t.TempDir()
-	f := filepath.Join(dir, "pq.json")
-	os.WriteFile(f, []byte(`{"name":"pq","config":{"topics":"t","store.url":"file://`+dir+`/data","flush.size":"10","format.class":"io.confluent.connect.hdfs.parquet.ParquetFormat","bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1","schema.compatibility":"BACKWARD"}}`), 0o644)
+	f := filepath.Join(dir, "str.json")
+	os.WriteFile(f, []byte(`{"name":"str","config":{"topics":"t","store.url":"file://`+dir+`/data","flush.size":"10","format.class":"io.confluent.connect.hdfs.string.StringFormat","bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1","schema.compatibility":"BACKWARD"}}`), 0o644)
 	var out, errOut bytes.Buffer
 	code := run([]string{"run", "--config", f}, &out, &errOut)
 	if code != 1 || !strings.Contains(errOut.String(), "format.class") {

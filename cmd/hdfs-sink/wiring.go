@@ -12,6 +12,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -67,7 +68,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 		RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, FailOnNull: c.NullValues == configs.NullFail,
-		Faults: faults, Logger: log,
+		MemoryMax: c.MemoryMaxBytes / 2, Faults: faults, Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
@@ -80,10 +81,13 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 }
 
 func outputFormat(c *configs.Connector) (format.Format, error) {
-	if c.Format != configs.FormatAvro {
-		return nil, fmt.Errorf("connector %q (%s): format.class %q is not supported by this build yet (supported: Avro)", c.Name, c.Source, c.Format)
+	if c.Format == configs.FormatString {
+		return nil, fmt.Errorf("connector %q (%s): format.class %q needs schemaless records, which this build does not consume yet (supported: Avro, Parquet, JSON)", c.Name, c.Source, c.Format)
 	}
-	return format.New(string(c.Format), format.Config{Avro: avro.Options{Codec: string(c.AvroCodec)}})
+	return format.New(string(c.Format), format.Config{
+		Avro:    avro.Options{Codec: string(c.AvroCodec)},
+		Parquet: parquet.Options{Codec: string(c.ParquetCodec)},
+	})
 }
 
 func outputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
