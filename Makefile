@@ -1,0 +1,42 @@
+# Build and test entry points. `make test` is what CI runs (.ci/run): unit
+# tests, then the real services (testenv/testenv.sh), the integration tests,
+# and always the teardown, exiting with the tests' status.
+SHELL := /bin/bash
+TESTENV := testenv/testenv.sh
+GO ?= go
+# Packages to vet and unit-test, e.g. `make test PKGS=./hive/...`.
+PKGS ?= ./...
+# Packages for the integration step (default: PKGS); lets a run name a
+# tag-only package such as ./integration that plain `go vet` cannot load.
+INTEGRATION_PKGS ?= $(PKGS)
+
+.PHONY: unit testenv-up testenv-down testenv-status integration test demo
+
+## unit: go vet (including integration-tagged files) and race tests; no services.
+unit:
+	$(GO) vet $(PKGS)
+	$(GO) vet -tags integration $(PKGS)
+	$(GO) test -race $(PKGS)
+
+## testenv-up / testenv-down: start or stop Kafka, HDFS, HMS, registry, Spark venv.
+testenv-up:
+	$(TESTENV) up
+
+testenv-down:
+	$(TESTENV) down
+
+testenv-status:
+	$(TESTENV) status
+
+## integration: the tests tagged `integration`; needs `make testenv-up` first.
+integration:
+	$(GO) test -tags integration -count=1 -timeout 40m $(INTEGRATION_PKGS)
+
+## test: unit, then up, integration and ALWAYS down (even on failure or ^C).
+test: unit
+	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; \
+	$(TESTENV) up && $(MAKE) --no-print-directory integration
+
+## demo: the end-to-end demo (cmd/hdfs-sink demo).
+demo:
+	$(GO) run ./cmd/hdfs-sink demo

@@ -1,0 +1,200 @@
+package itest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadEnvFile(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "testenv.env")
+	content := "# comment\n\nA=1\n B = two words \nNOEQUALS\nC=x=y\n"
+	if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := readEnvFile(f)
+	want := map[string]string{"A": "1", "B": "two words", "C": "x=y"}
+	if len(got) != len(want) {
+		t.Fatalf("readEnvFile = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if m := readEnvFile(filepath.Join(t.TempDir(), "missing")); len(m) != 0 {
+		t.Errorf("missing file gave %v, want empty", m)
+	}
+}
+
+func TestEnvOverridesDefault(t *testing.T) {
+	t.Setenv(EnvRegistryURL, "http://127.0.0.1:1/prefix/")
+	if got := RegistryURL(); got != "http://127.0.0.1:1/prefix" {
+		t.Errorf("RegistryURL = %q, want the override without trailing slash", got)
+	}
+	t.Setenv(EnvMetastore, "thrift://127.0.0.2:9999")
+	if got := MetastoreAddr(); got != "127.0.0.2:9999" {
+		t.Errorf("MetastoreAddr = %q, want 127.0.0.2:9999", got)
+	}
+}
+
+// closedAddr is a loopback address nothing listens on (port 1 needs root
+// to bind, and no test environment service uses it).
+const closedAddr = "127.0.0.1:1"
+
+// Each check against a dead address must fail with a *ServiceError naming
+// the service and the address, which is what Require* prints.
+func TestChecksNameTheUnreachableService(t *testing.T) {
+	addr := closedAddr
+	cases := []struct {
+		name, env, value, service, wantAddr string
+	}{
+		{"kafka", EnvKafka, addr, ServiceKafka, addr},
+		{"hdfs", EnvNameNode, addr, ServiceHDFS, addr},
+		{"hms", EnvMetastore, "thrift://" + addr, ServiceMetastore, addr},
+		{"registry", EnvRegistryURL, "http://" + addr + "/apis/ccompat/v7", ServiceRegistry, "http://" + addr + "/apis/ccompat/v7"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.env, tc.value)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err := Check(ctx, tc.name)
+			var se *ServiceError
+			if !errors.As(err, &se) {
+				t.Fatalf("Check(%s) = %v, want *ServiceError", tc.name, err)
+			}
+			if se.Service != tc.service || se.Addr != tc.wantAddr {
+				t.Errorf("ServiceError{%q, %q}, want {%q, %q}", se.Service, se.Addr, tc.service, tc.wantAddr)
+			}
+			wantPrefix := tc.service + " at " + tc.wantAddr + " is not reachable: "
+			if !strings.HasPrefix(err.Error(), wantPrefix) {
+				t.Errorf("message %q does not start with %q", err, wantPrefix)
+			}
+		})
+	}
+}
+
+func TestCheckUnknownService(t *testing.T) {
+	if err := Check(context.Background(), "zookeeper"); err == nil || !strings.Contains(err.Error(), "zookeeper") {
+		t.Fatalf("Check(zookeeper) = %v, want an error naming it", err)
+	}
+}
+
+func TestUniqueNameIsAnIdentifier(t *testing.T) {
+	a, b := UniqueName(t, "p_"), UniqueName(t, "p_")
+	if a == b {
+		t.Fatalf("two calls gave the same name %q", a)
+	}
+	for _, r := range a {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+			t.Fatalf("name %q has %q, want only [a-z0-9_]", a, r)
+		}
+	}
+}
+
+// fakeSpark installs a shell script in place of spark_sql.py (run by /bin/sh
+// in place of the venv python) that writes the given result file content.
+func fakeSpark(t *testing.T, result string, exit int) {
+	t.Helper()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "fake.sh")
+	body := "#!/bin/sh\n# $1 is --out, $2 the file\ncat >/dev/null\necho 'spark log line' >&2\n"
+	if result != "" {
+		body += "cat >\"$2\" <<'EOF'\n" + result + "\nEOF\n"
+	}
+	body += "exit " + string(rune('0'+exit)) + "\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvPython, "/bin/sh")
+	t.Setenv(EnvSparkScript, script)
+}
+
+func TestRunSparkSQLParsesResults(t *testing.T) {
+	fakeSpark(t, `{"results": [[{"n": 3}], [], [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]]}`, 0)
+	res, err := RunSparkSQL(context.Background(), "q1", "q2", "q3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || res[0][0]["n"] != float64(3) || len(res[1]) != 0 || res[2][1]["name"] != "b" {
+		t.Fatalf("results = %v", res)
+	}
+}
+
+func TestRunSparkSQLFailures(t *testing.T) {
+	cases := []struct {
+		name, result string
+		exit         int
+		wantQuery    string
+		wantInError  string
+	}{
+		{"query error", `{"error": "AnalysisException: no table", "query_index": 1}`, 1, "SELECT 2", "AnalysisException"},
+		{"no result file", "", 1, "", "no result file"},
+		{"bad json", `{"results": [`, 0, "", "result file"},
+		{"crash after results", `{"results": [[], []]}`, 3, "", "exit status 3"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fakeSpark(t, tc.result, tc.exit)
+			_, err := RunSparkSQL(context.Background(), "SELECT 1", "SELECT 2")
+			var se *SparkError
+			if !errors.As(err, &se) {
+				t.Fatalf("err = %v, want *SparkError", err)
+			}
+			if se.Query != tc.wantQuery {
+				t.Errorf("Query = %q, want %q", se.Query, tc.wantQuery)
+			}
+			if !strings.Contains(err.Error(), tc.wantInError) || !strings.Contains(err.Error(), "spark log line") {
+				t.Errorf("error %q lacks %q or the stderr tail", err, tc.wantInError)
+			}
+		})
+	}
+}
+
+// A hung helper is killed with its children (pyspark's JVM is one) when the
+// timeout expires.
+func TestRunSparkSQLTimeoutKillsChildren(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	script := filepath.Join(dir, "hang.sh")
+	body := "#!/bin/sh\nsleep 300 &\necho $! >" + pidFile + "\nwait\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvPython, "/bin/sh")
+	t.Setenv(EnvSparkScript, script)
+	old := SparkTimeout
+	SparkTimeout = time.Second
+	defer func() { SparkTimeout = old }()
+
+	start := time.Now()
+	if _, err := RunSparkSQL(context.Background(), "SELECT 1"); err == nil {
+		t.Fatal("RunSparkSQL on a hung helper returned no error")
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("returned after %v, want about SparkTimeout", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatalf("helper never started its child: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("child %d of the helper survived the timeout", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,595 @@
+#!/usr/bin/env bash
+# testenv.sh: the real services the integration tests run against, as plain
+# processes on 127.0.0.1 (no Docker): Kafka (KRaft), HDFS NameNode + DataNode,
+# Hive Metastore 3.1 (Derby), Apicurio Registry (Confluent API) and a pyspark
+# venv for read-back checks.
+#
+#   testenv.sh up              download what is missing, start, health-check
+#   testenv.sh down            stop what up started; wipe state unless KEEP=1
+#   testenv.sh status          exit 1 and name every service that is down
+#   testenv.sh logs <service>  tail a service's log (FOLLOW=1 to follow)
+#
+# Versions: testenv/versions.env. Downloads: ~/.m2, pip's cache and
+# $HDFS_SINK_TESTENV_CACHE (default ~/.cache/hdfs-sink-testenv).
+# Runtime state, logs and PID files: <repo>/.testenv/.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+# shellcheck source=testenv/versions.env
+source "$HERE/versions.env"
+
+CACHE=${HDFS_SINK_TESTENV_CACHE:-$HOME/.cache/hdfs-sink-testenv}
+STATE=${HDFS_SINK_TESTENV_STATE:-$ROOT/.testenv}
+LOGS=$STATE/logs
+RUN=$STATE/run
+TIMEOUT=${TESTENV_TIMEOUT:-180} # seconds a service may take to become ready
+STOP_GRACE=${TESTENV_STOP_GRACE:-20}
+
+SERVICES=(kafka namenode datanode hms registry spark)
+PROCESSES=(hms registry kafka datanode namenode) # stop order
+
+DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN
+MVN_FLAGS=(-B -q -Dstyle.color=never)
+FAST=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k)
+# Union of Hadoop's own Java 17 flags (HADOOP-19310) and Hive's (HIVE-26473).
+OPENS=()
+for p in java.base/java.lang java.base/java.lang.reflect java.base/java.io java.base/java.net \
+  java.base/java.nio java.base/java.util java.base/java.util.concurrent \
+  java.base/java.util.concurrent.atomic java.base/java.util.regex java.base/java.util.zip \
+  java.base/java.math java.base/java.text java.base/sun.nio.ch java.base/sun.security.util \
+  java.base/sun.security.x509 java.sql/java.sql; do
+  OPENS+=("--add-opens=$p=ALL-UNNAMED")
+done
+
+log() { printf '[testenv %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# ---------------------------------------------------------------- prerequisites
+
+APT_UPDATED=0
+apt_install() {
+  command -v apt-get >/dev/null || die "need $* but apt-get is not available"
+  if [ "$APT_UPDATED" = 0 ]; then
+    log "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+    APT_UPDATED=1
+  fi
+  log "apt-get install $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+java_major() { # java_major <java binary> -> major version or 0
+  "$1" -XshowSettings:properties -version 2>&1 |
+    awk -F'= ' '/java.specification.version/ {print $2; found=1} END {if (!found) print 0}' |
+    cut -d. -f1
+}
+
+# find_java <min major>: the java on PATH if new enough, else the newest JDK
+# under /usr/lib/jvm that is. Apicurio 3.3 needs 21+; Debian 12 has only 17,
+# so it runs on the image's second (Temurin 25) JDK.
+find_java() {
+  local min=$1 j best="" bestv=0 v
+  if command -v java >/dev/null && [ "$(java_major java)" -ge "$min" ]; then
+    command -v java; return
+  fi
+  for j in /usr/lib/jvm/*/bin/java; do
+    [ -x "$j" ] || continue
+    v=$(java_major "$j")
+    if [ "$v" -ge "$min" ] && [ "$v" -gt "$bestv" ]; then best=$j; bestv=$v; fi
+  done
+  [ -n "$best" ] && echo "$best"
+}
+
+ensure_prereqs() {
+  local pkgs=()
+  if ! command -v java >/dev/null || [ "$(java_major java)" -lt 17 ]; then pkgs+=(openjdk-17-jdk-headless); fi
+  command -v mvn >/dev/null || pkgs+=(maven)
+  command -v curl >/dev/null || pkgs+=(curl)
+  command -v setsid >/dev/null || pkgs+=(util-linux)
+  command -v python3 >/dev/null || pkgs+=(python3)
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then pkgs+=(python3-venv); fi
+  if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
+  command -v go >/dev/null || die "go is required (the readiness checks are Go programs)"
+  REGISTRY_JAVA=${REGISTRY_JAVA:-$(find_java 21 || true)}
+  [ -n "$REGISTRY_JAVA" ] || die "Apicurio Registry $APICURIO_VERSION needs Java 21+; none found (set REGISTRY_JAVA=/path/to/java)"
+}
+
+# ---------------------------------------------------------------- downloads
+
+# Maven 3.8 prints colour resets even with -q and -Dstyle.color=never.
+strip_ansi() { sed 's/\x1b\[[0-9;]*m//g'; }
+
+# fetch_pom <name> <maven -D args...>: copy one throwaway pom's runtime classpath
+# into a cache dir keyed by the versions and the pom's content.
+fetch_pom() {
+  local name=$1; shift
+  local key dir
+  key=$(cat "$HERE/poms/$name/pom.xml" <(printf '%s\n' "$@") | sha1sum | cut -c1-10)
+  dir=$CACHE/$name-$key
+  if [ ! -f "$dir/.done" ]; then
+    log "downloading $name classpath ($*)"
+    rm -rf "$dir"
+    (cd "$HERE/poms/$name" && mvn "${MVN_FLAGS[@]}" "$DEP_PLUGIN:copy-dependencies" -DincludeScope=runtime \
+      -DoutputDirectory="$dir/lib" "$@" 2>&1 | strip_ansi >&2) || die "maven could not resolve the $name classpath"
+    touch "$dir/.done"
+  fi
+  echo "$dir/lib"
+}
+
+# fetch_artifact <g:a:v:type[:classifier]>: one file into $CACHE/dl.
+fetch_artifact() {
+  local coords=$1 a v t c file
+  IFS=: read -r _ a v t c <<<"$coords"
+  file=$CACHE/dl/$a-$v${c:+-$c}.$t
+  if [ ! -s "$file" ]; then
+    log "downloading $coords"
+    mkdir -p "$CACHE/dl"
+    (cd "$HERE/poms/fetch" && mvn "${MVN_FLAGS[@]}" "$DEP_PLUGIN:copy" -Dartifact="$coords" \
+      -DoutputDirectory="$CACHE/dl" 2>&1 | strip_ansi >&2) || die "maven could not fetch $coords"
+  fi
+  echo "$file"
+}
+
+# unpack <tarball> <dir>: idempotent extraction into the cache.
+unpack() {
+  if [ ! -f "$2/.done" ]; then
+    rm -rf "$2"; mkdir -p "$2"
+    tar -xzf "$1" -C "$2"
+    touch "$2/.done"
+  fi
+}
+
+fetch_all() {
+  mkdir -p "$CACHE"
+  KAFKA_LIB=$(fetch_pom kafka -Dkafka.version="$KAFKA_VERSION" -Dkafka.scala="$KAFKA_SCALA" -Dlog4j.version="$LOG4J_VERSION")
+  # The storage tool's home moved in some proposals (KAFKA-14585); fail clearly if it does.
+  python3 -c 'import sys, zipfile; sys.exit("kafka/tools/StorageTool.class" not in zipfile.ZipFile(sys.argv[1]).namelist())' \
+    "$KAFKA_LIB/kafka_$KAFKA_SCALA-$KAFKA_VERSION.jar" ||
+    die "kafka.tools.StorageTool not found in kafka_$KAFKA_SCALA-$KAFKA_VERSION.jar"
+  HDFS_LIB=$(fetch_pom hdfs -Dhadoop.version="$HADOOP_VERSION")
+  HMS_HADOOP_LIB=$(fetch_pom hms-hadoop -Dhms.hadoop.version="$HMS_HADOOP_VERSION")
+
+  local tgz
+  tgz=$(fetch_artifact "org.apache.hive:hive-standalone-metastore:$HMS_VERSION:tar.gz:bin")
+  unpack "$tgz" "$CACHE/hms-$HMS_VERSION"
+  METASTORE_HOME=$CACHE/hms-$HMS_VERSION/apache-hive-metastore-$HMS_VERSION-bin
+  # Hadoop 3.3 brings Guava 27; with both on a lib/* classpath the order is undefined.
+  rm -f "$METASTORE_HOME"/lib/guava-19.0.jar
+
+  tgz=$(fetch_artifact "io.apicurio:apicurio-registry-app:$APICURIO_VERSION:tar.gz:all")
+  unpack "$tgz" "$CACHE/apicurio-$APICURIO_VERSION"
+  APICURIO_JAR=$CACHE/apicurio-$APICURIO_VERSION/quarkus-run.jar
+
+  SPARK_AVRO_JAR=$(fetch_artifact "org.apache.spark:spark-avro_$SPARK_SCALA:$PYSPARK_VERSION:jar")
+  SPARK_VENV=$CACHE/pyspark-$PYSPARK_VERSION
+  if [ ! -f "$SPARK_VENV/.done" ]; then
+    log "creating pyspark $PYSPARK_VERSION venv"
+    rm -rf "$SPARK_VENV"
+    python3 -m venv "$SPARK_VENV" >&2
+    "$SPARK_VENV/bin/pip" install -q "pyspark==$PYSPARK_VERSION" >&2 || die "pip install pyspark==$PYSPARK_VERSION failed"
+    touch "$SPARK_VENV/.done"
+  fi
+}
+
+# Resolve the cached paths without downloading (for status/logs/down).
+cached_paths() {
+  METASTORE_HOME=$CACHE/hms-$HMS_VERSION/apache-hive-metastore-$HMS_VERSION-bin
+  SPARK_VENV=$CACHE/pyspark-$PYSPARK_VERSION
+  SPARK_AVRO_JAR=$CACHE/dl/spark-avro_$SPARK_SCALA-$PYSPARK_VERSION.jar
+}
+
+# The readiness checks share their code with internal/itest.
+build_checker() {
+  CHECK=$STATE/bin/itest-ready
+  (cd "$ROOT" && go build -o "$CHECK" ./internal/itest/cmd/itest-ready) || die "could not build the readiness checker"
+}
+
+# ---------------------------------------------------------------- processes
+
+pidfile() { echo "$RUN/$1.pid"; }
+
+# alive <svc>: the PID file names a live process that is still ours (the
+# marker property guards against PID reuse).
+alive() {
+  local f pid
+  f=$(pidfile "$1")
+  [ -f "$f" ] || return 1
+  pid=$(cat "$f")
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "-Dhdfs_sink_testenv=$1 "
+}
+
+# launch <svc> <command...>: start in a new session (own process group, so
+# down can signal the JVM and any children) with stdin closed.
+launch() {
+  local svc=$1; shift
+  mkdir -p "$RUN" "$LOGS"
+  log "starting $svc"
+  setsid "$@" >>"$LOGS/$svc.log" 2>&1 </dev/null &
+  local pid=$! i
+  echo "$pid" >"$(pidfile "$svc")"
+  # Until the forked shell has exec'd setsid/java, its cmdline lacks the
+  # marker and alive() would call it dead: wait for the exec.
+  for ((i = 0; i < 100; i++)); do
+    if alive "$svc" || ! kill -0 "$pid" 2>/dev/null; then return 0; fi
+    sleep 0.05
+  done
+}
+
+# fresh_log <svc>: a service started anew gets a new log (the previous run's
+# is kept as <svc>.log.1).
+fresh_log() {
+  mkdir -p "$LOGS"
+  [ -f "$LOGS/$1.log" ] && mv -f "$LOGS/$1.log" "$LOGS/$1.log.1"
+  : >"$LOGS/$1.log"
+}
+
+# stop <svc>: SIGTERM the process group, wait, then SIGKILL it.
+stop() {
+  local svc=$1 pid i
+  alive "$svc" || { rm -f "$(pidfile "$svc")"; return 0; }
+  pid=$(cat "$(pidfile "$svc")")
+  log "stopping $svc (pid $pid)"
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < STOP_GRACE * 4; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.25
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "$svc did not stop in ${STOP_GRACE}s: SIGKILL"
+    kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    for ((i = 0; i < 20; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
+  fi
+  # Leftover children of the group (none expected for plain JVMs).
+  kill -KILL -- "-$pid" 2>/dev/null || true
+  rm -f "$(pidfile "$svc")"
+}
+
+# fail <svc>: name the service, show its log tail, give up.
+fail() {
+  log "ERROR: $1 failed to start; last lines of $LOGS/$1.log:"
+  tail -n "${TAIL_LINES:-40}" "$LOGS/$1.log" >&2 2>/dev/null || true
+  exit 1
+}
+
+# wait_ready <svc> <check args...>: run the Go checker until it passes, the
+# timeout expires, or the process dies.
+wait_ready() {
+  local svc=$1; shift
+  local deadline=$((SECONDS + TIMEOUT))
+  while ((SECONDS < deadline)); do
+    alive "$svc" || { log "$svc exited"; fail "$svc"; }
+    if "$CHECK" -timeout 5s "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  "$CHECK" -timeout 5s "$@" >&2 || true
+  fail "$svc"
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+require_ports_free() { # refuse to start over somebody else's server
+  local svc=$1 p; shift
+  for p in "$@"; do
+    port_free "$p" || { log "ERROR: $svc failed to start: port $p is in use by a process testenv did not start"; exit 1; }
+  done
+}
+
+# ---------------------------------------------------------------- services
+
+write_log4j2() { # console-only log4j2 config (output goes to the service log)
+  cat >"$1" <<'EOF'
+status = warn
+appender.out.type = Console
+appender.out.name = out
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = %d{ISO8601} %p [%t] %c{1}: %m%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = out
+EOF
+}
+
+start_kafka() {
+  if alive kafka; then wait_ready kafka kafka; return; fi
+  require_ports_free kafka 9092 9093
+  fresh_log kafka
+  local d=$STATE/kafka
+  mkdir -p "$d"
+  cat >"$d/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:9093
+listeners=PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093
+advertised.listeners=PLAINTEXT://127.0.0.1:9092
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$d/data
+num.partitions=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+EOF
+  write_log4j2 "$d/log4j2.properties"
+  if [ ! -f "$d/data/meta.properties" ]; then
+    local id
+    id=$(java -cp "$KAFKA_LIB/*" kafka.tools.StorageTool random-uuid 2>>"$LOGS/kafka.log") || fail kafka
+    java -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.tools.StorageTool \
+      format -t "$id" -c "$d/server.properties" >>"$LOGS/kafka.log" 2>&1 || fail kafka
+  fi
+  launch kafka java -Dhdfs_sink_testenv=kafka -Xms512m -Xmx512m "${FAST[@]}" \
+    -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.Kafka "$d/server.properties"
+  wait_ready kafka kafka
+}
+
+write_hadoop_conf() {
+  local c=$STATE/hadoop-conf
+  mkdir -p "$c"
+  cat >"$c/core-site.xml" <<EOF
+<configuration>
+  <property><name>fs.defaultFS</name><value>hdfs://127.0.0.1:8020</value></property>
+</configuration>
+EOF
+  {
+    echo "<configuration>"
+    prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
+    prop dfs.replication 1
+    prop dfs.namenode.name.dir "$STATE/hdfs/name"
+    prop dfs.datanode.data.dir "$STATE/hdfs/data"
+    prop dfs.permissions.enabled false
+    prop dfs.namenode.rpc-address 127.0.0.1:8020
+    prop dfs.namenode.datanode.registration.ip-hostname-check false
+    prop dfs.datanode.hostname 127.0.0.1
+    prop dfs.datanode.address 127.0.0.1:9866
+    prop dfs.datanode.ipc.address 127.0.0.1:9867
+    prop dfs.datanode.http.address 127.0.0.1:9864
+    prop dfs.namenode.http-address 127.0.0.1:9870
+    prop dfs.namenode.secondary.http-address 127.0.0.1:9868
+    prop dfs.namenode.safemode.extension 0
+    prop dfs.namenode.safemode.min.datanodes 1
+    prop dfs.client.block.write.replace-datanode-on-failure.enable false
+    echo "</configuration>"
+  } >"$c/hdfs-site.xml"
+  cat >"$c/log4j.properties" <<'EOF'
+log4j.rootLogger=INFO,console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.target=System.err
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
+EOF
+  # The Maven jars ship no webapps/ (the tarball has them under share/); the
+  # HTTP servers only need the folders to exist on the classpath.
+  local w
+  for w in hdfs datanode secondary static; do mkdir -p "$c/webapps/$w"; done
+}
+
+start_hdfs() {
+  write_hadoop_conf
+  local cp="$STATE/hadoop-conf:$HDFS_LIB/*" jvm=("${OPENS[@]}" "${FAST[@]}" -Dhadoop.log.dir="$LOGS")
+  export HADOOP_USER_NAME=root
+  if ! alive namenode; then
+    require_ports_free namenode 8020 9870
+    fresh_log namenode
+    if [ ! -f "$STATE/hdfs/name/current/VERSION" ]; then
+      java "${jvm[@]}" -cp "$cp" org.apache.hadoop.hdfs.server.namenode.NameNode -format -force -nonInteractive \
+        >>"$LOGS/namenode.log" 2>&1 || fail namenode
+    fi
+    launch namenode java -Dhdfs_sink_testenv=namenode -Xmx512m "${jvm[@]}" -cp "$cp" \
+      org.apache.hadoop.hdfs.server.namenode.NameNode
+  fi
+  if ! alive datanode; then
+    require_ports_free datanode 9866 9867 9864
+    fresh_log datanode
+    launch datanode java -Dhdfs_sink_testenv=datanode -Xmx256m "${jvm[@]}" -cp "$cp" \
+      org.apache.hadoop.hdfs.server.datanode.DataNode
+  fi
+  # Ready = out of safe mode with a live DataNode: the check writes, reads
+  # back and deletes a small file, which needs both.
+  local deadline=$((SECONDS + TIMEOUT))
+  while ((SECONDS < deadline)); do
+    alive namenode || fail namenode
+    alive datanode || fail datanode
+    if "$CHECK" -timeout 10s hdfs >/dev/null 2>&1; then return 0; fi
+    sleep 1
+  done
+  "$CHECK" -timeout 10s hdfs >&2 || true
+  log "HDFS not ready in ${TIMEOUT}s"
+  fail datanode
+}
+
+start_registry() {
+  if alive registry; then wait_ready registry registry; return; fi
+  require_ports_free registry 8081 9000
+  fresh_log registry
+  # Storage is in-memory: a restart starts empty, like a fresh Confluent SR.
+  launch registry "$REGISTRY_JAVA" -Dhdfs_sink_testenv=registry -Xmx384m "${FAST[@]}" \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=8081 \
+    -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port=9000 \
+    -Dapicurio.rest.deletion.group.enabled=true -Dapicurio.rest.deletion.artifact.enabled=true \
+    -Dapicurio.rest.deletion.artifact-version.enabled=true \
+    -jar "$APICURIO_JAR"
+  wait_ready registry registry
+  # Apicurio has no default rule; Confluent's default is BACKWARD.
+  curl -sf -X PUT -H 'Content-Type: application/vnd.schemaregistry.v1+json' \
+    -d '{"compatibility":"BACKWARD"}' "$REGISTRY_URL/config" >/dev/null ||
+    { log "could not set the registry's default compatibility"; fail registry; }
+}
+
+write_hms_conf() {
+  local c=$STATE/hms-conf
+  mkdir -p "$c"
+  cp "$STATE/hadoop-conf/core-site.xml" "$c/"
+  {
+    echo "<configuration>"
+    prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
+    prop metastore.thrift.uris thrift://127.0.0.1:9083
+    prop metastore.thrift.port 9083
+    prop metastore.warehouse.dir hdfs://127.0.0.1:8020/warehouse
+    prop javax.jdo.option.ConnectionURL "jdbc:derby:;databaseName=$STATE/hms/metastore_db;create=true"
+    prop javax.jdo.option.ConnectionDriverName org.apache.derby.jdbc.EmbeddedDriver
+    # Standalone mode: the defaults name hive-exec classes that are not here.
+    prop metastore.task.threads.always org.apache.hadoop.hive.metastore.events.EventCleanerTask
+    prop metastore.expression.proxy org.apache.hadoop.hive.metastore.DefaultPartitionExpressionProxy
+    echo "</configuration>"
+  } >"$c/metastore-site.xml"
+  write_log4j2 "$c/log4j2.properties"
+}
+
+# HMS 3.1 ignores any bind host and listens on 0.0.0.0:9083.
+start_hms() {
+  if alive hms; then wait_ready hms hms; return; fi
+  require_ports_free hms 9083
+  fresh_log hms
+  write_hms_conf
+  local cp="$STATE/hms-conf:$METASTORE_HOME/lib/*:$HMS_HADOOP_LIB/*"
+  local jvm=("${OPENS[@]}" "${FAST[@]}" -Dlog4j2.configurationFile="$STATE/hms-conf/log4j2.properties"
+    -Dderby.stream.error.file="$LOGS/derby.log")
+  export METASTORE_HOME HADOOP_USER_NAME=root
+  mkdir -p "$STATE/hms"
+  if [ ! -d "$STATE/hms/metastore_db" ]; then
+    # Embedded Derby admits one JVM: the schema tool runs before the server.
+    log "initialising the metastore schema"
+    java "${jvm[@]}" -cp "$cp" org.apache.hadoop.hive.metastore.tools.MetastoreSchemaTool \
+      -initSchema -dbType derby >>"$LOGS/hms.log" 2>&1 || { rm -rf "$STATE/hms/metastore_db"; fail hms; }
+  fi
+  # The server creates the default database's directory on HDFS.
+  [ "${1:-}" = "after-hdfs" ] && wait_for_file "$RUN/hdfs.ready" hms
+  launch hms java -Dhdfs_sink_testenv=hms -Xmx512m "${jvm[@]}" -cp "$cp" \
+    org.apache.hadoop.hive.metastore.HiveMetaStore -p 9083
+  wait_ready hms hms
+}
+
+wait_for_file() {
+  local deadline=$((SECONDS + TIMEOUT))
+  while [ ! -f "$1" ]; do
+    ((SECONDS < deadline)) || { log "$2: timed out waiting for $1"; exit 1; }
+    [ -f "$RUN/hdfs.failed" ] && { log "$2: not started because HDFS failed"; exit 1; }
+    sleep 0.5
+  done
+}
+
+check_spark() {
+  [ -x "$SPARK_VENV/bin/python" ] && [ -f "$SPARK_VENV/.done" ] && [ -s "$SPARK_AVRO_JAR" ]
+}
+
+# smoke_spark: one real SparkSession against the metastore (~15 s, so opt-in
+# with SPARK_CHECK=1).
+smoke_spark() {
+  local out=$STATE/spark-check.json
+  log "checking Spark SQL against the metastore"
+  if ! echo '{"queries": ["SHOW DATABASES"]}' |
+    HDFS_SINK_TESTENV_SPARK_AVRO_JAR=$SPARK_AVRO_JAR SPARK_LOCAL_IP=127.0.0.1 \
+      "$SPARK_VENV/bin/python" "$HERE/spark_sql.py" --out "$out" >>"$LOGS/spark.log" 2>&1; then
+    fail spark
+  fi
+  grep -q '"default"' "$out" || { log "Spark SQL: SHOW DATABASES lacks default: $(cat "$out")"; fail spark; }
+}
+
+write_env() { # what internal/itest reads when no env override is set
+  cat >"$STATE/testenv.env" <<EOF
+HDFS_SINK_TESTENV_REGISTRY_URL=$REGISTRY_URL
+HDFS_SINK_TESTENV_PYTHON=$SPARK_VENV/bin/python
+HDFS_SINK_TESTENV_SPARK_AVRO_JAR=$SPARK_AVRO_JAR
+HDFS_SINK_TESTENV_SPARK_JAVA_HOME=${SPARK_JAVA_HOME:-}
+EOF
+}
+
+REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
+
+# ---------------------------------------------------------------- commands
+
+cmd_up() {
+  local t0=$SECONDS
+  ensure_prereqs
+  fetch_all
+  mkdir -p "$STATE" "$LOGS" "$RUN"
+  build_checker
+  write_env
+  rm -f "$RUN"/*.ready "$RUN"/*.failed
+  # Independent services in parallel; HMS waits for HDFS before its server starts.
+  local pids=() names=(kafka hdfs registry hms) i rc=0
+  (start_kafka) & pids+=($!)
+  # (Not `start_hdfs && touch`: errexit is off inside an && list.)
+  (
+    trap '[ -f "$RUN/hdfs.ready" ] || touch "$RUN/hdfs.failed"' EXIT
+    start_hdfs
+    touch "$RUN/hdfs.ready"
+  ) & pids+=($!)
+  (start_registry) & pids+=($!)
+  (start_hms after-hdfs) & pids+=($!)
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
+  done
+  check_spark || { log "spark: the pyspark venv or spark-avro jar is missing"; rc=1; }
+  if [ "$rc" = 0 ] && [ "${SPARK_CHECK:-0}" = 1 ]; then smoke_spark || rc=1; fi
+  if [ "$rc" != 0 ]; then
+    log "up failed; running services are left up (testenv.sh down stops them)"
+    exit 1
+  fi
+  log "all services ready in $((SECONDS - t0))s"
+  cmd_status
+}
+
+cmd_down() {
+  local svc pids=()
+  # In parallel: each stop waits for its own process group only.
+  for svc in "${PROCESSES[@]}"; do stop "$svc" & pids+=($!); done
+  wait "${pids[@]}"
+  if [ "${KEEP:-0}" = 1 ]; then
+    log "KEEP=1: state kept in $STATE"
+  elif [ -d "$STATE" ]; then
+    log "wiping $STATE (logs kept in $LOGS)"
+    find "$STATE" -mindepth 1 -maxdepth 1 ! -name logs -exec rm -rf {} +
+  fi
+}
+
+cmd_status() {
+  cached_paths
+  local svc down=() check=$STATE/bin/itest-ready
+  for svc in "${SERVICES[@]}"; do
+    local ok=1 why=""
+    case $svc in
+      spark) check_spark || { ok=0; why="venv $SPARK_VENV or $SPARK_AVRO_JAR missing"; } ;;
+      *)
+        if ! alive "$svc"; then
+          ok=0; why="not running"
+        elif [ -x "$check" ]; then
+          local what=$svc
+          [ "$svc" = namenode ] || [ "$svc" = datanode ] && what=hdfs
+          why=$("$check" -timeout 10s "$what" 2>&1) || ok=0
+        fi
+        ;;
+    esac
+    if [ "$ok" = 1 ]; then
+      printf '%-9s up%s\n' "$svc" "$( [ -f "$(pidfile "$svc")" ] && echo " (pid $(cat "$(pidfile "$svc")"))")"
+    else
+      printf '%-9s DOWN: %s\n' "$svc" "$why"
+      down+=("$svc")
+    fi
+  done
+  if [ ${#down[@]} -gt 0 ]; then
+    echo "down: ${down[*]}" >&2
+    return 1
+  fi
+}
+
+cmd_logs() {
+  local svc=${1:-}
+  [ -n "$svc" ] || die "usage: testenv.sh logs <$(ls "$LOGS" 2>/dev/null | sed 's/\.log$//' | paste -sd'|')>"
+  [ -f "$LOGS/$svc.log" ] || die "no log $LOGS/$svc.log"
+  if [ "${FOLLOW:-0}" = 1 ]; then exec tail -n "${LINES:-100}" -F "$LOGS/$svc.log"; fi
+  tail -n "${LINES:-100}" "$LOGS/$svc.log"
+}
+
+case ${1:-} in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  logs) shift; cmd_logs "$@" ;;
+  fetch) ensure_prereqs; fetch_all ;;
+  *) echo "usage: $0 up|down|status|logs <service>|fetch" >&2; exit 2 ;;
+esac
