@@ -160,7 +160,15 @@ type file struct {
 	closed  bool
 }
 
-func (f *file) Write(p []byte) (int, error) { return f.w.Write(p) }
+// Write skips empty writes: colinmarc/hdfs allocates a block for one, and a
+// block the DataNode never receives data for is never reported complete, so
+// the file could never be closed (seen on Hadoop 3.5.0).
+func (f *file) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return f.w.Write(p)
+}
 
 // Close completes the file. A "replicating" answer means every DataNode has
 // acknowledged the data but the NameNode has not yet seen the minimum
