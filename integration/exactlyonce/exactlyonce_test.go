@@ -127,7 +127,8 @@ func TestFrozenOwnerIsFenced(t *testing.T) {
 	a.signal(syscall.SIGCONT)
 	time.Sleep(8 * time.Second) // a wakes, finds itself fenced or its partitions lost
 	s.produce(counts, 400)
-	s.waitCommitted(total(counts)-(total(counts)%400), 2*time.Minute)
+	time.Sleep(5 * time.Second) // let whoever owns each partition now consume the rest
+	// SIGTERM commits open files: after both stop, every offset is on HDFS.
 	b.stop()
 	a.stop()
 	s.check(counts)
