@@ -67,10 +67,18 @@ type Config struct {
 	FailOnNull      bool // behavior.on.null.values=fail
 
 	Faults       Faults
+	Catalog      Catalog // Hive registration; nil when hive.integration=false
 	Logger       *slog.Logger
 	Now          func() time.Time
 	TickInterval time.Duration // how often idle partitions check their timers
 	Parallelism  int           // partitions processed at once
+}
+
+// Catalog registers committed data for queries (the Hive metastore). Its
+// methods must not block: the write path never waits for the catalog.
+type Catalog interface {
+	SchemaSeen(topic, avroSchema string)
+	Committed(topic string, encodedDirs []string)
 }
 
 // Stats are a connector's counters since start.

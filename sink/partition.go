@@ -44,6 +44,7 @@ type partitionConfig struct {
 	Owner          string
 	Epoch          string
 	Faults         Faults
+	Catalog        Catalog // nil: no Hive
 	Logger         *slog.Logger
 	Now            func() time.Time
 }
@@ -311,6 +312,9 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 	}
 	if wasEmpty {
 		p.next = p.nextScheduled(now)
+		if p.cfg.Catalog != nil {
+			p.cfg.Catalog.SchemaSeen(p.cfg.Topic, r.Schema.Text)
+		}
 	}
 	return rotated, nil
 }
@@ -402,12 +406,26 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	}
 	p.enter(FileCommitted)
 	p.committed = end
+	p.registerPartitions(closed)
 	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", end, "seq", p.seq)
 	if err := p.log.Prune(p.seq); err != nil {
 		p.cfg.Logger.Warn("prune WAL", "err", err)
 	}
 	p.enter(WritePartitionPaused)
 	return nil
+}
+
+// registerPartitions hands committed directories to the catalog: Hive
+// partitions appear only once their files are committed.
+func (p *partition) registerPartitions(closed []writer.Closed) {
+	if p.cfg.Catalog == nil {
+		return
+	}
+	dirs := make([]string, 0, len(closed))
+	for _, c := range closed {
+		dirs = append(dirs, c.Encoded)
+	}
+	p.cfg.Catalog.Committed(p.cfg.Topic, dirs)
 }
 
 // publishCommit publishes the commit segment and checks it is the newest. A

@@ -30,6 +30,7 @@ type Options struct {
 // Closed is a temp file that is complete and durable, with its final name.
 type Closed struct {
 	Temp, Final string
+	Encoded     string // the output directory below <topics.dir>/<topic>
 	Start, End  int64
 	Records     int64
 }
@@ -143,7 +144,7 @@ func (w *Writer) Close() ([]Closed, error) {
 		}
 		name := FinalName(w.opts.Topic, w.opts.Partition, f.start, f.end, w.opts.Pad, w.opts.Format.Extension())
 		out = append(out, Closed{
-			Temp: f.temp, Final: path.Join(w.opts.TopicsDir, w.opts.Topic, enc, name),
+			Temp: f.temp, Final: path.Join(w.opts.TopicsDir, w.opts.Topic, enc, name), Encoded: enc,
 			Start: f.start, End: f.end, Records: f.count,
 		})
 	}

@@ -129,6 +129,10 @@ func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults,
 	if err != nil {
 		return err
 	}
+	if syncer := hiveSyncer(c, store, cfg.Partitioner, log); syncer != nil {
+		cfg.Catalog = syncer
+		go syncer.Run(ctx)
+	}
 	conn, err := sink.New(cfg)
 	if err != nil {
 		return err

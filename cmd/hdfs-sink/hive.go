@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"path"
+	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/writer"
+)
+
+// hiveSyncer wires hive.integration: nil when it is off.
+func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partitioner, log *slog.Logger) *hive.Syncer {
+	if !c.Hive.Enabled {
+		return nil
+	}
+	format := hive.FormatAvro
+	if c.Format == configs.FormatParquet {
+		format = hive.FormatParquet
+	}
+	uris := strings.Join(c.Hive.MetastoreURIs, ",")
+	return hive.NewSyncer(hive.SyncConfig{
+		Database: c.Hive.Database, Format: format, Backoff: c.RetryBackoff,
+		Logger: log.With("connector", c.Name),
+		Connect: func(ctx context.Context) (hive.Metastore, error) {
+			return hive.Dial(ctx, uris)
+		},
+		Tables: func(topic string) hive.TopicTable {
+			dir := path.Join(c.TopicsDir(topic), topic)
+			return hive.TopicTable{
+				Name: c.HiveTable(topic), Location: storeURI(c) + dir, PartitionKeys: part.Fields(),
+				Values:   part.Values,
+				ListDirs: func() ([]string, error) { return committedDirs(store, dir) },
+			}
+		},
+	})
+}
+
+// storeURI is the scheme and authority of the store, for Hive locations.
+func storeURI(c *configs.Connector) string {
+	if c.Store.Scheme == "file" {
+		return "file://"
+	}
+	return "hdfs://" + c.Store.Host
+}
+
+// committedDirs lists the directories below root (relative to it) that hold
+// committed files, skipping temp directories.
+func committedDirs(store storage.FS, root string) ([]string, error) {
+	seen := map[string]bool{}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		infos, err := store.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, fi := range infos {
+			p := path.Join(dir, fi.Name())
+			if fi.IsDir() {
+				if !strings.HasPrefix(fi.Name(), "+tmp") {
+					if err := walk(p); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			if _, ok := writer.ParseFinalName(fi.Name()); ok && dir != root {
+				seen[strings.TrimPrefix(dir, root+"/")] = true
+			}
+		}
+		return nil
+	}
+	if err := walk(root); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(seen))
+	for d := range seen {
+		out = append(out, d)
+	}
+	return out, nil
+}

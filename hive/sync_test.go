@@ -1,0 +1,195 @@
+package hive
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// memMetastore is an in-memory Metastore that can be "down".
+type memMetastore struct {
+	mu     sync.Mutex
+	down   bool
+	tables map[string]Table
+	parts  map[string]map[string]bool // table → "k=v/..." partitions
+	alters int
+}
+
+func newMemMetastore() *memMetastore {
+	return &memMetastore{tables: map[string]Table{}, parts: map[string]map[string]bool{}}
+}
+
+var errDown = errors.New("connection refused")
+
+func (m *memMetastore) check() error {
+	if m.down {
+		return &Error{Op: "call", Kind: ErrUnavailable, Err: errDown}
+	}
+	return nil
+}
+
+func (m *memMetastore) setDown(d bool) { m.mu.Lock(); m.down = d; m.mu.Unlock() }
+
+func (m *memMetastore) CreateDatabase(context.Context, string, string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.check()
+}
+
+func (m *memMetastore) CreateTable(_ context.Context, t Table) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return err
+	}
+	if _, ok := m.tables[t.Name]; ok {
+		return &Error{Kind: ErrTableExists}
+	}
+	m.tables[t.Name] = t
+	return nil
+}
+
+func (m *memMetastore) GetTable(_ context.Context, _, name string) (*Table, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	t, ok := m.tables[name]
+	if !ok {
+		return nil, &Error{Kind: ErrNotFound}
+	}
+	return &t, nil
+}
+
+func (m *memMetastore) AlterTable(_ context.Context, t Table, cascade bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return err
+	}
+	if !cascade {
+		return errors.New("alter without cascade leaves old partitions on the old columns")
+	}
+	m.tables[t.Name] = t
+	m.alters++
+	return nil
+}
+
+func (m *memMetastore) AddPartitions(_ context.Context, _, table string, parts []Partition) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.check(); err != nil {
+		return err
+	}
+	if _, ok := m.tables[table]; !ok {
+		return &Error{Kind: ErrNotFound}
+	}
+	if m.parts[table] == nil {
+		m.parts[table] = map[string]bool{}
+	}
+	for _, p := range parts {
+		m.parts[table]["partition="+strings.Join(p.Values, "/")] = true
+	}
+	return nil
+}
+
+func (m *memMetastore) partitions(table string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for p := range m.parts[table] {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+const (
+	syncSchemaV1 = `{"type":"record","name":"r","fields":[{"name":"a","type":"long"}]}`
+	syncSchemaV2 = `{"type":"record","name":"r","fields":[{"name":"a","type":"long"},{"name":"b","type":"string","default":""}]}`
+)
+
+func newTestSyncer(ms *memMetastore, onDisk func() []string) *Syncer {
+	return NewSyncer(SyncConfig{
+		Database: "db", Format: FormatAvro, Backoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Connect: func(context.Context) (Metastore, error) { return ms, ms.CreateDatabase(context.Background(), "", "") },
+		Tables: func(topic string) TopicTable {
+			return TopicTable{
+				Name: TableName("${topic}", topic), Location: "hdfs://nn/topics/" + topic, PartitionKeys: []string{"partition"},
+				Values:   func(enc string) ([]string, error) { return []string{strings.TrimPrefix(enc, "partition=")}, nil },
+				ListDirs: func() ([]string, error) { return onDisk(), nil },
+			}
+		},
+	})
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestSyncerRegistersCommittedPartitions(t *testing.T) {
+	ms := newMemMetastore()
+	s := newTestSyncer(ms, func() []string { return nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Run(ctx)
+	s.SchemaSeen("my-topic", syncSchemaV1)
+	waitUntil(t, "table", func() bool { _, err := ms.GetTable(ctx, "db", "my_topic"); return err == nil })
+	if got := ms.partitions("my_topic"); len(got) != 0 {
+		t.Fatalf("partitions before any commit: %v", got)
+	}
+	s.Committed("my-topic", []string{"partition=0", "partition=1"})
+	waitUntil(t, "partitions", func() bool { return len(ms.partitions("my_topic")) == 2 })
+	s.SchemaSeen("my-topic", syncSchemaV2)
+	waitUntil(t, "alter", func() bool { ms.mu.Lock(); defer ms.mu.Unlock(); return ms.alters == 1 })
+	tbl, _ := ms.GetTable(ctx, "db", "my_topic")
+	if cols := tbl.Columns; len(cols) != 2 || cols[1].Name != "b" {
+		t.Fatalf("columns after evolution: %+v", cols)
+	}
+}
+
+// TestSyncerOutageThenRestart: the metastore is down while files are
+// committed and the process restarts; once it is back every directory on
+// HDFS is a partition, once.
+func TestSyncerOutageThenRestart(t *testing.T) {
+	ms := newMemMetastore()
+	ms.setDown(true)
+	var onDisk []string
+	s1 := newTestSyncer(ms, func() []string { return onDisk })
+	ctx1, stop1 := context.WithCancel(context.Background())
+	go s1.Run(ctx1)
+	s1.SchemaSeen("t", syncSchemaV1)
+	onDisk = []string{"partition=0"}
+	s1.Committed("t", []string{"partition=0"})
+	waitUntil(t, "a failed round", func() bool { _, _, err := s1.Pending(); return err != nil })
+	n, since, err := s1.Pending()
+	if n == 0 || since.IsZero() || !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("pending = %d since %v err %v; want visible pending work", n, since, err)
+	}
+	stop1() // the daemon restarts while the metastore is still down
+	onDisk = []string{"partition=0", "partition=1", "partition=2"}
+	s2 := newTestSyncer(ms, func() []string { return onDisk })
+	ctx2, stop2 := context.WithCancel(context.Background())
+	defer stop2()
+	go s2.Run(ctx2)
+	s2.SchemaSeen("t", syncSchemaV1)
+	time.Sleep(30 * time.Millisecond)
+	ms.setDown(false)
+	waitUntil(t, "all partitions", func() bool { return len(ms.partitions("t")) == 3 })
+	waitUntil(t, "nothing pending", func() bool { n, _, _ := s2.Pending(); return n == 0 })
+}
