@@ -71,7 +71,13 @@ func TestClientAvroTableLifecycle(t *testing.T) {
 	if tt.TableType != "EXTERNAL_TABLE" || tt.Parameters["EXTERNAL"] != "TRUE" {
 		t.Errorf("not external: type %q params %v", tt.TableType, tt.Parameters)
 	}
-	if tt.Parameters["avro.schema.literal"] != schemaV1 || tt.Parameters["comment"] != "from kafka" {
+	// The literal drops "country": it is a partition column, and a field of
+	// the same name would make the column ambiguous.
+	literalV1 := ordersTable().avroLiteral()
+	if strings.Contains(literalV1, "country") || !strings.Contains(literalV1, `"ts"`) {
+		t.Errorf("literal %s", literalV1)
+	}
+	if tt.Parameters["avro.schema.literal"] != literalV1 || tt.Parameters["comment"] != "from kafka" {
 		t.Errorf("parameters %v", tt.Parameters)
 	}
 	sd := tt.Sd
@@ -95,7 +101,7 @@ func TestClientAvroTableLifecycle(t *testing.T) {
 		t.Fatalf("GetTable: %v", err)
 	}
 	want := &Table{Database: "sales", Name: "orders", Location: "hdfs://nn:8020/topics/orders",
-		Format: FormatAvro, AvroSchema: schemaV1, Comment: "from kafka",
+		Format: FormatAvro, AvroSchema: literalV1, Comment: "from kafka",
 		Columns:       []Column{{Name: "id", Type: "bigint", Comment: "Bestellnummer ✓"}, {Name: "ts", Type: "timestamp"}},
 		PartitionKeys: []Column{{Name: "country", Type: "string"}}}
 	if !reflect.DeepEqual(got, want) {
@@ -131,7 +137,7 @@ func TestClientAvroTableLifecycle(t *testing.T) {
 		t.Fatalf("AlterTable: %v", err)
 	}
 	tt = f.table("sales.orders")
-	if tt.Parameters["avro.schema.literal"] != schemaV2 || tt.Parameters["transient_lastDdlTime"] == "" || tt.CreateTime == 0 {
+	if tt.Parameters["avro.schema.literal"] != evolved.avroLiteral() || tt.Parameters["transient_lastDdlTime"] == "" || tt.CreateTime == 0 {
 		t.Errorf("after alter params %v create time %d", tt.Parameters, tt.CreateTime)
 	}
 	if n := len(tt.Sd.Cols); n != 3 || tt.Sd.Cols[2].Type != "decimal(9,2)" {

@@ -1,6 +1,7 @@
 package hive
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -101,6 +102,47 @@ func (t Table) dataColumns() ([]Column, error) {
 	return out, nil
 }
 
+// avroLiteral is AvroSchema without top-level fields named like a partition
+// key. Hive's AvroSerDe takes its columns from the literal, so a field that
+// is also a partition column would make the column ambiguous (Spark refuses
+// the table). Reading files written with the full schema through the
+// reduced one is plain Avro schema resolution: the field is skipped.
+func (t Table) avroLiteral() string {
+	if len(t.PartitionKeys) == 0 {
+		return t.AvroSchema
+	}
+	dec := json.NewDecoder(strings.NewReader(t.AvroSchema))
+	dec.UseNumber()
+	var rec map[string]any
+	if err := dec.Decode(&rec); err != nil {
+		return t.AvroSchema
+	}
+	fields, ok := rec["fields"].([]any)
+	if !ok {
+		return t.AvroSchema
+	}
+	keys := make(map[string]bool, len(t.PartitionKeys))
+	for _, k := range t.PartitionKeys {
+		keys[strings.ToLower(k.Name)] = true
+	}
+	kept := fields[:0:0]
+	for _, f := range fields {
+		m, _ := f.(map[string]any)
+		if name, _ := m["name"].(string); !keys[strings.ToLower(sanitize(name))] {
+			kept = append(kept, f)
+		}
+	}
+	if len(kept) == len(fields) {
+		return t.AvroSchema
+	}
+	rec["fields"] = kept
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return t.AvroSchema
+	}
+	return string(b)
+}
+
 // validate checks what the metastore would otherwise reject less clearly.
 func (t Table) validate() error {
 	switch {
@@ -122,7 +164,7 @@ func (t Table) storage(sd *hms.StorageDescriptor, params map[string]string) {
 	switch t.Format {
 	case FormatAvro:
 		serde.SerializationLib, sd.InputFormat, sd.OutputFormat = avroSerDe, avroInput, avroOutput
-		params[paramAvro] = t.AvroSchema
+		params[paramAvro] = t.avroLiteral()
 	case FormatParquet:
 		serde.SerializationLib, sd.InputFormat, sd.OutputFormat = parquetSerDe, parquetInput, parquetOutput
 		delete(params, paramAvro)
