@@ -29,8 +29,9 @@ testenv-status:
 	$(TESTENV) status
 
 ## integration: the tests tagged `integration`; needs `make testenv-up` first.
+## -p 1: packages run one at a time, because outage tests stop shared services.
 integration:
-	$(GO) test -tags integration -count=1 -timeout 40m $(INTEGRATION_PKGS)
+	$(GO) test -tags integration -count=1 -p 1 -timeout 40m $(INTEGRATION_PKGS)
 
 ## test: unit, then up, integration and ALWAYS down (even on failure or ^C).
 test: unit

@@ -54,6 +54,7 @@ type Syncer struct {
 
 	mu      sync.Mutex
 	schemas map[string]string          // topic → newest Avro schema seen
+	ids     map[string]int32           // topic → its registry id
 	applied map[string]string          // topic → schema the table has
 	synced  map[string]bool            // topic → startup directory sync done
 	parts   map[string]map[string]bool // topic → encoded dirs waiting
@@ -74,20 +75,22 @@ func NewSyncer(cfg SyncConfig) *Syncer {
 	}
 	return &Syncer{
 		cfg: cfg, wake: make(chan struct{}, 1),
-		schemas: map[string]string{}, applied: map[string]string{}, synced: map[string]bool{},
+		schemas: map[string]string{}, ids: map[string]int32{}, applied: map[string]string{}, synced: map[string]bool{},
 		parts: map[string]map[string]bool{},
 	}
 }
 
 // SchemaSeen notes the writer schema of files being written for topic. The
-// table is created, or altered with CASCADE, to match it.
-func (s *Syncer) SchemaSeen(topic, avroSchema string) {
+// table is created, or altered with CASCADE, to match the newest schema (the
+// highest registry id): files written with an older schema stay readable
+// through Avro resolution, so the table never moves back.
+func (s *Syncer) SchemaSeen(topic string, id int32, avroSchema string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.schemas[topic] == avroSchema {
+	if old, ok := s.ids[topic]; ok && id <= old {
 		return
 	}
-	s.schemas[topic] = avroSchema
+	s.schemas[topic], s.ids[topic] = avroSchema, id
 	s.markPending()
 }
 

@@ -148,14 +148,15 @@ func TestSyncerRegistersCommittedPartitions(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Run(ctx)
-	s.SchemaSeen("my-topic", syncSchemaV1)
+	s.SchemaSeen("my-topic", 1, syncSchemaV1)
 	waitUntil(t, "table", func() bool { _, err := ms.GetTable(ctx, "db", "my_topic"); return err == nil })
 	if got := ms.partitions("my_topic"); len(got) != 0 {
 		t.Fatalf("partitions before any commit: %v", got)
 	}
 	s.Committed("my-topic", []string{"partition=0", "partition=1"})
 	waitUntil(t, "partitions", func() bool { return len(ms.partitions("my_topic")) == 2 })
-	s.SchemaSeen("my-topic", syncSchemaV2)
+	s.SchemaSeen("my-topic", 1, syncSchemaV1) // older or same id: ignored
+	s.SchemaSeen("my-topic", 2, syncSchemaV2)
 	waitUntil(t, "alter", func() bool { ms.mu.Lock(); defer ms.mu.Unlock(); return ms.alters == 1 })
 	tbl, _ := ms.GetTable(ctx, "db", "my_topic")
 	if cols := tbl.Columns; len(cols) != 2 || cols[1].Name != "b" {
@@ -173,7 +174,7 @@ func TestSyncerOutageThenRestart(t *testing.T) {
 	s1 := newTestSyncer(ms, func() []string { return onDisk })
 	ctx1, stop1 := context.WithCancel(context.Background())
 	go s1.Run(ctx1)
-	s1.SchemaSeen("t", syncSchemaV1)
+	s1.SchemaSeen("t", 1, syncSchemaV1)
 	onDisk = []string{"partition=0"}
 	s1.Committed("t", []string{"partition=0"})
 	waitUntil(t, "a failed round", func() bool { _, _, err := s1.Pending(); return err != nil })
@@ -187,7 +188,7 @@ func TestSyncerOutageThenRestart(t *testing.T) {
 	ctx2, stop2 := context.WithCancel(context.Background())
 	defer stop2()
 	go s2.Run(ctx2)
-	s2.SchemaSeen("t", syncSchemaV1)
+	s2.SchemaSeen("t", 1, syncSchemaV1)
 	time.Sleep(30 * time.Millisecond)
 	ms.setDown(false)
 	waitUntil(t, "all partitions", func() bool { return len(ms.partitions("t")) == 3 })

@@ -77,7 +77,9 @@ type Config struct {
 // Catalog registers committed data for queries (the Hive metastore). Its
 // methods must not block: the write path never waits for the catalog.
 type Catalog interface {
-	SchemaSeen(topic, avroSchema string)
+	// SchemaSeen gives the writer schema of new files; ids order schemas
+	// (a registry hands out increasing ids), so the catalog keeps the newest.
+	SchemaSeen(topic string, id int32, avroSchema string)
 	Committed(topic string, encodedDirs []string)
 }
 

@@ -313,7 +313,7 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 	if wasEmpty {
 		p.next = p.nextScheduled(now)
 		if p.cfg.Catalog != nil {
-			p.cfg.Catalog.SchemaSeen(p.cfg.Topic, r.Schema.Text)
+			p.cfg.Catalog.SchemaSeen(p.cfg.Topic, r.Schema.ID, r.Schema.Text)
 		}
 	}
 	return rotated, nil

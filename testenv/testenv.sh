@@ -590,6 +590,8 @@ case ${1:-} in
   down) cmd_down ;;
   status) cmd_status ;;
   logs) shift; cmd_logs "$@" ;;
+  stop) # stop one service, keeping all state (outage tests; `up` restarts it)
+    case ${2:-} in kafka | namenode | datanode | hms | registry) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms registry" ;; esac ;;
   fetch) ensure_prereqs; fetch_all ;;
-  *) echo "usage: $0 up|down|status|logs <service>|fetch" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|fetch" >&2; exit 2 ;;
 esac

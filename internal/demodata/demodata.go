@@ -24,33 +24,73 @@ const Schema = `{"type":"record","name":"Order","namespace":"demo","fields":[
  {"name":"customer","type":"string"},
  {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}},
  {"name":"created_at","type":{"type":"long","logicalType":"timestamp-millis"}},
- {"name":"note","type":["null","string"],"default":null}
+ {"name":"note","type":["null","string"],"default":null},
+ {"name":"region","type":"string","default":"eu"}
 ]}`
 
-var codec = mustCodec()
+// SchemaV2 is Schema plus a field with a default: a BACKWARD-compatible evolution.
+const SchemaV2 = `{"type":"record","name":"Order","namespace":"demo","fields":[
+ {"name":"seq","type":"long","doc":"offset of this record in its partition"},
+ {"name":"partition","type":"int"},
+ {"name":"customer","type":"string"},
+ {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}},
+ {"name":"created_at","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"note","type":["null","string"],"default":null},
+ {"name":"region","type":"string","default":"eu"},
+ {"name":"channel","type":"string","default":"web"}
+]}`
 
-func mustCodec() *goavro.Codec {
-	c, err := goavro.NewCodec(Schema)
+// Regions are the values of the low-cardinality "region" field.
+var Regions = []string{"eu", "us", "apac"}
+
+var codec, codecV2 = mustCodec(Schema), mustCodec(SchemaV2)
+
+func mustCodec(s string) *goavro.Codec {
+	c, err := goavro.NewCodec(s)
 	if err != nil {
 		panic(err)
 	}
 	return c
 }
 
+// CreatedAt is the created_at of record seq unless a test sets its own.
+func CreatedAt(seq int64) time.Time { return time.UnixMilli(1_700_000_000_000 + seq*1000).UTC() }
+
 // Value returns the Confluent-framed value of record seq of partition p.
 func Value(schemaID int32, p int32, seq int64) ([]byte, error) {
-	native := map[string]any{
+	return ValueAt(schemaID, p, seq, CreatedAt(seq))
+}
+
+// ValueAt is Value with a chosen created_at.
+func ValueAt(schemaID int32, p int32, seq int64, created time.Time) ([]byte, error) {
+	return encode(codec, schemaID, native(p, seq, created))
+}
+
+// ValueV2 is Value written with SchemaV2 (channel "mobile").
+func ValueV2(schemaID int32, p int32, seq int64) ([]byte, error) {
+	n := native(p, seq, CreatedAt(seq))
+	n["channel"] = "mobile"
+	return encode(codecV2, schemaID, n)
+}
+
+func native(p int32, seq int64, created time.Time) map[string]any {
+	n := map[string]any{
 		"seq":        seq,
 		"partition":  p,
 		"customer":   fmt.Sprintf("customer-%d", seq%97),
 		"amount":     big.NewRat(seq%100000, 100),
-		"created_at": time.UnixMilli(1_700_000_000_000 + seq*1000).UTC(),
+		"created_at": created,
 		"note":       nil,
+		"region":     Regions[seq%int64(len(Regions))],
 	}
 	if seq%10 == 0 {
-		native["note"] = goavro.Union("string", "every tenth order has a note")
+		n["note"] = goavro.Union("string", "every tenth order has a note")
 	}
-	datum, err := codec.BinaryFromNative(nil, native)
+	return n
+}
+
+func encode(c *goavro.Codec, schemaID int32, native map[string]any) ([]byte, error) {
+	datum, err := c.BinaryFromNative(nil, native)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ type File struct {
 	Path    string
 	Range   writer.FileRange
 	Records int64
+	Seqs    []int64 // the SeqField of each record, when asked for
 }
 
 // Report is what was found.
@@ -53,19 +54,68 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 		if !ok || r.Topic != o.Topic {
 			return fmt.Errorf("unexpected file in %s: %s", root, p)
 		}
-		n, err := readAvro(fsys, p, r, o.SeqField)
+		f, err := readAvro(fsys, p, r, o.SeqField)
 		if err != nil {
 			return err
 		}
-		rep.Files = append(rep.Files, File{Path: p, Range: r, Records: n})
-		rep.Records += n
+		rep.Files = append(rep.Files, f)
+		rep.Records += f.Records
 		return nil
 	}); err != nil {
 		return rep, err
 	}
 	tmp := path.Join(o.TopicsDir, "+tmp", o.Topic)
 	walk(fsys, tmp, func(p string) error { rep.TempFiles = append(rep.TempFiles, p); return nil })
+	if o.SeqField != "" {
+		return rep, exactlyOnce(rep.Files, o.Want)
+	}
 	return rep, tile(rep.Files, o.Want)
+}
+
+// exactlyOnce checks every record's own offset: each of [0, want) once per
+// partition, and each file's name spanning exactly its first and last
+// record. It holds for partitioners that interleave offsets across
+// directories, where files are not dense ranges.
+func exactlyOnce(files []File, want map[int32]int64) error {
+	seen := map[int32]map[int64]string{}
+	var errs []error
+	for _, f := range files {
+		p := f.Range.Partition
+		if _, ok := want[p]; !ok {
+			return fmt.Errorf("partition %d: files for a partition nothing was produced to", p)
+		}
+		if seen[p] == nil {
+			seen[p] = map[int64]string{}
+		}
+		if len(f.Seqs) == 0 || f.Seqs[0] != f.Range.Start || f.Seqs[len(f.Seqs)-1] != f.Range.End {
+			errs = append(errs, fmt.Errorf("%s: name says offsets %d-%d, records span %v", f.Path, f.Range.Start, f.Range.End, span(f.Seqs)))
+		}
+		for _, off := range f.Seqs {
+			if other, dup := seen[p][off]; dup {
+				errs = append(errs, fmt.Errorf("partition %d offset %d written twice: %s and %s", p, off, other, f.Path))
+			}
+			seen[p][off] = f.Path
+		}
+	}
+	for p, n := range want {
+		for off := int64(0); off < n; off++ {
+			if _, ok := seen[p][off]; !ok {
+				errs = append(errs, fmt.Errorf("partition %d offset %d missing", p, off))
+				break
+			}
+		}
+		if got := int64(len(seen[p])); got != n {
+			errs = append(errs, fmt.Errorf("partition %d: %d distinct offsets committed, want %d", p, got, n))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func span(seqs []int64) string {
+	if len(seqs) == 0 {
+		return "nothing"
+	}
+	return fmt.Sprintf("%d-%d", seqs[0], seqs[len(seqs)-1])
 }
 
 // tile checks that each partition's files cover [0, want) without overlap or gap.
@@ -103,48 +153,50 @@ func tile(files []File, want map[int32]int64) error {
 	return errors.Join(errs...)
 }
 
-func readAvro(fsys storage.FS, p string, r writer.FileRange, seqField string) (int64, error) {
+func readAvro(fsys storage.FS, p string, r writer.FileRange, seqField string) (File, error) {
+	f := File{Path: p, Range: r}
 	rc, err := fsys.Open(p)
 	if err != nil {
-		return 0, err
+		return f, err
 	}
 	defer rc.Close()
 	ocf, err := goavro.NewOCFReader(rc)
 	if err != nil {
-		return 0, fmt.Errorf("%s: not an Avro container file: %w", p, err)
+		return f, fmt.Errorf("%s: not an Avro container file: %w", p, err)
 	}
-	var n int64
 	for ocf.Scan() {
 		v, err := ocf.Read()
 		if err != nil {
-			return n, fmt.Errorf("%s: record %d: %w", p, n, err)
+			return f, fmt.Errorf("%s: record %d: %w", p, f.Records, err)
 		}
 		if seqField != "" {
-			if err := checkSeq(v, seqField, r.Start+n); err != nil {
-				return n, fmt.Errorf("%s: record %d: %w", p, n, err)
+			seq, err := seqOf(v, seqField)
+			if err != nil {
+				return f, fmt.Errorf("%s: record %d: %w", p, f.Records, err)
 			}
+			if n := len(f.Seqs); n > 0 && seq <= f.Seqs[n-1] {
+				return f, fmt.Errorf("%s: record %d: offset %d after %d: out of order", p, f.Records, seq, f.Seqs[n-1])
+			}
+			f.Seqs = append(f.Seqs, seq)
 		}
-		n++
+		f.Records++
 	}
 	if err := ocf.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return n, fmt.Errorf("%s: %w", p, err)
+		return f, fmt.Errorf("%s: %w", p, err)
 	}
-	return n, nil
+	return f, nil
 }
 
-func checkSeq(v any, field string, want int64) error {
+func seqOf(v any, field string) (int64, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("record is %T, not a record", v)
+		return 0, fmt.Errorf("record is %T, not a record", v)
 	}
-	got, ok := m[field].(int64)
+	seq, ok := m[field].(int64)
 	if !ok {
-		return fmt.Errorf("field %q is %T, want long", field, m[field])
+		return 0, fmt.Errorf("field %q is %T, want long", field, m[field])
 	}
-	if got != want {
-		return fmt.Errorf("field %q = %d at offset %d", field, got, want)
-	}
-	return nil
+	return seq, nil
 }
 
 func walk(fsys storage.FS, dir string, fn func(string) error) error {
