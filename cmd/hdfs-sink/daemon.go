@@ -42,6 +42,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "connector file or directory")
+	statusAddr := fs.String("status-addr", "127.0.0.1:8083", "where GET /status answers (empty: off)")
 	var lf logFlags
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil || *path == "" {
@@ -66,12 +67,19 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 		log.Error("invalid connector configuration; nothing consumed", "err", err)
 		return 2
 	}
-	return runConnectors(ctx, conns, faults, log)
+	board := newStatusBoard()
+	if *statusAddr != "" {
+		if err := board.serve(ctx, *statusAddr, log); err != nil {
+			// Not worth refusing to move data over: say so and go on.
+			log.Error("status endpoint unavailable", "addr", *statusAddr, "err", err)
+		}
+	}
+	return runConnectors(ctx, conns, faults, board, log)
 }
 
 // runConnectors runs every connector until ctx ends. A connector that fails
 // stops alone: the others go on. The exit code is 1 when all of them failed.
-func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.Faults, log *slog.Logger) int {
+func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.Faults, board *statusBoard, log *slog.Logger) int {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	failed := 0
@@ -80,7 +88,10 @@ func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runConnector(ctx, c, faults, log); err != nil {
+			err := runConnector(ctx, c, faults, board, log)
+			board.set(c.Name, func(cs *connStatus) { cs.state, cs.err = "stopped", err })
+			if err != nil {
+				board.set(c.Name, func(cs *connStatus) { cs.state = "failed" })
 				clog.Error("connector FAILED; other connectors keep running", "err", err)
 				mu.Lock()
 				failed++
@@ -115,7 +126,8 @@ func shutdownBound(conns []*configs.Connector) time.Duration {
 	return d + 15*time.Second
 }
 
-func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults, log *slog.Logger) error {
+func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults, board *statusBoard, log *slog.Logger) error {
+	board.set(c.Name, func(*connStatus) {})
 	store, err := openStoreRetrying(ctx, c, log)
 	if err != nil {
 		return err
@@ -129,7 +141,8 @@ func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults,
 	if err != nil {
 		return err
 	}
-	if syncer := hiveSyncer(c, store, cfg.Partitioner, log); syncer != nil {
+	syncer := hiveSyncer(c, store, cfg.Partitioner, log)
+	if syncer != nil {
 		cfg.Catalog = syncer
 		go syncer.Run(ctx)
 	}
@@ -137,6 +150,7 @@ func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults,
 	if err != nil {
 		return err
 	}
+	board.set(c.Name, func(cs *connStatus) { cs.state, cs.conn, cs.syncer = "running", conn, syncer })
 	return conn.Run(ctx)
 }
 

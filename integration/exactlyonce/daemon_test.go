@@ -11,10 +11,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -146,7 +148,7 @@ func (s *setup) start(config string, env ...string) *daemon {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	cmd := exec.Command(binary(s.t), "run", "--config", config, "--log-level", "debug")
+	cmd := exec.Command(binary(s.t), "run", "--config", config, "--log-level", "debug", "--status-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
@@ -201,6 +203,26 @@ func (d *daemon) stop() {
 	if err != nil {
 		d.t.Fatalf("daemon exit after SIGTERM: %v\n%s", err, tail(d.log, 30))
 	}
+}
+
+// status fetches the daemon's GET /status document.
+func (d *daemon) status() map[string]any {
+	d.t.Helper()
+	b, _ := os.ReadFile(d.log)
+	m := regexp.MustCompile(`url=(http://\S+/status)`).FindSubmatch(b)
+	if m == nil {
+		d.t.Fatalf("no status endpoint in the daemon log")
+	}
+	resp, err := http.Get(string(m[1]))
+	if err != nil {
+		d.t.Fatalf("GET %s: %v", m[1], err)
+	}
+	defer resp.Body.Close()
+	var doc map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		d.t.Fatalf("status: %v", err)
+	}
+	return doc
 }
 
 func (d *daemon) logContains(s string) bool {

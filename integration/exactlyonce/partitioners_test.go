@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func TestMetastoreOutage(t *testing.T) {
 	db := itest.UniqueName(t, "ho_")
 	counts := map[int32]int64{}
 	cfg := s.connector("outage", hiveOn(db, map[string]string{
-		"partitioner.class": "io.confluent.connect.storage.partitioner.HourlyPartitioner",
+		"partitioner.class":   "io.confluent.connect.storage.partitioner.HourlyPartitioner",
 		"timestamp.extractor": "Record", "timezone": "UTC", "locale": "en-US", "retry.backoff.ms": "500"}))
 	table := hive.TableName("${topic}", s.topic)
 	hour := func(h int) time.Time { return time.Date(2026, 6, 1, h, 0, 0, 0, time.UTC) }
@@ -180,6 +181,10 @@ func TestMetastoreOutage(t *testing.T) {
 	s.produceTimed(counts, 3, hour(2))
 	s.waitCommitted(total(counts), time.Minute) // HDFS writing goes on
 	waitLog(t, d, "hive metastore work pending", time.Minute)
+	st := fmt.Sprint(d.status())
+	if !regexp.MustCompile(`hive:map\[last_error:[^\]]+ pending:[1-9][0-9]* pending_seconds:[0-9.e+]+\]`).MatchString(st) {
+		t.Fatalf("GET /status does not show the pending metastore work with its age: %s", st)
+	}
 	d.stop()
 
 	d2 := s.start(cfg) // restarted while the metastore is still down
@@ -261,7 +266,7 @@ func TestKillDuringMultiDirectoryRotation(t *testing.T) {
 			counts := map[int32]int64{}
 			s.produceTimed(counts, 36, dstStart)
 			cfg := s.connector("multidir", hiveOn(db, map[string]string{
-				"partitioner.class": "io.confluent.connect.storage.partitioner.HourlyPartitioner",
+				"partitioner.class":   "io.confluent.connect.storage.partitioner.HourlyPartitioner",
 				"timestamp.extractor": "Record", "timezone": "Europe/Berlin", "locale": "en-US",
 				"flush.size": "20", // 20 records, 10 minutes apart: each rotation spans 4 hour directories
 			}))

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+)
+
+// statusBoard collects what `GET /status` reports: each connector's state
+// and counters, and the metastore work it has pending with its age.
+type statusBoard struct {
+	mu    sync.Mutex
+	conns map[string]*connStatus
+}
+
+type connStatus struct {
+	state  string // starting, running, failed, stopped
+	err    error
+	conn   *sink.Connector
+	syncer *hive.Syncer
+}
+
+func newStatusBoard() *statusBoard { return &statusBoard{conns: map[string]*connStatus{}} }
+
+func (b *statusBoard) set(name string, update func(*connStatus)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	cs := b.conns[name]
+	if cs == nil {
+		cs = &connStatus{state: "starting"}
+		b.conns[name] = cs
+	}
+	update(cs)
+}
+
+// ConnectorStatus is one connector in the JSON status document.
+type ConnectorStatus struct {
+	Name     string           `json:"name"`
+	State    string           `json:"state"`
+	Error    string           `json:"error,omitempty"`
+	Counters map[string]int64 `json:"counters,omitempty"`
+	Hive     *HiveStatus      `json:"hive,omitempty"`
+}
+
+// HiveStatus is the metastore work a connector has not done yet.
+type HiveStatus struct {
+	Pending        int     `json:"pending"`
+	PendingSeconds float64 `json:"pending_seconds"`
+	LastError      string  `json:"last_error,omitempty"`
+}
+
+func (b *statusBoard) snapshot() []ConnectorStatus {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]ConnectorStatus, 0, len(b.conns))
+	for name, cs := range b.conns {
+		st := ConnectorStatus{Name: name, State: cs.state}
+		if cs.err != nil {
+			st.Error = cs.err.Error()
+		}
+		if cs.conn != nil {
+			st.Counters = counters(&cs.conn.Stats)
+		}
+		if cs.syncer != nil {
+			st.Hive = hiveStatus(cs.syncer)
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func counters(s *sink.Stats) map[string]int64 {
+	return map[string]int64{
+		"records": s.Records.Load(), "commits": s.Files.Load(), "dead_lettered": s.DeadLettered.Load(),
+		"nulls_ignored": s.NullsIgnored.Load(), "recoveries": s.Recoveries.Load(), "fenced": s.Fenced.Load(),
+		"memory_rotations": s.MemoryRotations.Load(), "peak_buffered_bytes": s.PeakBuffered.Load(),
+	}
+}
+
+func hiveStatus(s *hive.Syncer) *HiveStatus {
+	n, since, err := s.Pending()
+	h := &HiveStatus{Pending: n}
+	if n > 0 && !since.IsZero() {
+		h.PendingSeconds = time.Since(since).Seconds()
+	}
+	if err != nil {
+		h.LastError = err.Error()
+	}
+	return h
+}
+
+func (b *statusBoard) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"connectors": b.snapshot()})
+}
+
+// serve answers GET /status on addr until ctx ends.
+func (b *statusBoard) serve(ctx context.Context, addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /status", b)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	log.Info("status endpoint", "url", "http://"+ln.Addr().String()+"/status")
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("status endpoint stopped", "err", err)
+		}
+	}()
+	return nil
+}
