@@ -17,6 +17,9 @@ var (
 	// ErrUnsupportedSchema: the registry returned a schema this sink cannot
 	// use (not Avro, has references, or does not parse).
 	ErrUnsupportedSchema = errors.New("unsupported schema")
+	// ErrIncompatible: a datum written with one schema cannot be read as
+	// another (Avro schema resolution fails).
+	ErrIncompatible = errors.New("incompatible schemas")
 )
 
 // FrameReason says why a value is not Confluent-framed.
@@ -119,3 +122,20 @@ func (e *RegistryError) Unwrap() []error {
 	}
 	return []error{e.Err}
 }
+
+// IncompatibleError reports why a datum written with schema WriterID cannot
+// be projected onto schema ReaderID. Path names the place in the reader
+// schema, e.g. "User.address.zip", "User.tags[]", "User.attrs{}".
+type IncompatibleError struct {
+	WriterID, ReaderID int32
+	Path               string
+	Reason             string
+}
+
+func (e *IncompatibleError) Error() string {
+	return fmt.Sprintf("schema: %v: schema %d cannot be read as schema %d: %s: %s",
+		ErrIncompatible, e.WriterID, e.ReaderID, e.Path, e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrIncompatible) hold.
+func (e *IncompatibleError) Unwrap() error { return ErrIncompatible }

@@ -2,7 +2,11 @@
 // (magic byte + schema id + datum), Avro writer schemas and the checks made
 // on datums, and fetching schemas by id from a Confluent-API registry
 // (Confluent, Apicurio ccompat, Karapace) with an immutable id cache,
-// request coalescing and retry through outages.
+// request coalescing and retry through outages. It also owns schema
+// evolution: what a material schema change is, the connector's
+// schema.compatibility decision (Compatibility.Decide: same, rotate or
+// project) and Avro schema resolution of datums (Project), which goavro
+// lacks.
 package schema
 
 import (
@@ -55,6 +59,10 @@ func (s *Schema) Native(datum []byte) (v any, err error) {
 			v, err = nil, &DatumError{SchemaID: s.ID, Len: len(datum), Err: fmt.Errorf("decoder panic: %v", r)}
 		}
 	}()
+	// An out-of-memory crash cannot be recovered: check sizes first.
+	if err := precheck(s, datum); err != nil {
+		return nil, err
+	}
 	v, rest, err := s.Codec.NativeFromBinary(datum)
 	if err != nil {
 		return nil, &DatumError{SchemaID: s.ID, Len: len(datum), Err: err}

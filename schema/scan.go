@@ -1,0 +1,183 @@
+package schema
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// goavro sizes an array from the block count before reading any item, so a
+// 5-byte datum claiming 2^31-1 items makes it allocate 32 GiB and the
+// process dies (not a panic: Schema.Native's recover cannot help). scan
+// walks a datum without building values first and rejects such counts: a
+// block cannot hold more items than bytes remain, unless the items encode
+// to zero bytes (null, records of nulls), which are capped. A depth cap
+// keeps a recursive schema from exhausting the stack.
+const (
+	maxZeroWidthItems = 1 << 16
+	maxScanDepth      = 1000
+)
+
+var errScanEnd = errors.New("datum ends early")
+
+// scan checks that b starts with a datum of n and returns the rest.
+func scan(n *node, b []byte, depth int) ([]byte, error) {
+	if depth > maxScanDepth {
+		return nil, fmt.Errorf("nested deeper than %d levels", maxScanDepth)
+	}
+	switch n.kind {
+	case kNull:
+		return b, nil
+	case kBoolean:
+		return skipN(b, 1)
+	case kInt, kLong, kEnum:
+		_, rest, err := varint(b)
+		return rest, err
+	case kFloat:
+		return skipN(b, 4)
+	case kDouble:
+		return skipN(b, 8)
+	case kFixed:
+		return skipN(b, n.size)
+	case kBytes, kString:
+		return skipBytes(b)
+	case kRecord:
+		return scanFields(n, b, depth)
+	case kArray, kMap:
+		return scanBlocks(n, b, depth)
+	}
+	return scanUnion(n, b, depth)
+}
+
+func scanFields(n *node, b []byte, depth int) ([]byte, error) {
+	var err error
+	for _, f := range n.fields {
+		if b, err = scan(f.typ, b, depth+1); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+func scanUnion(n *node, b []byte, depth int) ([]byte, error) {
+	i, b, err := varint(b)
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= int64(len(n.branches)) {
+		return nil, fmt.Errorf("union index %d out of range", i)
+	}
+	return scan(n.branches[i], b, depth+1)
+}
+
+func scanBlocks(n *node, b []byte, depth int) ([]byte, error) {
+	zeroWidth := n.kind == kArray && minWidth(n.items, map[*node]bool{}) == 0
+	for {
+		count, rest, err := varint(b)
+		if err != nil {
+			return nil, err
+		}
+		b = rest
+		if count == 0 {
+			return b, nil
+		}
+		if count < 0 { // negative count: a byte size follows
+			if count == math.MinInt64 {
+				return nil, fmt.Errorf("block count %d", count)
+			}
+			count = -count
+			if _, b, err = varint(b); err != nil {
+				return nil, err
+			}
+		}
+		if limit := blockLimit(zeroWidth, len(b)); count > limit {
+			return nil, fmt.Errorf("block of %d items cannot fit (limit %d)", count, limit)
+		}
+		for range count {
+			if n.kind == kMap {
+				if b, err = skipBytes(b); err != nil {
+					return nil, err
+				}
+			}
+			if b, err = scan(n.items, b, depth+1); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+func blockLimit(zeroWidth bool, remaining int) int64 {
+	if zeroWidth {
+		return maxZeroWidthItems
+	}
+	return int64(remaining)
+}
+
+// minWidth is the fewest bytes a value of n encodes to. seen holds the
+// records being measured; only an invalid schema (a record containing
+// itself outside any union or array) meets one again.
+func minWidth(n *node, seen map[*node]bool) int {
+	switch n.kind {
+	case kNull:
+		return 0
+	case kFixed:
+		return n.size
+	case kRecord:
+		if seen[n] {
+			return 1
+		}
+		seen[n] = true
+		defer delete(seen, n)
+		w := 0
+		for _, f := range n.fields {
+			w += minWidth(f.typ, seen)
+		}
+		return w
+	}
+	return 1
+}
+
+func varint(b []byte) (int64, []byte, error) {
+	u, n := binary.Uvarint(b)
+	if n <= 0 {
+		return 0, nil, fmt.Errorf("bad varint: %w", errScanEnd)
+	}
+	return int64(u>>1) ^ -int64(u&1), b[n:], nil
+}
+
+func skipN(b []byte, n int) ([]byte, error) {
+	if n > len(b) {
+		return nil, errScanEnd
+	}
+	return b[n:], nil
+}
+
+func skipBytes(b []byte) ([]byte, error) {
+	size, b, err := varint(b)
+	if err != nil {
+		return nil, err
+	}
+	if size < 0 || size > int64(len(b)) {
+		return nil, fmt.Errorf("length %d with %d bytes left: %w", size, len(b), errScanEnd)
+	}
+	return b[size:], nil
+}
+
+// precheck runs scan for s, so goavro never sees a datum that would make
+// it allocate without bound. A schema our model cannot read (goavro is
+// more lenient in places) is left to goavro alone.
+func precheck(s *Schema, datum []byte) error {
+	p, err := parse(s)
+	if err != nil {
+		return nil
+	}
+	rest, err := scan(p.tree, datum, 0)
+	if err != nil {
+		return &DatumError{SchemaID: s.ID, Len: len(datum), Err: err}
+	}
+	if len(rest) != 0 {
+		return &DatumError{SchemaID: s.ID, Len: len(datum), Trailing: len(rest)}
+	}
+	return nil
+}
