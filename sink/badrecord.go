@@ -19,7 +19,7 @@ var errNullValue = errors.New("null value (tombstone) with behavior.on.null.valu
 // isBadRecord tells a record's own fault (it will never be writable) from a
 // passing failure of something it depends on (the registry, shutdown).
 func isBadRecord(err error) bool {
-	for _, bad := range []error{errNullValue, schema.ErrNotFramed, schema.ErrCorruptDatum, schema.ErrUnknownSchema, schema.ErrUnsupportedSchema} {
+	for _, bad := range []error{errNullValue, schema.ErrNotFramed, schema.ErrCorruptDatum, schema.ErrUnknownSchema, schema.ErrUnsupportedSchema, schema.ErrIncompatible} {
 		if errors.Is(err, bad) {
 			return true
 		}

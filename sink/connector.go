@@ -52,6 +52,7 @@ type Config struct {
 
 	Pad            int
 	FlushSize      int64
+	Compatibility  schema.Compatibility // schema.compatibility
 	RotateInterval time.Duration
 	RotateSchedule time.Duration
 	Location       *time.Location

@@ -45,6 +45,7 @@ type partitionConfig struct {
 	Epoch          string
 	Faults         Faults
 	Catalog        Catalog // nil: no Hive
+	Compatibility  schema.Compatibility
 	Logger         *slog.Logger
 	Now            func() time.Time
 }
@@ -59,7 +60,8 @@ type partition struct {
 	seq       uint64 // the last WAL segment this owner published
 	committed int64  // highest Kafka offset durably committed; -1: none
 	next      time.Time
-	firstSeen int64 // first offset fetched since the last recovery; -1: none
+	firstSeen int64          // first offset fetched since the last recovery; -1: none
+	current   *schema.Schema // the schema files are written with (schema.compatibility)
 }
 
 func newPartition(cfg partitionConfig) *partition {
@@ -294,6 +296,9 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 		// Already committed: a refetch after a rewind. Never write it twice.
 		return false, nil
 	}
+	if err := p.resolveSchema(&r); err != nil {
+		return false, err
+	}
 	rotated, err := p.maybeRotate(ctx, &r)
 	if err != nil {
 		return rotated, err
@@ -317,6 +322,35 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 		}
 	}
 	return rotated, nil
+}
+
+// resolveSchema applies schema.compatibility to a record: it keeps the
+// current schema (a doc-only change, or a record projected to it) or makes
+// its own schema current, which rotates the open files.
+func (p *partition) resolveSchema(r *record) error {
+	if p.current == nil || p.current.ID == r.Schema.ID {
+		if p.current == nil {
+			p.current = r.Schema
+		}
+		return nil
+	}
+	d, err := p.cfg.Compatibility.Decide(p.current, r.Schema)
+	if err != nil {
+		return err
+	}
+	switch d {
+	case schema.Same:
+		r.Schema = p.current // same layout: the datum reads as is
+	case schema.ProjectToCurrent:
+		datum, err := schema.Project(r.Schema, p.current, r.Datum)
+		if err != nil {
+			return err
+		}
+		r.Schema, r.Datum = p.current, datum
+	case schema.Rotate:
+		p.current = r.Schema
+	}
+	return nil
 }
 
 // kafkaMillis is a record timestamp in epoch milliseconds; -1 when absent.

@@ -439,3 +439,76 @@ func testLogger() *slog.Logger {
 	}
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
+
+// TestSchemaCompatibility: v1, v2 (a field with a default), v1 again.
+// NONE rotates at every change; BACKWARD rotates to v2 and projects the late
+// v1 records to it; a schema the old records cannot be read as is an error
+// the connector routes by errors.tolerance.
+func TestSchemaCompatibility(t *testing.T) {
+	const v3NoDefault = `{"type":"record","name":"Order","namespace":"demo","fields":[{"name":"seq","type":"long"},{"name":"must","type":"string"}]}`
+	for _, tc := range []struct {
+		compat    schema.Compatibility
+		files     int
+		wantError bool
+	}{
+		{schema.CompatNone, 3, false},
+		{schema.CompatBackward, 2, false},
+		{schema.CompatBackward, 0, true},
+	} {
+		t.Run(fmt.Sprint(tc.compat, tc.wantError), func(t *testing.T) {
+			ctx := context.Background()
+			reg := schema.NewMemRegistry()
+			id1, _ := reg.Register(demodata.Schema)
+			id2, _ := reg.Register(demodata.SchemaV2)
+			if tc.wantError {
+				id2, _ = reg.Register(v3NoDefault)
+			}
+			v1, _ := reg.SchemaByID(ctx, id1)
+			v2, _ := reg.SchemaByID(ctx, id2)
+			f := newFixture(t, storagetest.NewMemFS())
+			p := f.partition(nil)
+			p.cfg.Compatibility = tc.compat
+			if _, err := p.recover(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rec := func(off int64, s *schema.Schema) record {
+				var val []byte
+				switch {
+				case s == v1:
+					val, _ = demodata.Value(s.ID, 0, off)
+				case tc.wantError:
+					d, _ := s.Codec.BinaryFromNative(nil, map[string]any{"seq": off, "must": "x"})
+					val = schema.AppendWire(nil, s.ID, d)
+				default:
+					val, _ = demodata.ValueV2(s.ID, 0, off)
+				}
+				_, datum, _ := schema.ParseWire(val)
+				return record{Offset: off, Timestamp: time.Now(), Schema: s, Datum: datum}
+			}
+			var err error
+			for off := int64(0); off < 30 && err == nil; off++ {
+				s := v1
+				if off >= 10 && off < 20 {
+					s = v2
+				}
+				_, err = p.write(ctx, rec(off, s))
+			}
+			if tc.wantError {
+				if !errors.Is(err, schema.ErrIncompatible) || !isBadRecord(err) {
+					t.Fatalf("err = %v; want an incompatibility handled as a bad record", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.rotate(ctx, "end"); err != nil {
+				t.Fatal(err)
+			}
+			rep := f.check(30)
+			if len(rep.Files) != tc.files {
+				t.Fatalf("%d files, want %d", len(rep.Files), tc.files)
+			}
+		})
+	}
+}
