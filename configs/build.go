@@ -165,12 +165,27 @@ func (p *parser) writer(c *Connector) {
 	c.ShutdownTimeout = p.millis("shutdown.timeout.ms", DefaultShutdownTimeoutMs, 0, reasonNonNegative)
 	c.MemoryMaxBytes = p.integer("hdfs.sink.memory.max.bytes", DefaultMemoryMaxBytes, 1, reasonPositive)
 	c.RotateMaxFileBytes = p.integer("hdfs.sink.rotate.max.file.bytes", DefaultRotateMaxFileBytes, 0, reasonNonNegative)
+	c.ExtraColumns = p.extraColumns()
 	p.timezone(c)
 	if v, _ := p.get("locale"); v != "" && !localeRE.MatchString(v) {
 		p.fail("locale", v, `must be a locale such as "en", "en_US" or "en-US"`)
 	} else {
 		c.Locale = v
 	}
+}
+
+// ExtraColumnNames are the record metadata hdfs.sink.extra.columns may add.
+var ExtraColumnNames = []string{"topic", "partition", "offset", "timestamp", "key", "headers"}
+
+func (p *parser) extraColumns() []string {
+	cols := p.list("hdfs.sink.extra.columns")
+	for _, col := range cols {
+		if !contains(ExtraColumnNames, col) {
+			p.fail("hdfs.sink.extra.columns", col, "each must be one of "+strings.Join(ExtraColumnNames, ", "))
+			return nil
+		}
+	}
+	return cols
 }
 
 const math64Min = -1 << 63

@@ -40,9 +40,12 @@ type Connector struct {
 	RotateScheduleInterval time.Duration // rotate.schedule.interval.ms; 0 = off
 	RotateMaxFileBytes     int64         // hdfs.sink.rotate.max.file.bytes; 0 = off
 	MemoryMaxBytes         int64         // hdfs.sink.memory.max.bytes
-	OffsetPadWidth         int           // filename.offset.zero.pad.width
-	RetryBackoff           time.Duration
-	ShutdownTimeout        time.Duration
+	// ExtraColumns are hdfs.sink.extra.columns: Kafka metadata appended to
+	// every record as kafka_<name> columns (off when empty).
+	ExtraColumns    []string
+	OffsetPadWidth  int // filename.offset.zero.pad.width
+	RetryBackoff    time.Duration
+	ShutdownTimeout time.Duration
 
 	Timezone     *time.Location // nil when timezone is not set
 	TimezoneName string

@@ -31,6 +31,7 @@ var typedKeys = []string{
 	"consumer.override.group.id",
 	"consumer.auto.offset.reset", "consumer.override.auto.offset.reset",
 	"hdfs.sink.hdfs.user", "hdfs.sink.memory.max.bytes", "hdfs.sink.rotate.max.file.bytes",
+	"hdfs.sink.extra.columns",
 }
 
 // ignoredKey is a reference connector key hdfs-sink accepts without acting

@@ -54,7 +54,7 @@ func (c *Connector) newOwned(topic string, part int32) *owned {
 	p := newPartition(partitionConfig{
 		Connector: c.cfg.Name, Topic: topic, Partition: part, FS: c.cfg.FS, Format: c.cfg.Format,
 		Partitioner: c.cfg.Partitioner, TopicsDir: c.cfg.TopicsDir(topic), LogsDir: c.cfg.LogsDir(topic),
-		Pad: c.cfg.Pad, FlushSize: c.cfg.FlushSize, RotateInterval: c.cfg.RotateInterval,
+		Pad: c.cfg.Pad, FlushSize: c.cfg.FlushSize, MaxFileBytes: c.cfg.MaxFileBytes, RotateInterval: c.cfg.RotateInterval,
 		RotateSchedule: c.cfg.RotateSchedule, Location: c.cfg.Location, Owner: c.owner, Epoch: c.epoch,
 		Faults: c.cfg.Faults, Catalog: c.cfg.Catalog, Compatibility: c.cfg.Compatibility, Now: c.cfg.Now,
 		Logger: c.cfg.Logger.With("topic", topic, "partition", part),

@@ -52,7 +52,9 @@ type Config struct {
 
 	Pad            int
 	FlushSize      int64
+	MaxFileBytes   int64                // hdfs.sink.rotate.max.file.bytes
 	Compatibility  schema.Compatibility // schema.compatibility
+	ExtraColumns   []string             // hdfs.sink.extra.columns
 	RotateInterval time.Duration
 	RotateSchedule time.Duration
 	Location       *time.Location
@@ -99,6 +101,8 @@ type Connector struct {
 	cl    *kgo.Client
 	Stats Stats
 
+	extras *extras
+
 	mu    sync.Mutex
 	parts map[tp]*owned
 	epoch string
@@ -122,7 +126,8 @@ type owned struct {
 func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
-	c := &Connector{cfg: cfg, parts: map[tp]*owned{}, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid())}
+	c := &Connector{cfg: cfg, parts: map[tp]*owned{}, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
+		extras: newExtras(cfg.ExtraColumns)}
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
@@ -323,6 +328,11 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 	}
 	if err := s.Validate(datum); err != nil {
 		return nil, err
+	}
+	if c.extras != nil {
+		if s, datum, err = c.extras.apply(s, datum, kr); err != nil {
+			return nil, err
+		}
 	}
 	return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
 }

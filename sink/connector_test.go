@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/linkedin/goavro/v2"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -350,4 +351,71 @@ func TestMemoryCeilingRotatesEarly(t *testing.T) {
 	if peak := c.Stats.PeakBuffered.Load(); peak > cfg.MemoryMax {
 		t.Fatalf("buffered %d bytes after enforcement, ceiling %d", peak, cfg.MemoryMax)
 	}
+}
+
+// TestExtraColumns: hdfs.sink.extra.columns appends Kafka metadata to each
+// record; the file reads back with the extended schema and exact values.
+func TestExtraColumns(t *testing.T) {
+	k := newKafkaFixture(t, 1, testTopic)
+	var recs []*kgo.Record
+	for seq := int64(0); seq < 5; seq++ {
+		r := k.good(0, seq)
+		if seq%2 == 0 {
+			r.Key = []byte(fmt.Sprint("k", seq))
+			r.Headers = []kgo.RecordHeader{{Key: "trace", Value: []byte("t1")}, {Key: "empty"}}
+		}
+		r.Timestamp = time.UnixMilli(1_700_000_000_000 + seq)
+		recs = append(recs, r)
+	}
+	k.produce(recs...)
+	cfg := k.config("extras")
+	cfg.ExtraColumns = []string{"topic", "partition", "offset", "timestamp", "key", "headers"}
+	c := start(t, cfg)
+	waitFor(t, "5 committed", func() bool { return committedRecords(k.fs) == 5 })
+	c.stop()
+	c.wait(30 * time.Second)
+	rep, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 5}, SeqField: "kafka_offset"})
+	if err != nil {
+		t.Fatalf("kafka_offset does not match the record offsets: %v", err)
+	}
+	rows := readRows(t, k.fs, rep.Files[0].Path)
+	for i, row := range rows {
+		seq := int64(i)
+		if row["seq"] != seq || row["kafka_topic"] != testTopic || row["kafka_partition"] != int32(0) ||
+			!row["kafka_timestamp"].(time.Time).Equal(time.UnixMilli(1_700_000_000_000+seq)) {
+			t.Fatalf("row %d: %v", i, row)
+		}
+		key, headers := row["kafka_key"], row["kafka_headers"].([]any)
+		if seq%2 == 0 {
+			h0 := headers[0].(map[string]any)
+			if fmt.Sprint(key) != fmt.Sprintf("map[bytes:[%s]]", strings.Trim(fmt.Sprint([]byte(fmt.Sprint("k", seq))), "[]")) ||
+				len(headers) != 2 || h0["key"] != "trace" || fmt.Sprint(headers[1].(map[string]any)["value"]) != "<nil>" {
+				t.Fatalf("row %d key/headers: %v %v", i, key, headers)
+			}
+		} else if key != nil || len(headers) != 0 {
+			t.Fatalf("row %d: want null key, no headers: %v %v", i, key, headers)
+		}
+	}
+}
+
+func readRows(t *testing.T, fs storage.FS, p string) []map[string]any {
+	t.Helper()
+	rc, err := fs.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	ocf, err := goavro.NewOCFReader(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for ocf.Scan() {
+		v, err := ocf.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v.(map[string]any))
+	}
+	return out
 }

@@ -38,6 +38,7 @@ type partitionConfig struct {
 	LogsDir        string // expanded for Topic, absolute in the store
 	Pad            int
 	FlushSize      int64
+	MaxFileBytes   int64         // hdfs.sink.rotate.max.file.bytes; 0: off
 	RotateInterval time.Duration // 0: off
 	RotateSchedule time.Duration // 0: off
 	Location       *time.Location
@@ -387,6 +388,8 @@ func (p *partition) rotateReason(r *record) string {
 	switch {
 	case p.w.Records() >= p.cfg.FlushSize:
 		return "flush.size"
+	case p.cfg.MaxFileBytes > 0 && p.w.Bytes() >= p.cfg.MaxFileBytes:
+		return "hdfs.sink.rotate.max.file.bytes"
 	case r != nil && p.schemaChanged(r.Schema):
 		return "schema change"
 	case p.cfg.RotateInterval > 0 && now.Sub(p.w.OpenedAt()) >= p.cfg.RotateInterval:

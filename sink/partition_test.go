@@ -512,3 +512,18 @@ func TestSchemaCompatibility(t *testing.T) {
 		})
 	}
 }
+
+// TestSizeBasedRotation: hdfs.sink.rotate.max.file.bytes cuts files by size
+// (the reference only counts records: its #242, #271).
+func TestSizeBasedRotation(t *testing.T) {
+	f := newFixture(t, storagetest.NewMemFS())
+	p := f.partition(nil)
+	p.cfg.FlushSize, p.cfg.MaxFileBytes = 1_000_000, 4<<10
+	if _, err := f.drive(p, 300); err != nil {
+		t.Fatal(err)
+	}
+	rep := f.check(300)
+	if len(rep.Files) < 3 {
+		t.Fatalf("%d files for ~%d KiB of records with a 4 KiB limit", len(rep.Files), 300*70/1024)
+	}
+}

@@ -51,6 +51,7 @@ type tempFile struct {
 	encoded    string
 	temp       string
 	file       storage.File
+	written    *countingWriter
 	rw         format.RecordWriter
 	start, end int64
 	count      int64
@@ -80,6 +81,27 @@ func (w *Writer) BytesBuffered() int {
 		n += f.rw.BytesBuffered()
 	}
 	return n
+}
+
+// Bytes is the size of the open files so far, buffered bytes included.
+func (w *Writer) Bytes() int64 {
+	var n int64
+	for _, f := range w.files {
+		n += f.written.n + int64(f.rw.BytesBuffered())
+	}
+	return n
+}
+
+// countingWriter counts what reaches the file.
+type countingWriter struct {
+	w interface{ Write([]byte) (int, error) }
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Append writes one record's datum to the temp file of directory encoded,
@@ -115,13 +137,14 @@ func (w *Writer) file(encoded string, s *schema.Schema, now time.Time) (*tempFil
 	if err != nil {
 		return nil, fmt.Errorf("create temp file: %w", err)
 	}
-	rw, err := w.opts.Format.NewWriter(file, s)
+	cw := &countingWriter{w: file}
+	rw, err := w.opts.Format.NewWriter(cw, s)
 	if err != nil {
 		file.Close()
 		w.opts.FS.Remove(temp)
 		return nil, fmt.Errorf("start %s file %s: %w", w.opts.Format.Name(), temp, err)
 	}
-	f := &tempFile{encoded: encoded, temp: temp, file: file, rw: rw}
+	f := &tempFile{encoded: encoded, temp: temp, file: file, written: cw, rw: rw}
 	if len(w.files) == 0 {
 		w.schemaID, w.opened = s.ID, now
 	}

@@ -65,8 +65,8 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
 	cfg := sink.Config{
-		Compatibility: compat,
-		Name:          c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
+		Compatibility: compat, ExtraColumns: c.ExtraColumns, MaxFileBytes: c.RotateMaxFileBytes,
+		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
 		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
 		FS:         fs, Registry: reg, Format: f, Partitioner: part,
 		TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Pad: c.OffsetPadWidth, FlushSize: c.FlushSize,
