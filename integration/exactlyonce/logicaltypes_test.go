@@ -1,0 +1,108 @@
+//go:build integration
+
+package exactlyonce
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+
+	"github.com/linkedin/goavro/v2"
+	"github.com/riferrei/srclient"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/internal/itest"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+)
+
+const allTypes = `{"type":"record","name":"AllTypes","namespace":"it","fields":[
+ {"name":"id","type":"long"},
+ {"name":"d","type":{"type":"int","logicalType":"date"}},
+ {"name":"ts_ms","type":{"type":"long","logicalType":"timestamp-millis"}},
+ {"name":"ts_us","type":{"type":"long","logicalType":"timestamp-micros"}},
+ {"name":"t_ms","type":{"type":"int","logicalType":"time-millis"}},
+ {"name":"dec_b","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+ {"name":"dec_f","type":{"type":"fixed","name":"D20","size":9,"logicalType":"decimal","precision":20,"scale":4}},
+ {"name":"u","type":{"type":"string","logicalType":"uuid"}},
+ {"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}},
+ {"name":"n","type":["null","string"],"default":null},
+ {"name":"arr","type":{"type":"array","items":"int"}},
+ {"name":"m","type":{"type":"map","values":"long"}},
+ {"name":"rec","type":{"type":"record","name":"Inner","fields":[{"name":"x","type":"int"}]}}
+]}`
+
+// allTypesRows are the produced values and how Spark must print them.
+var allTypesRows = []struct {
+	native map[string]any
+	want   string
+}{
+	{map[string]any{"id": int64(0), "d": time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC), "ts_ms": time.UnixMilli(-1).UTC(),
+		"ts_us": time.Date(2024, 2, 29, 12, 34, 56, 123456000, time.UTC), "t_ms": 13*time.Hour + 14*time.Minute + 15*time.Second + 16*time.Millisecond,
+		"dec_b": big.NewRat(-1230, 100), "dec_f": new(big.Rat).SetFrac(big.NewInt(12345678901234567), big.NewInt(10000)),
+		"u": "123e4567-e89b-12d3-a456-426614174000", "e": "B", "n": nil, "arr": []any{int32(1), int32(2)},
+		"m": map[string]any{"a": int64(1)}, "rec": map[string]any{"x": int32(7)}},
+		"0|2024-02-29|1969-12-31 23:59:59.999|2024-02-29 12:34:56.123456|47655016|-12.30|1234567890123.4567|123e4567-e89b-12d3-a456-426614174000|B|null|[1,2]|{a -> 1}|7"},
+	{map[string]any{"id": int64(1), "d": time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), "ts_ms": time.Date(1950, 6, 15, 8, 30, 0, 0, time.UTC),
+		"ts_us": time.Date(2100, 12, 31, 23, 59, 59, 999999000, time.UTC), "t_ms": time.Duration(0),
+		"dec_b": big.NewRat(9999999, 100), "dec_f": big.NewRat(-1, 10000),
+		"u": "00000000-0000-0000-0000-000000000000", "e": "A", "n": goavro.Union("string", "ünï©ødé"), "arr": []any{},
+		"m": map[string]any{}, "rec": map[string]any{"x": int32(-2147483648)}},
+		"1|1900-01-01|1950-06-15 08:30:00|2100-12-31 23:59:59.999999|0|99999.99|-0.0001|00000000-0000-0000-0000-000000000000|A|ünï©ødé|[]|{}|-2147483648"},
+}
+
+// TestLogicalTypesReadBySpark writes every logical type as Avro and as
+// Parquet through the daemon with Hive on, and checks Spark's column types
+// and the exact values.
+func TestLogicalTypesReadBySpark(t *testing.T) {
+	for _, format := range []string{"avro", "parquet"} {
+		t.Run(format, func(t *testing.T) {
+			s := newSetup(t, 1)
+			sch, err := srclient.NewSchemaRegistryClient(itest.RegistryURL()).CreateSchema(s.topic+"-value", allTypes, srclient.Avro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			codec, _ := goavro.NewCodec(allTypes)
+			cl := itest.KafkaClient(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+			for _, row := range allTypesRows {
+				datum, err := codec.BinaryFromNative(nil, row.native)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v := schema.AppendWire(nil, int32(sch.ID()), datum)
+				if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: s.topic, Partition: 0, Value: v}).FirstErr(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db := itest.UniqueName(t, "lt_")
+			d := s.start(s.connector("types", hiveOn(db, map[string]string{"format.class": format})))
+			s.waitCommitted(int64(len(allTypesRows)), time.Minute)
+			table := hive.TableName("${topic}", s.topic)
+			hivePartitions(t, db, table, 1, time.Minute)
+			d.stop()
+			q := fmt.Sprintf(`SELECT concat_ws('|', CAST(id AS STRING), CAST(d AS STRING), CAST(ts_ms AS STRING), CAST(ts_us AS STRING),
+				CAST(t_ms AS STRING), CAST(dec_b AS STRING), CAST(dec_f AS STRING), u, e, coalesce(n, 'null'), CAST(arr AS STRING),
+				CAST(m AS STRING), CAST(rec.x AS STRING)) AS v FROM %s.%s ORDER BY id`, db, table)
+			res := itest.SparkSQL(t, fmt.Sprintf("DESCRIBE %s.%s", db, table), q)
+			types := map[string]any{}
+			for _, row := range res[0] {
+				types[fmt.Sprint(row["col_name"])] = row["data_type"]
+			}
+			wantTypes := map[string]string{"d": "date", "ts_ms": "timestamp", "ts_us": "timestamp", "t_ms": "int",
+				"dec_b": "decimal(9,2)", "dec_f": "decimal(20,4)", "u": "string", "e": "string",
+				"arr": "array<int>", "m": "map<string,bigint>", "rec": "struct<x:int>"}
+			for col, want := range wantTypes {
+				if types[col] != want {
+					t.Errorf("%s: column %s is %v, want %s", format, col, types[col], want)
+				}
+			}
+			for i, row := range allTypesRows {
+				if i >= len(res[1]) || res[1][i]["v"] != row.want {
+					t.Errorf("%s: row %d read by Spark\n got %v\nwant %s", format, i, res[1], row.want)
+				}
+			}
+		})
+	}
+}
