@@ -10,7 +10,7 @@ PKGS ?= ./...
 # tag-only package such as ./integration that plain `go vet` cannot load.
 INTEGRATION_PKGS ?= $(PKGS)
 
-.PHONY: unit testenv-up testenv-down testenv-status integration test demo
+.PHONY: unit testenv-up testenv-down testenv-status integration test demo bench
 
 ## unit: go vet (including integration-tagged files) and race tests; no services.
 unit:
@@ -41,3 +41,9 @@ test: unit
 ## demo: the end-to-end demo (cmd/hdfs-sink demo).
 demo:
 	$(GO) run ./cmd/hdfs-sink demo
+
+## bench: end-to-end benchmarks against the running test services (issue 6);
+## BENCH_FLAGS=-full for the whole matrix, -scale 0.1 for a smoke run.
+BENCH_FLAGS ?=
+bench:
+	$(GO) run ./bench -out bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// caseSpec is what the parent asks one child process to run. Each case runs
+// in a fresh process so that its peak RSS (VmHWM) and CPU are its own.
+type caseSpec struct {
+	Kind        string // "sink", "consume" or "hdfswrite"
+	Topic       string
+	Partitions  int
+	Records     int64 // produced (the whole topic)
+	Bytes       int64 // sum of record value sizes
+	Format      string
+	Partitioner string // "default" or "hourly"
+	Dir         string // HDFS base dir for this case
+	FlushSize   int64
+	MemoryMax   int64 // hdfs.sink.memory.max.bytes (the sink gets half for buffers)
+	FileBytes   int64 // hdfswrite: bytes per file
+	Writers     int   // hdfswrite: files written at once
+	Rotate      time.Duration
+	CPUProfile  string
+	TailProbe   bool // sink: after the backlog, time one more record per partition
+	Size        string
+}
+
+// caseResult is what a child reports on stdout as JSON.
+type caseResult struct {
+	Records       int64   `json:"records"`
+	Bytes         int64   `json:"bytes"`
+	Seconds       float64 `json:"seconds"`
+	CPUSeconds    float64 `json:"cpu_seconds"`
+	PeakRSSBytes  int64   `json:"peak_rss_bytes"`
+	Files         int64   `json:"files,omitempty"`
+	StartupSec    float64 `json:"startup_seconds,omitempty"` // sink: start → partitions assigned
+	TailSeconds   float64 `json:"tail_seconds,omitempty"`    // sink: last produce → last commit
+	PeakBuffered  int64   `json:"peak_buffered_bytes,omitempty"`
+	MemRotations  int64   `json:"memory_rotations,omitempty"`
+	BufferCeiling int64   `json:"buffer_ceiling_bytes,omitempty"`
+}
+
+// runChild executes spec and prints its result; it is the -case mode.
+func runChild(specJSON string) error {
+	var spec caseSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		return fmt.Errorf("bench -case: bad spec: %w", err)
+	}
+	if spec.CPUProfile != "" {
+		f, err := os.Create(spec.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("bench -case: cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("bench -case: cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var res caseResult
+	var err error
+	switch spec.Kind {
+	case "sink":
+		res, err = runSinkCase(ctx, spec)
+	case "consume":
+		res, err = runConsumeCase(ctx, spec)
+	case "hdfswrite":
+		res, err = runHDFSWriteCase(ctx, spec)
+	default:
+		err = fmt.Errorf("bench -case: unknown kind %q", spec.Kind)
+	}
+	if err != nil {
+		return err
+	}
+	res.PeakRSSBytes = peakRSS()
+	return json.NewEncoder(os.Stdout).Encode(res)
+}
+
+// cpuTime is the process's user+system CPU so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// peakRSS is VmHWM from /proc/self/status, in bytes (0 when unreadable).
+func peakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// meter measures wall and CPU time of one phase.
+type meter struct {
+	wall time.Time
+	cpu  time.Duration
+}
+
+func startMeter() meter { return meter{time.Now(), cpuTime()} }
+
+func (m meter) stop(r *caseResult) {
+	r.Seconds = time.Since(m.wall).Seconds()
+	r.CPUSeconds = (cpuTime() - m.cpu).Seconds()
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/riferrei/srclient"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/internal/itest"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+)
+
+// env is one run's view of the services: a unique prefix for its topics
+// and its HDFS directory (/bench/<run>), both removed at the end.
+type env struct {
+	run      string
+	cl       *kgo.Client
+	adm      *kadm.Client
+	topics   []string
+	n        int
+	memTopic string // reused by the 1,000-partition recovery case
+}
+
+func newEnv() (*env, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(itest.KafkaAddr()))
+	if err != nil {
+		return nil, err
+	}
+	return &env{run: fmt.Sprintf("bench-%d", time.Now().Unix()), cl: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+func (e *env) dir(name string) string { return "/bench/" + e.run + "/" + name }
+
+func (e *env) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if len(e.topics) > 0 {
+		if _, err := e.adm.DeleteTopics(ctx, e.topics...); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: delete topics:", err)
+		}
+	}
+	e.cl.Close()
+	if store, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: itest.DefaultHDFSUser}); err == nil {
+		if err := store.RemoveAll("/bench/" + e.run); err != nil {
+			fmt.Fprintln(os.Stderr, "bench: remove HDFS dir:", err)
+		}
+		store.Close()
+	}
+}
+
+// topic creates a fresh topic and fills it with n records round-robin.
+func (e *env) topic(size string, parts, n int) (name string, bytes int64, err error) {
+	e.n++
+	name = fmt.Sprintf("%s-%d-%s-%dp", e.run, e.n, strings.ToLower(size), parts)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	resp, err := e.adm.CreateTopic(ctx, int32(parts), 1, map[string]*string{"retention.ms": ptr("-1")}, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("create topic %s: %w", name, err)
+	}
+	e.topics = append(e.topics, name)
+	bytes, err = produce(ctx, name, size, parts, n)
+	return name, bytes, err
+}
+
+func ptr(s string) *string { return &s }
+
+func registerSchema(topic, size string) (int32, error) {
+	_, text, err := datumPool(size)
+	if err != nil {
+		return 0, err
+	}
+	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
+	s, err := sr.CreateSchema(topic+"-value", text, srclient.Avro)
+	if err != nil {
+		return 0, fmt.Errorf("register schema for %s: %w", topic, err)
+	}
+	return int32(s.ID()), nil
+}
+
+// produce writes n framed records round-robin and returns the value bytes.
+func produce(ctx context.Context, topic, size string, parts, n int) (int64, error) {
+	pool, _, err := datumPool(size)
+	if err != nil {
+		return 0, err
+	}
+	id, err := registerSchema(topic, size)
+	if err != nil {
+		return 0, err
+	}
+	framed := make([][]byte, len(pool))
+	for i, d := range pool {
+		framed[i] = schema.AppendWire(nil, id, d)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(itest.KafkaAddr()), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(5*time.Millisecond), kgo.ProducerBatchMaxBytes(1<<20))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	var mu sync.Mutex
+	var firstErr error
+	var total int64
+	for i := range n {
+		v := framed[i%len(framed)]
+		total += int64(len(v))
+		cl.Produce(ctx, &kgo.Record{Partition: int32(i % parts), Value: v}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				firstErr = err
+				mu.Unlock()
+			}
+		})
+	}
+	if err := cl.Flush(ctx); err != nil {
+		return 0, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if firstErr != nil {
+		return 0, fmt.Errorf("produce to %s: %w", topic, firstErr)
+	}
+	return total, nil
+}
+
+// records is the count that takes roughly 10–20 s through the sink here.
+func records(w workload, scale float64) int {
+	n := 1_000_000
+	if w.Size == "100B" {
+		n = 4_000_000
+	}
+	n = int(float64(n) * scale)
+	return max(w.Partitions, n/w.Partitions*w.Partitions)
+}
+
+func (e *env) runWorkload(o options, w workload, prof string) (caseReport, error) {
+	n := records(w, o.scale)
+	fmt.Fprintf(os.Stderr, "bench: %s: producing %d records\n", w, n)
+	topic, bytes, err := e.topic(w.Size, w.Partitions, n)
+	if err != nil {
+		return caseReport{}, err
+	}
+	perPart := int64(n / w.Partitions)
+	cr := caseReport{Workload: w, FlushSize: max(1000, perPart/5), MemoryMax: o.memoryMax}
+	base := caseSpec{Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
+		Partitioner: w.Partitioner, FlushSize: cr.FlushSize, MemoryMax: o.memoryMax, Rotate: 3 * time.Second, Size: w.Size}
+	sinkSpec := base
+	sinkSpec.Kind, sinkSpec.Dir, sinkSpec.CPUProfile, sinkSpec.TailProbe = "sink", e.dir(topic), prof, true
+	fmt.Fprintf(os.Stderr, "bench: %s: sink\n", w)
+	if cr.Sink, err = child(o.binary, sinkSpec); err != nil {
+		return cr, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s: raw consume\n", w)
+	consume := base
+	consume.Kind = "consume"
+	consume.Records = int64(n) + int64(w.Partitions) // plus the tail probe's records
+	if cr.Consume, err = child(o.binary, consume); err != nil {
+		return cr, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s: raw HDFS write\n", w)
+	write := base
+	write.Kind, write.Dir, write.Writers = "hdfswrite", e.dir(topic+"-raw"), min(w.Partitions, 8)
+	files := max(1, cr.Sink.Files)
+	write.FileBytes = max(1, bytes/files)
+	if cr.HDFSWrite, err = child(o.binary, write); err != nil {
+		return cr, err
+	}
+	cr.Ratio = rate(cr.Sink) / min(rate(cr.Consume), rate(cr.HDFSWrite))
+	e.dropTopic(topic)
+	return cr, nil
+}
+
+// dropTopic frees the broker's disk as soon as a case is done.
+func (e *env) dropTopic(topic string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := e.adm.DeleteTopics(ctx, topic); err == nil {
+		for i, t := range e.topics {
+			if t == topic {
+				e.topics = append(e.topics[:i], e.topics[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+func rate(r caseResult) float64 {
+	if r.Seconds <= 0 {
+		return 0
+	}
+	return float64(r.Records) / r.Seconds
+}
+
+// runMemory is the many-partitions case: Parquet, Hourly, one topic of
+// o.memParts partitions; its peak RSS is compared with the ceiling.
+func (e *env) runMemory(o options) (caseReport, error) {
+	w := workload{"1KB", o.memParts, "parquet", "hourly"}
+	n := o.memParts * o.memRecords
+	fmt.Fprintf(os.Stderr, "bench: memory %s: producing %d records\n", w, n)
+	topic, bytes, err := e.topic(w.Size, w.Partitions, n)
+	if err != nil {
+		return caseReport{}, err
+	}
+	e.memTopic = topic
+	cr := caseReport{Workload: w, FlushSize: int64(o.memRecords) * 10, MemoryMax: o.memoryMax}
+	spec := caseSpec{Kind: "sink", Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
+		Partitioner: w.Partitioner, FlushSize: cr.FlushSize, MemoryMax: o.memoryMax, Rotate: 10 * time.Second, Size: w.Size,
+		Dir: e.dir(topic)}
+	fmt.Fprintf(os.Stderr, "bench: memory %s: sink\n", w)
+	cr.Sink, err = child(o.binary, spec)
+	return cr, err
+}
+
+type machine struct {
+	NProc   int    `json:"nproc"`
+	CPU     string `json:"cpu"`
+	MemKB   string `json:"mem_total"`
+	Go      string `json:"go"`
+	GOARCH  string `json:"goarch"`
+	Kernel  string `json:"kernel"`
+	Testenv string `json:"services"`
+}
+
+func describeMachine() machine {
+	m := machine{NProc: runtime.NumCPU(), Go: runtime.Version(), GOARCH: runtime.GOARCH,
+		Testenv: "Kafka " + itest.KafkaAddr() + ", HDFS " + itest.HDFSURI() + " (1 DataNode), registry " + itest.RegistryURL()}
+	m.CPU = procField("/proc/cpuinfo", "model name")
+	m.MemKB = procField("/proc/meminfo", "MemTotal")
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	return m
+}
+
+func procField(file, key string) string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+func mb(b int64) float64 { return float64(b) / 1e6 }
+
+func cpuPerM(r caseResult) float64 {
+	if r.Records == 0 {
+		return 0
+	}
+	return r.CPUSeconds / float64(r.Records) * 1e6
+}
+
+func printRow(c caseReport) {
+	s := c.Sink
+	fmt.Fprintf(os.Stderr, "bench: %s: %.0f rec/s, %.1f MB/s, ratio %.2f\n", c.Workload, rate(s), mb(s.Bytes)/s.Seconds, c.Ratio)
+}
+
+func printReport(w io.Writer, r report) {
+	fmt.Fprintf(w, "\nmachine: %d × %s, %s RAM, %s\n\n", r.Machine.NProc, r.Machine.CPU, r.Machine.MemKB, r.Machine.Go)
+	fmt.Fprintln(w, "| workload | records | sink rec/s | sink MB/s | CPU s / M rec | rec/s per CPU-core | peak RSS MB | files | tail s | consume rec/s | HDFS-write rec/s | ratio |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, c := range r.Cases {
+		s := c.Sink
+		perCore := 0.0
+		if s.CPUSeconds > 0 {
+			perCore = float64(s.Records) / s.CPUSeconds
+		}
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.2f | %.0f | %.0f | %d | %.2f | %.0f | %.0f | %.2f |\n",
+			c.Workload, s.Records, rate(s), mb(s.Bytes)/s.Seconds, cpuPerM(s), perCore, mb(s.PeakRSSBytes), s.Files,
+			s.TailSeconds, rate(c.Consume), rate(c.HDFSWrite), c.Ratio)
+	}
+	if m := r.Memory; m != nil {
+		s := m.Sink
+		fmt.Fprintf(w, "\nmemory %s: %d records in %.1f s (%.0f rec/s), peak RSS %.0f MB vs hdfs.sink.memory.max.bytes %.0f MB (buffers %.0f MB, peak buffered %.0f MB, %d memory rotations, %d files)\n",
+			m.Workload, s.Records, s.Seconds, rate(s), mb(s.PeakRSSBytes), mb(m.MemoryMax), mb(s.BufferCeiling), mb(s.PeakBuffered), s.MemRotations, s.Files)
+	}
+	for _, rc := range r.Recovery {
+		fmt.Fprintf(w, "recovery %d partitions: start→assigned %.2f s, start→first commit %.2f s (killed after %d commits)\n",
+			rc.Partitions, rc.AssignedSec, rc.FirstCommitSec, rc.CommitsBeforeKill)
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintln(w, "ERROR:", e)
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// commitWatch follows the sink's "partitions assigned" and "files committed"
+// log records: the in-process way to learn, without listing HDFS while
+// measuring, which offsets are committed and when.
+type commitWatch struct {
+	mu         sync.Mutex
+	ends       map[int32]int64 // partition → last committed offset (inclusive)
+	lastCommit time.Time
+	assigned   chan struct{}
+	once       sync.Once
+}
+
+func newCommitWatch() *commitWatch {
+	return &commitWatch{ends: map[int32]int64{}, assigned: make(chan struct{})}
+}
+
+func (w *commitWatch) last() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lastCommit
+}
+
+var errStopped = errors.New("bench: connector stopped early")
+
+func (w *commitWatch) waitAssigned(ctx context.Context, done <-chan error) error {
+	select {
+	case <-w.assigned:
+		return nil
+	case err := <-done:
+		return fmt.Errorf("%w before assignment: %v", errStopped, err)
+	case <-ctx.Done():
+		return fmt.Errorf("bench: waiting for assignment: %w", ctx.Err())
+	}
+}
+
+// waitCommitted returns once every partition's committed offset reached its
+// high watermark (hw, exclusive).
+func (w *commitWatch) waitCommitted(ctx context.Context, hw map[int32]int64, done <-chan error) error {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for !w.reached(hw) {
+		select {
+		case <-t.C:
+		case err := <-done:
+			return fmt.Errorf("%w: %v", errStopped, err)
+		case <-ctx.Done():
+			return fmt.Errorf("bench: waiting for commits: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+func (w *commitWatch) reached(hw map[int32]int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p, end := range hw {
+		if end > 0 && w.ends[p] < end-1 {
+			return false
+		}
+	}
+	return true
+}
+
+// watchHandler feeds commitWatch and passes warnings and errors on.
+type watchHandler struct {
+	w     *commitWatch
+	attrs []slog.Attr
+	next  slog.Handler
+}
+
+func (h *watchHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *watchHandler) Handle(ctx context.Context, r slog.Record) error {
+	switch r.Message {
+	case "partitions assigned":
+		h.w.once.Do(func() { close(h.w.assigned) })
+	case "files committed":
+		h.committed(r)
+	}
+	if r.Level >= slog.LevelWarn {
+		r.AddAttrs(h.attrs...)
+		return h.next.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *watchHandler) committed(r slog.Record) {
+	part, end := int64(-1), int64(-1)
+	for _, a := range h.attrs {
+		if a.Key == "partition" {
+			part = a.Value.Int64()
+		}
+	}
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "end_offset" {
+			end = a.Value.Int64()
+		}
+		return true
+	})
+	if part < 0 || end < 0 {
+		return
+	}
+	h.w.mu.Lock()
+	defer h.w.mu.Unlock()
+	h.w.ends[int32(part)] = max(h.w.ends[int32(part)], end)
+	h.w.lastCommit = time.Now()
+}
+
+func (h *watchHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &watchHandler{w: h.w, attrs: append(append([]slog.Attr(nil), h.attrs...), as...), next: h.next}
+}
+
+func (h *watchHandler) WithGroup(string) slog.Handler { return h }
