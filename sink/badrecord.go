@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
+	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
@@ -25,7 +27,11 @@ func isBadRecord(err error) bool {
 		}
 	}
 	var pe *partitioner.RecordError
-	return errors.As(err, &pe)
+	var pq *parquet.ValueError
+	var js *jsonfmt.ValueError
+	// A value the output format cannot hold (an INT96 timestamp past 2262)
+	// fails the same way every time: retrying would stall the partition.
+	return errors.As(err, &pe) || errors.As(err, &pq) || errors.As(err, &js)
 }
 
 // BadRecordError names a record that could not be written and why.

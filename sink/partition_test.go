@@ -527,3 +527,30 @@ func TestSizeBasedRotation(t *testing.T) {
 		t.Fatalf("%d files for ~%d KiB of records with a 4 KiB limit", len(rep.Files), 300*70/1024)
 	}
 }
+
+// TestValueTheFormatCannotHoldIsABadRecord: a timestamp past INT96's range
+// cannot go into Parquet; that is the record's fault, not a passing failure
+// (which would be retried forever).
+func TestValueTheFormatCannotHoldIsABadRecord(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, storagetest.NewMemFS())
+	p := f.partition(nil)
+	pq, err := format.New("parquet", format.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.cfg.Format = pq
+	p.w = newPartition(p.cfg).w
+	if _, err := p.recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := demodata.ValueAt(f.sch.ID, 0, 0, time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))
+	_, datum, _ := schema.ParseWire(v)
+	_, err = p.write(ctx, record{Offset: 0, Timestamp: time.Now(), Schema: f.sch, Datum: datum})
+	if err == nil || !isBadRecord(err) {
+		t.Fatalf("err = %v; want a bad record", err)
+	}
+	if _, err := p.write(ctx, f.record(1)); err != nil {
+		t.Fatalf("the file must stay usable after a rejected value: %v", err)
+	}
+}
