@@ -220,10 +220,11 @@ func (p *partition) scanCommitted() (int64, error) {
 		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", root)
 	}
 	last := int64(-1)
-	err := walk(p.cfg.FS, root, func(name string) {
+	err := storage.WalkFiles(p.cfg.FS, root, func(name string) error {
 		if r, ok := writer.ParseFinalName(name); ok && r.Topic == p.cfg.Topic && r.Partition == p.cfg.Partition && r.End > last {
 			last = r.End
 		}
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("scan %s for committed files: %w", root, err)
@@ -232,28 +233,6 @@ func (p *partition) scanCommitted() (int64, error) {
 		p.cfg.Logger.Info("no WAL: last committed offset taken from file names", "offset", last)
 	}
 	return last, nil
-}
-
-func walk(fsys storage.FS, dir string, fn func(string)) error {
-	infos, err := fsys.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	for _, fi := range infos {
-		name := path.Join(dir, fi.Name())
-		switch {
-		case fi.IsDir() && fi.Name() != "+tmp":
-			if err := walk(fsys, name, fn); err != nil {
-				return err
-			}
-		case !fi.IsDir():
-			fn(name)
-		}
-	}
-	return nil
 }
 
 func (p *partition) walEntry(kind entry.Kind, committed int64, files []writer.Closed) entry.Entry {

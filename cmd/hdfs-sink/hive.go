@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"log/slog"
 	"path"
 	"strings"
@@ -54,32 +52,15 @@ func storeURI(c *configs.Connector) string {
 // committed files, skipping temp directories.
 func committedDirs(store storage.FS, root string) ([]string, error) {
 	seen := map[string]bool{}
-	var walk func(dir string) error
-	walk = func(dir string) error {
-		infos, err := store.ReadDir(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		for _, fi := range infos {
-			p := path.Join(dir, fi.Name())
-			if fi.IsDir() {
-				if !strings.HasPrefix(fi.Name(), "+tmp") {
-					if err := walk(p); err != nil {
-						return err
-					}
-				}
-				continue
-			}
-			if _, ok := writer.ParseFinalName(fi.Name()); ok && dir != root {
+	err := storage.WalkFiles(store, root, func(name string) error {
+		if dir := path.Dir(name); dir != root {
+			if _, ok := writer.ParseFinalName(name); ok {
 				seen[strings.TrimPrefix(dir, root+"/")] = true
 			}
 		}
 		return nil
-	}
-	if err := walk(root); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := make([]string, 0, len(seen))

@@ -7,10 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path"
 	"sort"
-	"strings"
 
 	"github.com/linkedin/goavro/v2"
 
@@ -49,7 +47,7 @@ type Report struct {
 func Check(fsys storage.FS, o Options) (Report, error) {
 	var rep Report
 	root := path.Join(o.TopicsDir, o.Topic)
-	if err := walk(fsys, root, func(p string) error {
+	if err := storage.WalkFiles(fsys, root, func(p string) error {
 		r, ok := writer.ParseFinalName(p)
 		if !ok || r.Topic != o.Topic {
 			return fmt.Errorf("unexpected file in %s: %s", root, p)
@@ -65,7 +63,7 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 		return rep, err
 	}
 	tmp := path.Join(o.TopicsDir, "+tmp", o.Topic)
-	walk(fsys, tmp, func(p string) error { rep.TempFiles = append(rep.TempFiles, p); return nil })
+	listTemp(fsys, tmp, &rep.TempFiles)
 	if o.SeqField != "" {
 		return rep, exactlyOnce(rep.Files, o.Want)
 	}
@@ -199,37 +197,28 @@ func seqOf(v any, field string) (int64, error) {
 	return seq, nil
 }
 
-func walk(fsys storage.FS, dir string, fn func(string) error) error {
+// listTemp lists every file below dir (WalkFiles skips "+tmp" directories
+// by name, and dir is one).
+func listTemp(fsys storage.FS, dir string, out *[]string) {
 	infos, err := fsys.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
-		return err
+		return
 	}
 	for _, fi := range infos {
 		p := path.Join(dir, fi.Name())
 		if fi.IsDir() {
-			if strings.HasPrefix(fi.Name(), "+tmp") {
-				continue
-			}
-			if err := walk(fsys, p, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fn(p); err != nil {
-			return err
+			listTemp(fsys, p, out)
+		} else {
+			*out = append(*out, p)
 		}
 	}
-	return nil
 }
 
 // CountByNames sums the record ranges named by committed files without
 // reading them: cheap enough to poll while a daemon works.
 func CountByNames(fsys storage.FS, topicsDir, topic string) (int64, error) {
 	var n int64
-	err := walk(fsys, path.Join(topicsDir, topic), func(p string) error {
+	err := storage.WalkFiles(fsys, path.Join(topicsDir, topic), func(p string) error {
 		if r, ok := writer.ParseFinalName(p); ok && r.Topic == topic {
 			n += r.End - r.Start + 1
 		}

@@ -1,0 +1,66 @@
+package verify
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
+	"github.com/hdfs-sink/hdfs-sink/writer"
+)
+
+// writeFile commits a file holding the given offsets of partition 0.
+func writeFile(t *testing.T, fs storage.FS, s *schema.Schema, offsets ...int64) {
+	t.Helper()
+	f, _ := format.Lookup("avro")
+	name := "/topics/t/partition=0/" + writer.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, ".avro")
+	file, err := fs.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := f.NewWriter(file, s)
+	for _, off := range offsets {
+		v, _ := demodata.Value(s.ID, 0, off)
+		_, datum, _ := schema.ParseWire(v)
+		if err := w.WriteDatum(datum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	file.Close()
+}
+
+func TestCheckFindsEveryViolation(t *testing.T) {
+	reg := schema.NewMemRegistry()
+	id, _ := reg.Register(demodata.Schema)
+	s, _ := reg.SchemaByID(context.Background(), id)
+	for _, tc := range []struct {
+		name  string
+		files [][]int64
+		want  string // "" = passes
+	}{
+		{"exact", [][]int64{{0, 1, 2}, {3, 4}}, ""},
+		{"interleaved directories are fine", [][]int64{{0, 2, 4}, {1, 3}}, ""},
+		{"duplicate", [][]int64{{0, 1, 2}, {2, 3, 4}}, "offset 2 written twice"},
+		{"gap", [][]int64{{0, 1}, {3, 4}}, "offset 2 missing"},
+		{"short", [][]int64{{0, 1, 2}}, "3 distinct offsets committed, want 5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := storagetest.NewMemFS()
+			for _, offs := range tc.files {
+				writeFile(t, fs, s, offs...)
+			}
+			_, err := Check(fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
+			if tc.want == "" && err != nil {
+				t.Fatalf("unexpected: %v", err)
+			}
+			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
