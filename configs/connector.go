@@ -61,6 +61,9 @@ type Connector struct {
 	Errors              ErrorHandling
 	NullValues          NullValueBehavior
 	Registry            SchemaRegistry
+	// Schemaless is true for value.converter StringConverter or
+	// ByteArrayConverter: values are written as they are (string format).
+	Schemaless bool
 	Consumer            Consumer
 
 	// Raw holds every config key as a string, as read. It may hold secrets

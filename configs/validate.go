@@ -118,6 +118,15 @@ func hivePathFormat(f string) bool {
 }
 
 func (p *parser) validateRegistry(c *Connector) {
+	if c.Schemaless {
+		if c.Format != FormatString && !p.failed("format.class") {
+			p.fail("value.converter", p.raw["value.converter"], "schemaless values can only be written with the string format (format.class StringFormat)")
+		}
+		if len(c.ExtraColumns) > 0 {
+			p.fail("hdfs.sink.extra.columns", p.raw["hdfs.sink.extra.columns"], "needs Avro values (value.converter AvroConverter)")
+		}
+		return
+	}
 	if _, _, ok := p.pick("value.converter.schema.registry.url", "schema.registry.url"); !ok {
 		p.missing("value.converter.schema.registry.url", "required: the schema registry URL list (schema.registry.url is accepted too)")
 	}

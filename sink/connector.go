@@ -55,6 +55,7 @@ type Config struct {
 	MaxFileBytes   int64                // hdfs.sink.rotate.max.file.bytes
 	Compatibility  schema.Compatibility // schema.compatibility
 	ExtraColumns   []string             // hdfs.sink.extra.columns
+	Schemaless     bool                 // values written as they are (StringConverter / ByteArrayConverter)
 	RotateInterval time.Duration
 	RotateSchedule time.Duration
 	Location       *time.Location
@@ -317,6 +318,9 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 		}
 		c.Stats.NullsIgnored.Add(1)
 		return nil, nil
+	}
+	if c.cfg.Schemaless {
+		return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Datum: kr.Value}, nil
 	}
 	id, datum, err := schema.ParseWire(kr.Value)
 	if err != nil {

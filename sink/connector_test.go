@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -418,4 +419,37 @@ func readRows(t *testing.T, fs storage.FS, p string) []map[string]any {
 		out = append(out, v.(map[string]any))
 	}
 	return out
+}
+
+// TestSchemalessStringValues: StringConverter/ByteArrayConverter values go
+// to .txt files one per line, named by their offsets, exactly once.
+func TestSchemalessStringValues(t *testing.T) {
+	k := newKafkaFixture(t, 1, testTopic)
+	k.produce(&kgo.Record{Value: []byte("hello")}, &kgo.Record{Value: nil}, &kgo.Record{Value: []byte("wörld")})
+	cfg := k.config("plain")
+	f, err := format.New("string", format.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Format, cfg.Schemaless, cfg.Registry = f, true, nil
+	c := start(t, cfg)
+	waitFor(t, "a committed file", func() bool {
+		n, _ := verify.CountByNames(k.fs, "/topics", testTopic)
+		return n == 3
+	})
+	c.stop()
+	c.wait(30 * time.Second)
+	name := "/topics/" + testTopic + "/partition=0/" + testTopic + "+0+0000000000+0000000002.txt"
+	rc, err := k.fs.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	if string(b) != "hello\nwörld\n" {
+		t.Fatalf("%s holds %q", name, b)
+	}
+	if c.Stats.NullsIgnored.Load() != 1 {
+		t.Fatalf("tombstone not counted")
+	}
 }

@@ -254,6 +254,16 @@ type record struct {
 	Datum     []byte
 }
 
+// errNoFields is what a field partitioner gets from a schemaless value.
+var errNoFields = &partitioner.RecordError{What: "value", Reason: "a schemaless value has no fields"}
+
+func (r *record) native() (any, error) {
+	if r.Schema == nil {
+		return nil, errNoFields
+	}
+	return r.Schema.Native(r.Datum)
+}
+
 // beginBatch marks the start of a batch of fetched records.
 func (p *partition) beginBatch() { p.enter(WritePartitionPaused) }
 
@@ -285,7 +295,7 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 	}
 	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{
 		Topic: p.cfg.Topic, Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
-		Value: func() (any, error) { return r.Schema.Native(r.Datum) },
+		Value: func() (any, error) { return r.native() },
 	})
 	if err != nil {
 		return rotated, err
@@ -297,7 +307,7 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 	}
 	if wasEmpty {
 		p.next = p.nextScheduled(now)
-		if p.cfg.Catalog != nil {
+		if p.cfg.Catalog != nil && r.Schema != nil {
 			p.cfg.Catalog.SchemaSeen(p.cfg.Topic, r.Schema.ID, r.Schema.Text)
 		}
 	}
@@ -308,6 +318,9 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 // current schema (a doc-only change, or a record projected to it) or makes
 // its own schema current, which rotates the open files.
 func (p *partition) resolveSchema(r *record) error {
+	if r.Schema == nil {
+		return nil // schemaless values
+	}
 	if p.current == nil || p.current.ID == r.Schema.ID {
 		if p.current == nil {
 			p.current = r.Schema
@@ -381,7 +394,7 @@ func (p *partition) rotateReason(r *record) string {
 
 func (p *partition) schemaChanged(s *schema.Schema) bool {
 	id, ok := p.w.SchemaID()
-	return ok && id != s.ID
+	return ok && s != nil && id != s.ID
 }
 
 // nextScheduled aligns scheduled rotations to the start of the day in the

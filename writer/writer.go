@@ -108,8 +108,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // opening it if needed. All open files share one schema: the caller rotates
 // before a record with another schema.
 func (w *Writer) Append(encoded string, s *schema.Schema, offset int64, datum []byte, now time.Time) error {
-	if len(w.files) > 0 && s.ID != w.schemaID {
-		return fmt.Errorf("writer: schema %d while files of schema %d are open", s.ID, w.schemaID)
+	if len(w.files) > 0 && schemaID(s) != w.schemaID {
+		return fmt.Errorf("writer: schema %d while files of schema %d are open", schemaID(s), w.schemaID)
 	}
 	f, err := w.file(encoded, s, now)
 	if err != nil {
@@ -146,7 +146,7 @@ func (w *Writer) file(encoded string, s *schema.Schema, now time.Time) (*tempFil
 	}
 	f := &tempFile{encoded: encoded, temp: temp, file: file, written: cw, rw: rw}
 	if len(w.files) == 0 {
-		w.schemaID, w.opened = s.ID, now
+		w.schemaID, w.opened = schemaID(s), now
 	}
 	w.files[encoded] = f
 	w.order = append(w.order, encoded)
@@ -173,6 +173,14 @@ func (w *Writer) Close() ([]Closed, error) {
 	}
 	w.reset()
 	return out, nil
+}
+
+// schemaID is 0 for schemaless values (nil schema).
+func schemaID(s *schema.Schema) int32 {
+	if s == nil {
+		return 0
+	}
+	return s.ID
 }
 
 // Discard closes what it can and removes every open temp file: their records

@@ -174,6 +174,9 @@ func openStoreRetrying(ctx context.Context, c *configs.Connector, log *slog.Logg
 }
 
 func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error) {
+	if c.Schemaless {
+		return nil, nil // values are not Avro: no registry
+	}
 	cfg := schema.ClientConfig{URLs: c.Registry.URLs, Logger: log.With("connector", c.Name)}
 	if c.Registry.UserInfo != "" {
 		u, p, err := schema.ParseUserInfo(c.Registry.UserInfo)

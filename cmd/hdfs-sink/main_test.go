@@ -35,13 +35,18 @@ func TestCheckReportsBadConfig(t *testing.T) {
 	}
 }
 
-func TestRunRefusesUnsupportedFormatBeforeConsuming(t *testing.T) {
+func TestRunRefusesBadWiringBeforeConsuming(t *testing.T) {
 	dir := t.TempDir()
-	f := filepath.Join(dir, "str.json")
-	os.WriteFile(f, []byte(`{"name":"str","config":{"topics":"t","store.url":"file://`+dir+`/data","flush.size":"10","format.class":"io.confluent.connect.hdfs.string.StringFormat","bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1","schema.compatibility":"BACKWARD"}}`), 0o644)
+	f := filepath.Join(dir, "de.json")
+	// German month names are not built in: the partitioner refuses the
+	// locale, and the daemon must say so before it connects to anything.
+	os.WriteFile(f, []byte(`{"name":"de","config":{"topics":"t","store.url":"file://`+dir+`/data","flush.size":"10",
+		"partitioner.class":"io.confluent.connect.storage.partitioner.TimeBasedPartitioner","path.format":"'month'=MMMM",
+		"partition.duration.ms":"3600000","locale":"de-DE","timezone":"UTC",
+		"bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1"}}`), 0o644)
 	var out, errOut bytes.Buffer
-	code := run([]string{"run", "--config", f}, &out, &errOut)
-	if code != 1 || !strings.Contains(errOut.String(), "format.class") {
+	code := run([]string{"run", "--config", f, "--status-addr", ""}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "partitioner") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
 	}
 }

@@ -65,7 +65,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
 	cfg := sink.Config{
-		Compatibility: compat, ExtraColumns: c.ExtraColumns, MaxFileBytes: c.RotateMaxFileBytes,
+		Compatibility: compat, ExtraColumns: c.ExtraColumns, MaxFileBytes: c.RotateMaxFileBytes, Schemaless: c.Schemaless,
 		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
 		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
 		FS:         fs, Registry: reg, Format: f, Partitioner: part,
@@ -86,9 +86,6 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 }
 
 func outputFormat(c *configs.Connector) (format.Format, error) {
-	if c.Format == configs.FormatString {
-		return nil, fmt.Errorf("connector %q (%s): format.class %q needs schemaless records, which this build does not consume yet (supported: Avro, Parquet, JSON)", c.Name, c.Source, c.Format)
-	}
 	return format.New(string(c.Format), format.Config{
 		Avro:    avro.Options{Codec: string(c.AvroCodec)},
 		Parquet: parquet.Options{Codec: string(c.ParquetCodec)},
