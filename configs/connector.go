@@ -64,7 +64,7 @@ type Connector struct {
 	// Schemaless is true for value.converter StringConverter or
 	// ByteArrayConverter: values are written as they are (string format).
 	Schemaless bool
-	Consumer            Consumer
+	Consumer   Consumer
 
 	// Raw holds every config key as a string, as read. It may hold secrets
 	// (basic.auth.user.info): do not log it.
