@@ -5,7 +5,9 @@ package exactlyonce
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/big"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/internal/itest"
+	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -120,5 +124,97 @@ func TestLogicalTypesReadBySpark(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIncompatibleSchemaGoesToDLQ: v1, v2, then v3 adding a required field
+// (registered with the subject's compatibility set to NONE), then v1 again.
+// Under BACKWARD the newer schemas rotate files; the late v1 records cannot
+// be read as v3 and go to the dead-letter topic with the reason; nothing is
+// lost or written twice.
+func TestIncompatibleSchemaGoesToDLQ(t *testing.T) {
+	const v3 = `{"type":"record","name":"Order","namespace":"demo","fields":[{"name":"seq","type":"long"},{"name":"must","type":"string"}]}`
+	s := newSetup(t, 1)
+	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
+	subject := s.topic + "-value"
+	v2, err := sr.CreateSchema(subject, demodata.SchemaV2, srclient.Avro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sr.ChangeSubjectCompatibilityLevel(subject, srclient.None); err != nil {
+		t.Fatalf("set %s compatibility NONE: %v", subject, err)
+	}
+	v3s, err := sr.CreateSchema(subject, v3, srclient.Avro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	codec3, _ := goavro.NewCodec(v3)
+	counts := map[int32]int64{}
+	s.produce(counts, 10)
+	var recs []*kgo.Record
+	add := func(v []byte, err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, &kgo.Record{Topic: s.topic, Partition: 0, Value: v})
+		counts[0]++
+	}
+	for i := 0; i < 10; i++ {
+		add(demodata.ValueV2(int32(v2.ID()), 0, counts[0]))
+	}
+	for i := 0; i < 10; i++ {
+		d, err := codec3.BinaryFromNative(nil, map[string]any{"seq": counts[0], "must": "x"})
+		add(schema.AppendWire(nil, int32(v3s.ID()), d), err)
+	}
+	for i := 0; i < 5; i++ {
+		add(demodata.Value(s.schemaID, 0, counts[0]))
+	}
+	cl := itest.KafkaClient(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	dlq := s.dlqTopic()
+	d := s.start(s.connector("evolve3", map[string]string{"schema.compatibility": "BACKWARD",
+		"errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq, "rotate.interval.ms": "1000"}))
+	s.waitCommitted(30, time.Minute) // the names span offsets 0-29; 30-34 are dead-lettered
+	bad := s.consume(dlq, 5)
+	for i, r := range bad {
+		h := map[string]string{}
+		for _, kv := range r.Headers {
+			h[kv.Key] = string(kv.Value)
+		}
+		if h["__connect.errors.offset"] != fmt.Sprint(30+i) || !strings.Contains(h["__connect.errors.exception.message"], "no default") {
+			t.Fatalf("DLQ record %d: headers %v", i, h)
+		}
+	}
+	d.stop()
+	rep, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: map[int32]int64{0: 30}, SeqField: "seq"})
+	if err != nil {
+		t.Fatalf("offsets 0-29 exactly once: %v", err)
+	}
+	if len(rep.Files) != 3 {
+		t.Fatalf("%d files, want 3 (v1, v2, v3)", len(rep.Files))
+	}
+}
+
+// TestSchemalessStringsOnHDFS: StringConverter values, string format.
+func TestSchemalessStringsOnHDFS(t *testing.T) {
+	s := newSetup(t, 1)
+	for _, v := range []string{"first line", "zweite Zeile ✓", "third"} {
+		s.produceRaw(0, []byte(v))
+	}
+	d := s.start(s.connector("text", map[string]string{"format.class": "io.confluent.connect.hdfs.string.StringFormat",
+		"value.converter": "org.apache.kafka.connect.storage.StringConverter", "rotate.interval.ms": "1000"}))
+	s.waitCommitted(3, time.Minute)
+	d.stop()
+	name := path.Join(s.topicsDir(), s.topic, "partition=0", s.topic+"+0+0000000000+0000000002.txt")
+	rc, err := s.fs.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	if string(b) != "first line\nzweite Zeile ✓\nthird\n" {
+		t.Fatalf("%s holds %q", name, b)
 	}
 }
