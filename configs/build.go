@@ -166,6 +166,7 @@ func (p *parser) writer(c *Connector) {
 	c.MemoryMaxBytes = p.integer("hdfs.sink.memory.max.bytes", DefaultMemoryMaxBytes, 1, reasonPositive)
 	c.RotateMaxFileBytes = p.integer("hdfs.sink.rotate.max.file.bytes", DefaultRotateMaxFileBytes, 0, reasonNonNegative)
 	c.ExtraColumns = p.extraColumns()
+	c.ParquetRowGroupBytes = p.integer("hdfs.sink.parquet.row.group.bytes", DefaultParquetRowGroupBytes, 1<<10, "must be an integer >= 1024")
 	p.timezone(c)
 	if v, _ := p.get("locale"); v != "" && !localeRE.MatchString(v) {
 		p.fail("locale", v, `must be a locale such as "en", "en_US" or "en-US"`)

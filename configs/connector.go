@@ -42,10 +42,12 @@ type Connector struct {
 	MemoryMaxBytes         int64         // hdfs.sink.memory.max.bytes
 	// ExtraColumns are hdfs.sink.extra.columns: Kafka metadata appended to
 	// every record as kafka_<name> columns (off when empty).
-	ExtraColumns    []string
-	OffsetPadWidth  int // filename.offset.zero.pad.width
-	RetryBackoff    time.Duration
-	ShutdownTimeout time.Duration
+	ExtraColumns []string
+	// ParquetRowGroupBytes is hdfs.sink.parquet.row.group.bytes.
+	ParquetRowGroupBytes int64
+	OffsetPadWidth       int // filename.offset.zero.pad.width
+	RetryBackoff         time.Duration
+	ShutdownTimeout      time.Duration
 
 	Timezone     *time.Location // nil when timezone is not set
 	TimezoneName string

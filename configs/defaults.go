@@ -54,3 +54,9 @@ var defaultHDFSUser = func() string {
 	}
 	return "root"
 }
+
+// DefaultParquetRowGroupBytes is hdfs.sink.parquet.row.group.bytes: the
+// buffered size at which a Parquet row group is written (the reference
+// hard-codes 256 MB; smaller groups keep many open files within the memory
+// ceiling).
+const DefaultParquetRowGroupBytes = 32 << 20

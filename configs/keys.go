@@ -31,7 +31,7 @@ var typedKeys = []string{
 	"consumer.override.group.id",
 	"consumer.auto.offset.reset", "consumer.override.auto.offset.reset",
 	"hdfs.sink.hdfs.user", "hdfs.sink.memory.max.bytes", "hdfs.sink.rotate.max.file.bytes",
-	"hdfs.sink.extra.columns",
+	"hdfs.sink.extra.columns", "hdfs.sink.parquet.row.group.bytes",
 }
 
 // ignoredKey is a reference connector key hdfs-sink accepts without acting

@@ -88,7 +88,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 func outputFormat(c *configs.Connector) (format.Format, error) {
 	return format.New(string(c.Format), format.Config{
 		Avro:    avro.Options{Codec: string(c.AvroCodec)},
-		Parquet: parquet.Options{Codec: string(c.ParquetCodec)},
+		Parquet: parquet.Options{Codec: string(c.ParquetCodec), RowGroupBytes: int(c.ParquetRowGroupBytes)},
 	})
 }
 
