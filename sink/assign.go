@@ -100,7 +100,11 @@ func (c *Connector) onLost(ctx context.Context, _ *kgo.Client, lost map[string][
 }
 
 // release stops writing the given partitions, committing their open files first if commit is set.
+// A partition paused while broken is resumed here: franz-go keeps the pause
+// across reassignment, so a partition assigned back to us would never be
+// fetched again (the fencing test caught this).
 func (c *Connector) release(ctx context.Context, parts map[string][]int32, commit bool) {
+	defer c.cl.ResumeFetchPartitions(parts)
 	for topic, ps := range parts {
 		for _, part := range ps {
 			c.mu.Lock()
