@@ -453,3 +453,25 @@ func TestSchemalessStringValues(t *testing.T) {
 		t.Fatalf("tombstone not counted")
 	}
 }
+
+// TestReleaseResumesPausedPartition: a partition paused after a failed write
+// and then revoked or lost must not stay paused in the client, or it is
+// never fetched again when it is assigned back.
+func TestReleaseResumesPausedPartition(t *testing.T) {
+	k := newKafkaFixture(t, 1, testTopic)
+	c, err := New(k.config("pause"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.cl.Close()
+	o := c.newOwned(testTopic, 0)
+	c.parts[tp{testTopic, 0}] = o
+	c.breakPartition(o, errors.New("injected write failure"))
+	if paused := c.cl.PauseFetchPartitions(nil); len(paused[testTopic]) != 1 {
+		t.Fatalf("broken partition not paused: %v", paused)
+	}
+	c.release(context.Background(), map[string][]int32{testTopic: {0}}, false)
+	if paused := c.cl.PauseFetchPartitions(nil); len(paused[testTopic]) != 0 {
+		t.Fatalf("released partition still paused: %v", paused)
+	}
+}
