@@ -30,10 +30,14 @@ func scan(n *node, b []byte, depth int) ([]byte, error) {
 	case kNull:
 		return b, nil
 	case kBoolean:
-		return skipN(b, 1)
-	case kInt, kLong, kEnum:
+		return scanBoolean(b)
+	case kInt:
+		return scanInt(b)
+	case kLong:
 		_, rest, err := varint(b)
 		return rest, err
+	case kEnum:
+		return scanEnum(n, b)
 	case kFloat:
 		return skipN(b, 4)
 	case kDouble:
@@ -58,6 +62,41 @@ func scanFields(n *node, b []byte, depth int) ([]byte, error) {
 		}
 	}
 	return b, nil
+}
+
+// scanBoolean, scanInt and scanEnum reject what an Avro reader would: the
+// datum is written to files as it came, so whatever passes here must be
+// readable by Spark and Hive (Java Avro), not only by goavro.
+func scanBoolean(b []byte) ([]byte, error) {
+	if len(b) == 0 {
+		return nil, errScanEnd
+	}
+	if b[0] > 1 {
+		return nil, fmt.Errorf("boolean byte %d is neither 0 nor 1", b[0])
+	}
+	return b[1:], nil
+}
+
+func scanInt(b []byte) ([]byte, error) {
+	v, rest, err := varint(b)
+	if err != nil {
+		return nil, err
+	}
+	if len(b)-len(rest) > 5 || v != int64(int32(v)) {
+		return nil, fmt.Errorf("int %d does not fit in 32 bits", v)
+	}
+	return rest, nil
+}
+
+func scanEnum(n *node, b []byte) ([]byte, error) {
+	i, rest, err := varint(b)
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= int64(len(n.symbols)) {
+		return nil, fmt.Errorf("enum %s index %d out of range (%d symbols)", n.name, i, len(n.symbols))
+	}
+	return rest, nil
 }
 
 func scanUnion(n *node, b []byte, depth int) ([]byte, error) {
@@ -168,16 +207,23 @@ func skipBytes(b []byte) ([]byte, error) {
 // it allocate without bound. A schema our model cannot read (goavro is
 // more lenient in places) is left to goavro alone.
 func precheck(s *Schema, datum []byte) error {
+	_, err := scanDatum(s, datum)
+	return err
+}
+
+// scanDatum scans datum as a whole value of s. checked is false when our
+// model cannot read s, so nothing was checked.
+func scanDatum(s *Schema, datum []byte) (checked bool, err error) {
 	p, err := parse(s)
 	if err != nil {
-		return nil
+		return false, nil
 	}
 	rest, err := scan(p.tree, datum, 0)
 	if err != nil {
-		return &DatumError{SchemaID: s.ID, Len: len(datum), Err: err}
+		return true, &DatumError{SchemaID: s.ID, Len: len(datum), Err: err}
 	}
 	if len(rest) != 0 {
-		return &DatumError{SchemaID: s.ID, Len: len(datum), Trailing: len(rest)}
+		return true, &DatumError{SchemaID: s.ID, Len: len(datum), Trailing: len(rest)}
 	}
-	return nil
+	return true, nil
 }
