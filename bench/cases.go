@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -37,6 +38,11 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	cfg, watch, err := sinkConfig(spec, store)
 	if err != nil {
 		return caseResult{}, err
+	}
+	if spec.MemoryMax > 0 {
+		// As hdfs-sink run --memory-max-bytes does: the GC keeps the heap
+		// under the ceiling instead of letting it double (GOGC=100).
+		debug.SetMemoryLimit(spec.MemoryMax)
 	}
 	ends, err := endOffsets(ctx, spec.Topic)
 	if err != nil {

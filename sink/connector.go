@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -63,6 +62,9 @@ type Config struct {
 	// MemoryMax bounds the bytes all open files of this connector buffer;
 	// past it the largest partitions rotate early. 0: no bound.
 	MemoryMax int64
+	// Budget, when set, is the process-wide bound shared with the other
+	// connectors of the process (run --memory-max-bytes).
+	Budget *MemoryBudget
 
 	RetryBackoff    time.Duration
 	ShutdownTimeout time.Duration
@@ -233,10 +235,11 @@ func (c *Connector) logFetchErrors(f kgo.Fetches) {
 
 // process writes one poll's records, partitions in parallel.
 func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, c.cfg.Parallelism)
-	var fatalMu sync.Mutex
-	var fatal error
+	type batch struct {
+		o    *owned
+		recs []*kgo.Record
+	}
+	var batches []batch
 	fetches.EachPartition(func(ftp kgo.FetchTopicPartition) {
 		if len(ftp.Records) == 0 {
 			return
@@ -245,19 +248,30 @@ func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
 		if o == nil || o.broken != nil {
 			return // not ours, or waiting for recovery: refetched after the rewind
 		}
+		batches = append(batches, batch{o, ftp.Records})
+	})
+	return c.parallel(len(batches), func(i int) error {
+		return c.writeRecords(ctx, batches[i].o, batches[i].recs)
+	})
+}
+
+// parallel runs fn(0..n-1), Parallelism at a time, and joins their errors.
+// Partitions spend most of a commit waiting for HDFS round trips, so
+// committing several at once is what keeps many partitions fast.
+func (c *Connector) parallel(n int, fn func(i int) error) error {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, c.cfg.Parallelism)
+	errs := make([]error, n)
+	for i := range n {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if err := c.writeRecords(ctx, o, ftp.Records); err != nil {
-				fatalMu.Lock()
-				fatal = errors.Join(fatal, err)
-				fatalMu.Unlock()
-			}
+			errs[i] = fn(i)
 		}()
-	})
+	}
 	wg.Wait()
-	return fatal
+	return errors.Join(errs...)
 }
 
 func (c *Connector) lookup(topic string, partition int32) *owned {
@@ -367,59 +381,19 @@ func (c *Connector) breakPartition(o *owned, err error) {
 }
 
 func (c *Connector) tickAll(ctx context.Context) error {
-	for _, o := range c.snapshot() {
+	parts := c.snapshot()
+	return c.parallel(len(parts), func(i int) error {
+		o := parts[i]
 		if o.broken != nil {
-			continue
+			return nil
 		}
 		rotated, err := o.p.tick(ctx)
 		c.afterWrite(o, rotated)
 		if err != nil {
 			c.breakPartition(o, err)
 		}
-	}
-	return nil
-}
-
-// enforceMemory rotates the partitions holding the most buffered bytes
-// until the connector is under MemoryMax: files get smaller, the process
-// does not grow.
-func (c *Connector) enforceMemory(ctx context.Context) {
-	if c.cfg.MemoryMax <= 0 {
-		return
-	}
-	parts := c.snapshot()
-	var total int64
-	for _, o := range parts {
-		total += int64(o.p.w.BytesBuffered())
-	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i].p.w.BytesBuffered() > parts[j].p.w.BytesBuffered() })
-	defer func() { c.notePeak(total) }()
-	for _, o := range parts {
-		if total <= c.cfg.MemoryMax {
-			return
-		}
-		held := int64(o.p.w.BytesBuffered())
-		if o.broken != nil || held == 0 {
-			continue
-		}
-		o.p.enter(WritePartitionPaused)
-		err := o.p.rotate(ctx, "memory ceiling (hdfs.sink.memory.max.bytes)")
-		c.afterWrite(o, err == nil)
-		c.Stats.MemoryRotations.Add(1)
-		if err != nil {
-			c.breakPartition(o, err)
-		}
-		total -= held
-	}
-}
-
-func (c *Connector) notePeak(total int64) {
-	for {
-		peak := c.Stats.PeakBuffered.Load()
-		if total <= peak || c.Stats.PeakBuffered.CompareAndSwap(peak, total) {
-			return
-		}
-	}
+		return nil
+	})
 }
 
 func (c *Connector) snapshot() []*owned {
@@ -474,6 +448,7 @@ func (c *Connector) shutdown() error {
 	defer cancel()
 	c.cfg.Logger.Info("connector stopping: committing open files and leaving the group")
 	c.release(ctx, c.snapshotKeys(), true)
+	c.cfg.Budget.leave(c)
 	c.cl.Close()
 	c.cfg.Logger.Info("connector stopped")
 	return nil
@@ -482,6 +457,7 @@ func (c *Connector) shutdown() error {
 // abortAll drops every partition without committing (after a fatal error).
 func (c *Connector) abortAll() {
 	c.release(context.Background(), c.snapshotKeys(), false)
+	c.cfg.Budget.leave(c)
 }
 
 func (c *Connector) snapshotKeys() map[string][]int32 {

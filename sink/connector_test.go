@@ -465,7 +465,9 @@ func TestReleaseResumesPausedPartition(t *testing.T) {
 	}
 	defer c.cl.Close()
 	o := c.newOwned(testTopic, 0)
+	c.mu.Lock() // the client may be joining the group and assigning meanwhile
 	c.parts[tp{testTopic, 0}] = o
+	c.mu.Unlock()
 	c.breakPartition(o, errors.New("injected write failure"))
 	if paused := c.cl.PauseFetchPartitions(nil); len(paused[testTopic]) != 1 {
 		t.Fatalf("broken partition not paused: %v", paused)

@@ -43,6 +43,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "connector file or directory")
 	statusAddr := fs.String("status-addr", "127.0.0.1:8083", "where GET /status answers (empty: off)")
+	memMax := fs.Int64("memory-max-bytes", 0, "memory ceiling for the whole process, shared by all connectors (0: only each connector's hdfs.sink.memory.max.bytes)")
 	var lf logFlags
 	lf.register(fs)
 	if err := fs.Parse(args); err != nil || *path == "" {
@@ -74,12 +75,13 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 			log.Error("status endpoint unavailable", "addr", *statusAddr, "err", err)
 		}
 	}
-	return runConnectors(ctx, conns, faults, board, log)
+	mem := newProcessMemory(*memMax, len(conns), log)
+	return runConnectors(ctx, conns, faults, mem, board, log)
 }
 
 // runConnectors runs every connector until ctx ends. A connector that fails
 // stops alone: the others go on. The exit code is 1 when all of them failed.
-func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.Faults, board *statusBoard, log *slog.Logger) int {
+func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) int {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	failed := 0
@@ -88,7 +90,7 @@ func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := runConnector(ctx, c, faults, board, log)
+			err := runConnector(ctx, c, faults, mem, board, log)
 			board.set(c.Name, func(cs *connStatus) { cs.state, cs.err = "stopped", err })
 			if err != nil {
 				board.set(c.Name, func(cs *connStatus) { cs.state = "failed" })
@@ -126,7 +128,7 @@ func shutdownBound(conns []*configs.Connector) time.Duration {
 	return d + 15*time.Second
 }
 
-func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults, board *statusBoard, log *slog.Logger) error {
+func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) error {
 	board.set(c.Name, func(*connStatus) {})
 	store, err := openStoreRetrying(ctx, c, log)
 	if err != nil {
@@ -141,6 +143,7 @@ func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults,
 	if err != nil {
 		return err
 	}
+	mem.apply(c, &cfg, log)
 	syncer := hiveSyncer(c, store, cfg.Partitioner, log)
 	if syncer != nil {
 		cfg.Catalog = syncer

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+	"runtime/debug"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+)
+
+// processMemory is run --memory-max-bytes: one memory ceiling for the whole
+// process, however many connectors and partitions it runs. Half goes to
+// the open files of all connectors together (a shared sink.MemoryBudget),
+// half to fetched records, split evenly between connectors; Go's garbage
+// collector is told the ceiling so the heap does not double past it.
+// Each connector's own hdfs.sink.memory.max.bytes still applies within it.
+type processMemory struct {
+	max    int64
+	budget *sink.MemoryBudget
+	conns  int
+}
+
+func newProcessMemory(ceiling int64, conns int, log *slog.Logger) processMemory {
+	if ceiling <= 0 {
+		return processMemory{}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(ceiling)
+	}
+	log.Info("process memory ceiling", "memory_max_bytes", ceiling, "file_buffers_bytes", ceiling/2,
+		"fetch_bytes_per_connector", ceiling/2/int64(max(conns, 1)))
+	return processMemory{max: ceiling, budget: sink.NewMemoryBudget(ceiling / 2), conns: max(conns, 1)}
+}
+
+// apply bounds one connector's wiring by the process ceiling.
+func (m processMemory) apply(c *configs.Connector, cfg *sink.Config, log *slog.Logger) {
+	if m.budget == nil {
+		return
+	}
+	cfg.Budget = m.budget
+	// fetchBounds gives fetching half of what it is passed.
+	share := min(c.MemoryMaxBytes, m.max/int64(m.conns))
+	cfg.KafkaOpts = append(fetchBounds(share), kafkaOverrides(c.Consumer.Overrides, log)...)
+}

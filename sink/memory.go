@@ -1,0 +1,142 @@
+package sink
+
+import (
+	"context"
+	"sort"
+	"sync"
+)
+
+// MemoryBudget bounds the bytes buffered by the open files of all the
+// connectors that share it: one per process, so that many connectors with
+// many partitions each cannot together outgrow the machine. Each connector
+// reports what it holds after every batch; when the sum is over Max, each
+// keeps only its proportional share and rotates its largest files early.
+type MemoryBudget struct {
+	max  int64
+	mu   sync.Mutex
+	held map[*Connector]int64
+}
+
+// NewMemoryBudget returns a budget of max bytes (max > 0).
+func NewMemoryBudget(max int64) *MemoryBudget {
+	return &MemoryBudget{max: max, held: map[*Connector]int64{}}
+}
+
+// allowance records that c holds held bytes and returns how many it may
+// keep: all of them while the process is under the budget, else its share
+// of the budget in proportion to what it holds. A nil budget allows all.
+func (b *MemoryBudget) allowance(c *Connector, held int64) int64 {
+	if b == nil {
+		return held
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.held[c] = held
+	var total int64
+	for _, h := range b.held {
+		total += h
+	}
+	if total <= b.max {
+		return held
+	}
+	return int64(float64(held) * float64(b.max) / float64(total))
+}
+
+// report records what c holds after it enforced its allowance.
+func (b *MemoryBudget) report(c *Connector, held int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	b.held[c] = held
+	b.mu.Unlock()
+}
+
+// leave forgets c: a stopped connector holds nothing.
+func (b *MemoryBudget) leave(c *Connector) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	delete(b.held, c)
+	b.mu.Unlock()
+}
+
+// Buffered is what the connectors sharing b held at their last report.
+func (b *MemoryBudget) Buffered() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var total int64
+	for _, h := range b.held {
+		total += h
+	}
+	return total
+}
+
+// enforceMemory rotates the partitions holding the most buffered bytes
+// until the connector is within MemoryMax and its share of the process
+// budget: files get smaller, the process does not grow.
+func (c *Connector) enforceMemory(ctx context.Context) {
+	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
+		return
+	}
+	parts := c.snapshot()
+	limit := c.cfg.Budget.allowance(c, buffered(parts))
+	if c.cfg.MemoryMax > 0 {
+		limit = min(limit, c.cfg.MemoryMax)
+	}
+	victims, after := overBudget(parts, limit)
+	c.notePeak(after)
+	c.cfg.Budget.report(c, after)
+	_ = c.parallel(len(victims), func(i int) error {
+		o := victims[i]
+		o.p.enter(WritePartitionPaused)
+		err := o.p.rotate(ctx, "memory ceiling (hdfs.sink.memory.max.bytes / run --memory-max-bytes)")
+		c.afterWrite(o, err == nil)
+		c.Stats.MemoryRotations.Add(1)
+		if err != nil {
+			c.breakPartition(o, err)
+		}
+		return nil
+	})
+}
+
+func buffered(parts []*owned) int64 {
+	var total int64
+	for _, o := range parts {
+		total += int64(o.p.w.BytesBuffered())
+	}
+	return total
+}
+
+// overBudget picks the fewest partitions, largest buffers first, whose
+// rotation brings the total buffered within limit. after is what stays
+// buffered once they have rotated.
+func overBudget(parts []*owned, limit int64) (victims []*owned, after int64) {
+	held := make(map[*owned]int64, len(parts))
+	for _, o := range parts {
+		held[o] = int64(o.p.w.BytesBuffered())
+		after += held[o]
+	}
+	sort.Slice(parts, func(i, j int) bool { return held[parts[i]] > held[parts[j]] })
+	for _, o := range parts {
+		if after <= limit {
+			break
+		}
+		if o.broken != nil || held[o] == 0 {
+			continue
+		}
+		victims = append(victims, o)
+		after -= held[o]
+	}
+	return victims, after
+}
+
+func (c *Connector) notePeak(total int64) {
+	for {
+		peak := c.Stats.PeakBuffered.Load()
+		if total <= peak || c.Stats.PeakBuffered.CompareAndSwap(peak, total) {
+			return
+		}
+	}
+}
