@@ -41,5 +41,5 @@ func (m processMemory) apply(c *configs.Connector, cfg *sink.Config, log *slog.L
 	cfg.Budget = m.budget
 	// fetchBounds gives fetching half of what it is passed.
 	share := min(c.MemoryMaxBytes, m.max/int64(m.conns))
-	cfg.KafkaOpts = append(fetchBounds(share), kafkaOverrides(c.Consumer.Overrides, log)...)
+	cfg.KafkaOpts = kafkaOpts(c, share, log)
 }

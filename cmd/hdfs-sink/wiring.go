@@ -81,7 +81,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	cfg.KafkaOpts = append(fetchBounds(c.MemoryMaxBytes), kafkaOverrides(c.Consumer.Overrides, log)...)
+	cfg.KafkaOpts = kafkaOpts(c, c.MemoryMaxBytes, log)
 	return cfg, nil
 }
 
@@ -103,6 +103,22 @@ func outputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
 		return nil, fmt.Errorf("connector %q (%s): partitioner: %w", c.Name, c.Source, err)
 	}
 	return p, nil
+}
+
+// Group timeouts as Kafka Connect's workers use them, not the plain
+// consumer's 45 s session: after a crash the partitions of the dead process
+// stay unassigned, so nothing is written, until its session expires.
+const (
+	defaultSessionTimeout    = 10 * time.Second
+	defaultHeartbeatInterval = 3 * time.Second
+)
+
+// kafkaOpts are the client options from the connector file: fetch bounds
+// from fetchMem, group timeouts, then the consumer.override.* keys, which
+// win because franz-go applies options in order.
+func kafkaOpts(c *configs.Connector, fetchMem int64, log *slog.Logger) []kgo.Opt {
+	opts := append(fetchBounds(fetchMem), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
+	return append(opts, kafkaOverrides(c.Consumer.Overrides, log)...)
 }
 
 // fetchBounds keeps records fetched but not yet written within half of
@@ -133,6 +149,12 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 			}
 		case "client.id":
 			opts = append(opts, kgo.ClientID(v))
+			continue
+		case "group.instance.id":
+			// Static membership: a restarted process with the same id takes
+			// its partitions back at once, without waiting for a session to
+			// expire or a rebalance. Each process needs its own id.
+			opts = append(opts, kgo.InstanceID(v))
 			continue
 		case "group.id", "auto.offset.reset", "bootstrap.servers", "enable.auto.commit":
 			continue // handled by configs, or owned by hdfs-sink
