@@ -1,11 +1,12 @@
 package hive
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // maxDecimalPrecision is Hive's DECIMAL limit (HiveDecimal.MAX_PRECISION).
@@ -50,25 +51,21 @@ var hiveName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // fixed→binary, enum→string, null→void, record→struct<...>, array→array<>,
 // map→map<string,...>; a union with one non-null branch becomes that type,
 // a wider one uniontype<...>. Logical types map to real Hive types: date,
-// timestamp-*/local-timestamp-*→timestamp, decimal (bytes or fixed)→
-// decimal(p,s), uuid→string; time-* keep their int/bigint. As the Avro spec
-// asks, a logical type on the wrong base type, or an invalid decimal, is
-// ignored; a valid decimal wider than Hive's 38 digits is an error. Field
-// docs become column comments. Recursive records cannot be expressed in
-// Hive and are rejected.
+// timestamp-millis/-micros and local-timestamp-millis/-micros→timestamp,
+// decimal (bytes or fixed)→decimal(p,s), uuid→string; time-* keep their
+// int/bigint. As the Avro spec asks, a logical type on the wrong base type,
+// an unknown one (timestamp-nanos too: the file formats write it as a plain
+// long) or an invalid decimal is ignored; a valid decimal wider than Hive's
+// 38 digits is an error. Field docs become column comments. Recursive
+// records cannot be expressed in Hive and are rejected. The schema is read
+// with avsc.ParseStrict, the model the file formats use, so table columns
+// and file columns agree.
 func HiveColumns(avroSchemaJSON string) ([]Column, error) {
-	dec := json.NewDecoder(bytes.NewReader([]byte(avroSchemaJSON)))
-	dec.UseNumber()
-	var root any
-	if err := dec.Decode(&root); err != nil {
-		return nil, &SchemaError{Msg: "not JSON: " + err.Error()}
+	root, err := avsc.ParseStrict(avroSchemaJSON)
+	if err != nil {
+		return nil, fromAvsc(err)
 	}
-	obj, ok := root.(map[string]any)
-	if !ok || (obj["type"] != "record" && obj["type"] != "error") {
-		return nil, &SchemaError{Msg: "top level must be a record"}
-	}
-	cv := &converter{named: map[string]string{}}
-	fields, err := cv.record(obj, "", "")
+	fields, err := structFields(root, "")
 	if err != nil {
 		return nil, err
 	}
@@ -79,91 +76,88 @@ func HiveColumns(avroSchemaJSON string) ([]Column, error) {
 	return cols, nil
 }
 
-// converter walks one schema, remembering named types for references.
-type converter struct {
-	// named maps full names to Hive types; "" marks a record still being
-	// converted, so a reference to it is recursion.
-	named map[string]string
+// fromAvsc restates a parse error as this package's SchemaError, so
+// callers match one error type whichever step refused the schema.
+func fromAvsc(err error) error {
+	var se *avsc.SchemaError
+	if errors.As(err, &se) {
+		return &SchemaError{Path: se.Path, Msg: se.Msg}
+	}
+	return &SchemaError{Msg: err.Error()}
 }
 
 type field struct{ name, typ, doc string }
 
-// hiveType converts any schema node; ns is the enclosing namespace, path
-// the field path for errors.
-func (cv *converter) hiveType(node any, ns, path string) (string, error) {
-	switch n := node.(type) {
-	case string:
-		if t, ok := primitives[n]; ok {
-			return t, nil
+// hiveType maps one node of the parsed schema; path names the field for
+// errors.
+func hiveType(n *avsc.Node, path string) (string, error) {
+	switch n.Kind {
+	case avsc.Record:
+		fields, err := structFields(n, path)
+		if err != nil {
+			return "", err
 		}
-		return cv.reference(n, ns, path)
-	case []any:
-		return cv.union(n, ns, path)
-	case map[string]any:
-		return cv.complex(n, ns, path)
+		return structOf(fields), nil
+	case avsc.Array:
+		return container("array<", n.Items, path)
+	case avsc.Map:
+		return container("map<string,", n.Values, path)
+	case avsc.Union:
+		return unionType(n, path)
 	}
-	return "", &SchemaError{Path: path, Msg: fmt.Sprintf("unexpected JSON %T as a type", node)}
+	return scalarType(n, path)
 }
 
-var primitives = map[string]string{
-	"null": "void", "boolean": "boolean", "int": "int", "long": "bigint",
-	"float": "float", "double": "double", "bytes": "binary", "string": "string",
-}
-
-func (cv *converter) complex(n map[string]any, ns, path string) (string, error) {
-	typ, ok := n["type"].(string)
-	if !ok {
-		return "", &SchemaError{Path: path, Msg: `"type" must be a string in a schema object`}
-	}
-	switch typ {
-	case "record", "error":
-		return cv.structType(n, ns, path)
-	case "enum":
-		return "string", cv.define(n, ns, path, "string")
-	case "fixed":
-		t := logical("bytes", n)
-		if t == "" {
-			return "", decimalError(n, path)
-		}
-		return t, cv.define(n, ns, path, t)
-	case "array":
-		return cv.container(n, "items", "array<%s>", ns, path)
-	case "map":
-		return cv.container(n, "values", "map<string,%s>", ns, path)
-	}
-	if _, ok := primitives[typ]; ok {
-		if t := logical(typ, n); t != "" {
-			return t, nil
-		}
-		return "", decimalError(n, path)
-	}
-	return cv.reference(typ, ns, path)
-}
-
-func (cv *converter) container(n map[string]any, key, format, ns, path string) (string, error) {
-	inner, ok := n[key]
-	if !ok {
-		return "", &SchemaError{Path: path, Msg: fmt.Sprintf("%s without %q", n["type"], key)}
-	}
-	t, err := cv.hiveType(inner, ns, path)
+func container(prefix string, elem *avsc.Node, path string) (string, error) {
+	t, err := hiveType(elem, path)
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf(format, t), nil
+	return prefix + t + ">", nil
 }
 
-// union keeps the non-null branches: one becomes the type (nullable
+// kindTypes are the Hive types of the Avro types without a logical type.
+var kindTypes = map[avsc.Kind]string{
+	avsc.Null: "void", avsc.Boolean: "boolean", avsc.Int: "int", avsc.Long: "bigint",
+	avsc.Float: "float", avsc.Double: "double", avsc.Bytes: "binary", avsc.String: "string",
+	avsc.Enum: "string", avsc.Fixed: "binary",
+}
+
+// logicalTypes are the logical types with a Hive type of their own (decimal
+// aside); the others (time-*, uuid) keep their base type's.
+var logicalTypes = map[avsc.Logical]string{
+	avsc.Date:                 "date",
+	avsc.TimestampMillis:      "timestamp",
+	avsc.TimestampMicros:      "timestamp",
+	avsc.LocalTimestampMillis: "timestamp",
+	avsc.LocalTimestampMicros: "timestamp",
+}
+
+// scalarType maps a primitive, enum or fixed. avsc has already dropped
+// logical types that are misplaced or invalid (Avro spec), so only Hive's
+// own limit, decimal precision, is checked here.
+func scalarType(n *avsc.Node, path string) (string, error) {
+	if n.Logical == avsc.Decimal {
+		if n.Precision > maxDecimalPrecision {
+			return "", &SchemaError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds Hive's maximum %d", n.Precision, maxDecimalPrecision)}
+		}
+		return fmt.Sprintf("decimal(%d,%d)", n.Precision, n.Scale), nil
+	}
+	if t, ok := logicalTypes[n.Logical]; ok {
+		return t, nil
+	}
+	return kindTypes[n.Kind], nil
+}
+
+// unionType keeps the non-null branches: one becomes the type (nullable
 // column), several a uniontype.
-func (cv *converter) union(branches []any, ns, path string) (string, error) {
+func unionType(n *avsc.Node, path string) (string, error) {
 	var types []string
-	for _, b := range branches {
-		if b == "null" {
+	for _, b := range n.Branches {
+		if b.Kind == avsc.Null {
 			continue
 		}
-		if _, nested := b.([]any); nested {
-			return "", &SchemaError{Path: path, Msg: "union directly inside a union"}
-		}
-		t, err := cv.hiveType(b, ns, path)
+		t, err := hiveType(b, path)
 		if err != nil {
 			return "", err
 		}
@@ -178,69 +172,6 @@ func (cv *converter) union(branches []any, ns, path string) (string, error) {
 	return "uniontype<" + strings.Join(types, ",") + ">", nil
 }
 
-// logical maps a primitive (or fixed, passed as "bytes") with its
-// logicalType; "" means a decimal too wide for Hive.
-func logical(prim string, n map[string]any) string {
-	lt, _ := n["logicalType"].(string)
-	switch {
-	case lt == "date" && prim == "int":
-		return "date"
-	case strings.HasPrefix(lt, "timestamp-") || strings.HasPrefix(lt, "local-timestamp-"):
-		if prim == "long" {
-			return "timestamp"
-		}
-	case lt == "decimal" && prim == "bytes":
-		p, s, valid := decimalParams(n)
-		switch {
-		case !valid:
-			// invalid decimal: ignored per the Avro spec
-		case p > maxDecimalPrecision:
-			return ""
-		default:
-			return fmt.Sprintf("decimal(%d,%d)", p, s)
-		}
-	}
-	return primitives[prim]
-}
-
-// decimalParams reads precision and scale; valid follows the Avro spec
-// (precision > 0, 0 <= scale <= precision).
-func decimalParams(n map[string]any) (precision, scale int64, valid bool) {
-	var ok bool
-	if precision, ok = jsonInt(n["precision"]); !ok || precision < 1 {
-		return 0, 0, false
-	}
-	if raw, present := n["scale"]; present {
-		if scale, ok = jsonInt(raw); !ok {
-			return 0, 0, false
-		}
-	}
-	return precision, scale, scale >= 0 && scale <= precision
-}
-
-func jsonInt(v any) (int64, bool) {
-	num, ok := v.(json.Number)
-	if !ok {
-		return 0, false
-	}
-	i, err := num.Int64()
-	return i, err == nil
-}
-
-func decimalError(n map[string]any, path string) error {
-	p, _, _ := decimalParams(n)
-	return &SchemaError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds Hive's maximum %d", p, maxDecimalPrecision)}
-}
-
-// structType converts a nested record into struct<...>.
-func (cv *converter) structType(n map[string]any, ns, path string) (string, error) {
-	fields, err := cv.record(n, ns, path)
-	if err != nil {
-		return "", err
-	}
-	return structOf(fields), nil
-}
-
 func structOf(fields []field) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
@@ -249,119 +180,33 @@ func structOf(fields []field) string {
 	return "struct<" + strings.Join(parts, ",") + ">"
 }
 
-// record defines a record type and converts its fields. While its fields
-// are converted the name maps to "", so self-references are caught.
-func (cv *converter) record(n map[string]any, ns, path string) ([]field, error) {
-	full, inner, err := fullName(n, ns, path)
-	if err != nil {
-		return nil, err
+// structFields maps the fields of a record, applying Hive's rules that
+// Avro lacks: at least one field, names Hive accepts (after the same
+// '.'/'-' replacement as table names), unique regardless of case.
+func structFields(rec *avsc.Node, path string) ([]field, error) {
+	if len(rec.Fields) == 0 {
+		return nil, &SchemaError{Path: path, Msg: fmt.Sprintf("record %s has no fields (Hive has no empty struct)", rec.Name)}
 	}
-	if err := cv.claim(full, path); err != nil {
-		return nil, err
-	}
-	raw, ok := n["fields"].([]any)
-	if !ok || len(raw) == 0 {
-		return nil, &SchemaError{Path: path, Msg: fmt.Sprintf("record %s has no fields (Hive has no empty struct)", full)}
-	}
-	fields := make([]field, 0, len(raw))
+	fields := make([]field, 0, len(rec.Fields))
 	seen := map[string]bool{}
-	for _, r := range raw {
-		f, err := cv.field(r, inner, path)
+	for _, f := range rec.Fields {
+		name := sanitize(f.Name)
+		if !hiveName.MatchString(name) {
+			return nil, &SchemaError{Path: join(path, f.Name), Msg: fmt.Sprintf("invalid field name %q", f.Name)}
+		}
+		fpath := join(path, name)
+		t, err := hiveType(f.Type, fpath)
 		if err != nil {
 			return nil, err
 		}
-		key := strings.ToLower(f.name)
+		key := strings.ToLower(name)
 		if seen[key] {
-			return nil, &SchemaError{Path: join(path, f.name), Msg: "duplicate field name (Hive names ignore case)"}
+			return nil, &SchemaError{Path: fpath, Msg: "duplicate field name (Hive names ignore case)"}
 		}
 		seen[key] = true
-		fields = append(fields, f)
+		fields = append(fields, field{name: name, typ: t, doc: f.Doc})
 	}
-	cv.named[full] = structOf(fields)
 	return fields, nil
-}
-
-func (cv *converter) field(r any, ns, path string) (field, error) {
-	obj, ok := r.(map[string]any)
-	if !ok {
-		return field{}, &SchemaError{Path: path, Msg: "field is not an object"}
-	}
-	rawName, _ := obj["name"].(string)
-	name := sanitize(rawName)
-	if !hiveName.MatchString(name) {
-		return field{}, &SchemaError{Path: join(path, rawName), Msg: fmt.Sprintf("invalid field name %q", rawName)}
-	}
-	fpath := join(path, name)
-	typ, ok := obj["type"]
-	if !ok {
-		return field{}, &SchemaError{Path: fpath, Msg: "field without type"}
-	}
-	t, err := cv.hiveType(typ, ns, fpath)
-	if err != nil {
-		return field{}, err
-	}
-	doc, _ := obj["doc"].(string)
-	return field{name: name, typ: t, doc: doc}, nil
-}
-
-// define registers an enum or fixed under its full name.
-func (cv *converter) define(n map[string]any, ns, path, hiveType string) error {
-	full, _, err := fullName(n, ns, path)
-	if err != nil {
-		return err
-	}
-	if err := cv.claim(full, path); err != nil {
-		return err
-	}
-	cv.named[full] = hiveType
-	return nil
-}
-
-func (cv *converter) claim(full, path string) error {
-	if _, dup := cv.named[full]; dup {
-		return &SchemaError{Path: path, Msg: fmt.Sprintf("type %s defined twice", full)}
-	}
-	cv.named[full] = ""
-	return nil
-}
-
-// reference resolves a named type: first in the enclosing namespace, then
-// as a full name.
-func (cv *converter) reference(name, ns, path string) (string, error) {
-	candidates := []string{name}
-	if ns != "" && !strings.Contains(name, ".") {
-		candidates = []string{ns + "." + name, name}
-	}
-	for _, c := range candidates {
-		t, ok := cv.named[c]
-		if !ok {
-			continue
-		}
-		if t == "" {
-			return "", &SchemaError{Path: path, Msg: fmt.Sprintf("recursive type %s cannot be a Hive column", c)}
-		}
-		return t, nil
-	}
-	return "", &SchemaError{Path: path, Msg: fmt.Sprintf("unknown type %q", name)}
-}
-
-// fullName applies the Avro namespace rules; inner is the namespace for
-// names used inside the type.
-func fullName(n map[string]any, ns, path string) (full, inner string, err error) {
-	name, _ := n["name"].(string)
-	if name == "" {
-		return "", "", &SchemaError{Path: path, Msg: fmt.Sprintf("%v without name", n["type"])}
-	}
-	if i := strings.LastIndex(name, "."); i >= 0 {
-		return name, name[:i], nil
-	}
-	if explicit, ok := n["namespace"].(string); ok {
-		ns = explicit
-	}
-	if ns == "" {
-		return name, "", nil
-	}
-	return ns + "." + name, ns, nil
 }
 
 func join(path, name string) string {

@@ -64,6 +64,13 @@ func TestHiveColumnsTypes(t *testing.T) {
 		{"nested records", `{"type":"record","name":"A","fields":[{"name":"b","type":{"type":"record","name":"B","fields":[{"name":"t","type":{"type":"long","logicalType":"timestamp-micros"}}]}}]}`, "struct<b:struct<t:timestamp>>"},
 		{"array of records", `{"type":"array","items":{"type":"record","name":"I","fields":[{"name":"v","type":"double"}]}}`, "array<struct<v:double>>"},
 		{"error type is a record", `{"type":"error","name":"Err","fields":[{"name":"m","type":"string"}]}`, "struct<m:string>"},
+		// The columns follow the avsc model the Parquet and JSON writers
+		// use, so a table never declares a type its files do not hold: the
+		// nanos timestamps are plain INT64 there, not Hive timestamps.
+		{"timestamp-nanos stays bigint", `{"type":"long","logicalType":"timestamp-nanos"}`, "bigint"},
+		{"local-timestamp-nanos stays bigint", `{"type":"long","logicalType":"local-timestamp-nanos"}`, "bigint"},
+		{"null branch as object", `[{"type":"null"},"int"]`, "int"},
+		{"record reused by name", `{"type":"record","name":"P","fields":[{"name":"a","type":{"type":"record","name":"Q","fields":[{"name":"x","type":"int"}]}},{"name":"b","type":["null","Q"]}]}`, "struct<a:struct<x:int>,b:struct<x:int>>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,6 +166,10 @@ func TestHiveColumnsErrors(t *testing.T) {
 		{"decimal too wide", rec(`{"name":"a","type":{"type":"bytes","logicalType":"decimal","precision":39}}`), "exceeds Hive's maximum 38"},
 		{"fixed decimal too wide", rec(`{"name":"a","type":{"type":"fixed","name":"W","size":32,"logicalType":"decimal","precision":60}}`), "exceeds"},
 		{"error path names nested field", rec(`{"name":"outer","type":{"type":"record","name":"O","fields":[{"name":"inner","type":"Missing"}]}}`), "outer.inner"},
+		// goavro cannot decode the first two, Java Avro (Hive) cannot read the third.
+		{"fixed without size", rec(`{"name":"a","type":{"type":"fixed","name":"F"}}`), "without a valid size"},
+		{"empty union", rec(`{"name":"a","type":[]}`), "empty union"},
+		{"record wrapped in type", `{"type":` + rec(`{"name":"a","type":"int"}`) + `}`, "top level must be a record"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // ValueError says which field held a value that does not match its

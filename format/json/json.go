@@ -28,8 +28,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // Name and Extension identify the format.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 const allTypes = `{"type":"record","name":"AllTypes","namespace":"t","fields":[

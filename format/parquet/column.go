@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 
-	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // column converts goavro native values of one Avro type into an Arrow

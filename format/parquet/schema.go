@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // Decimal precision limits of Arrow's decimal types.

@@ -8,8 +8,8 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // createdBy names the writer in the file footer. Hive 3.1 applies its

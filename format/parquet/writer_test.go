@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
-	"github.com/hdfs-sink/hdfs-sink/format/parquet/avsc"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 func TestSchemaFailures(t *testing.T) {

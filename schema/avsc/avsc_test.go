@@ -3,6 +3,7 @@ package avsc
 import (
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
@@ -116,5 +117,78 @@ func TestDecimals(t *testing.T) {
 	}
 	if _, err := Unscaled(big.NewRat(1, 3), 2); err == nil {
 		t.Error("1/3 accepted at scale 2")
+	}
+}
+
+// TestParseStrictRejectsNestedType: goavro reads {"type":<schema>} as that
+// schema, so Parse must too; Java Avro (Hive) refuses it, so ParseStrict
+// must. Everything else parses the same.
+func TestParseStrictRejectsNestedType(t *testing.T) {
+	nested := `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":{"type":"int"}}}]}`
+	root, err := Parse(nested)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if k := root.Fields[0].Type.Kind; k != Int {
+		t.Fatalf("nested type parsed as %v, want int", k)
+	}
+	if _, err := goavro.NewCodec(nested); err != nil {
+		t.Fatalf("goavro no longer accepts the nested form, Parse need not: %v", err)
+	}
+	_, err = ParseStrict(nested)
+	var se *SchemaError
+	if !errors.As(err, &se) || se.Path != "a" || !strings.Contains(se.Msg, `"type" must be a string`) {
+		t.Fatalf("ParseStrict = %v, want a SchemaError at a", err)
+	}
+	wrapped := `{"type":{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}}`
+	if root, err := Parse(wrapped); err != nil || root.Name != "R" {
+		t.Fatalf("Parse(wrapped record) = %v, %v", root, err)
+	}
+	if _, err := ParseStrict(wrapped); err == nil || !strings.Contains(err.Error(), "top level must be a record") {
+		t.Fatalf("ParseStrict(wrapped record) = %v, want the top-level error", err)
+	}
+	plain := `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"int"}}]}`
+	if _, err := ParseStrict(plain); err != nil {
+		t.Fatalf("ParseStrict(plain): %v", err)
+	}
+}
+
+// TestFieldDocs: field docs are kept for Hive column comments.
+func TestFieldDocs(t *testing.T) {
+	root, err := Parse(`{"type":"record","name":"R","doc":"record doc","fields":[
+		{"name":"a","type":"int","doc":"Preis in €"},
+		{"name":"b","type":"int"},
+		{"name":"c","type":"int","doc":7}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"Preis in €", "", ""} {
+		if got := root.Fields[i].Doc; got != want {
+			t.Errorf("field %s doc %q, want %q", root.Fields[i].Name, got, want)
+		}
+	}
+}
+
+// TestParseFailureMessages: the messages say what is wrong; hive shows
+// them to the user unchanged.
+func TestParseFailureMessages(t *testing.T) {
+	rec := func(fields string) string { return `{"type":"record","name":"R","fields":[` + fields + `]}` }
+	tests := []struct{ name, text, want string }{
+		{"top-level array", `{"type":"array","items":"int"}`, "top level must be a record"},
+		{"top-level union", `["null",` + rec(`{"name":"a","type":"int"}`) + `]`, "top level must be a record"},
+		{"top-level nested non-record", `{"type":{"type":"int"}}`, "top level must be a record"},
+		{"field not object", rec(`"a"`), "field is not an object"},
+		{"empty field name", rec(`{"name":"","type":"int"}`), `invalid field name ""`},
+		{"field without type", rec(`{"name":"a"}`), "field without type"},
+		{"fixed without size", rec(`{"name":"a","type":{"type":"fixed","name":"F"}}`), "without a valid size"},
+		{"empty union", rec(`{"name":"a","type":[]}`), "empty union"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.text)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse = %v, want an error containing %q", err, tt.want)
+			}
+		})
 	}
 }

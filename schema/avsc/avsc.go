@@ -1,11 +1,12 @@
-// Package avsc owns the parsed form of an Avro schema that the decoding
-// output formats (Parquet, JSON) walk: a tree of Nodes with named types
-// resolved, logical types recognised, and the goavro union branch names
-// needed to read goavro's native union values. It follows the same rules
-// as hive.HiveColumns so that file columns and table columns agree: a
-// logical type on the wrong base type, or an invalid decimal, is ignored
-// (Avro specification), and recursive records are rejected because no
-// columnar format or Hive type can express them.
+// Package avsc owns the parsed form of an Avro writer schema that the
+// output formats (Parquet, JSON) and the Hive type mapping walk: a tree of
+// Nodes with named types resolved, logical types recognised, field docs
+// kept, and the goavro union branch names needed to read goavro's native
+// union values. Because every consumer walks this one model, file columns
+// and table columns agree: a logical type on the wrong base type, or an
+// invalid decimal, is ignored (Avro specification), and recursive records
+// are rejected because no columnar format or Hive type can express them.
+// It imports nothing of this module, so any package may depend on it.
 package avsc
 
 import (
@@ -109,6 +110,7 @@ type Node struct {
 // Field is a record field.
 type Field struct {
 	Name string
+	Doc  string // the field's "doc", "" if absent
 	Type *Node
 }
 
@@ -164,29 +166,60 @@ func (n *Node) Branch(key string) (*Node, bool) {
 	return nil, false
 }
 
-// Parse reads the schema JSON. The top level must be a record.
-func Parse(text string) (*Node, error) {
+// Parse reads the schema JSON as goavro, which decodes the data, does: a
+// schema object whose "type" is itself a schema ({"type":{"type":"int"}})
+// stands for that schema. The top level must be a record.
+func Parse(text string) (*Node, error) { return parse(text, false) }
+
+// ParseStrict is Parse for schemas that Java Avro must read too (Hive reads
+// the table's Avro schema with it): a schema object's "type" must be a
+// type name, as the Avro specification says.
+func ParseStrict(text string) (*Node, error) { return parse(text, true) }
+
+func parse(text string, strict bool) (*Node, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
 	dec.UseNumber()
 	var root any
 	if err := dec.Decode(&root); err != nil {
 		return nil, &SchemaError{Msg: "not JSON: " + err.Error()}
 	}
-	p := &parser{named: map[string]*Node{}}
+	if !recordObject(root, strict) {
+		return nil, topLevelError()
+	}
+	p := &parser{named: map[string]*Node{}, strict: strict}
 	n, err := p.node(root, "", "")
 	if err != nil {
 		return nil, err
 	}
-	if n.Kind != Record {
-		return nil, &SchemaError{Msg: "top level must be a record, not " + n.Kind.String()}
+	if n.Kind != Record { // {"type":{...}} wrapping a non-record
+		return nil, topLevelError()
 	}
 	return n, nil
+}
+
+func topLevelError() error { return &SchemaError{Msg: "top level must be a record"} }
+
+// recordObject rejects, before parsing, a top level that cannot be a
+// record, so the error names the real problem rather than one inside it.
+// Only the lenient form may wrap the record: {"type":{"type":"record"}}.
+func recordObject(root any, strict bool) bool {
+	m, ok := root.(map[string]any)
+	if !ok {
+		return false
+	}
+	typ, named := m["type"].(string)
+	if !named {
+		return !strict
+	}
+	return typ == "record" || typ == "error"
 }
 
 type parser struct {
 	// named holds every defined named type; a Record with nil Fields is
 	// still being parsed, so a reference to it is recursion.
 	named map[string]*Node
+	// strict rejects {"type": <schema>} (see ParseStrict).
+	strict bool
 }
 
 var primitives = map[string]Kind{
@@ -212,10 +245,14 @@ func (p *parser) node(v any, ns, path string) (*Node, error) {
 func (p *parser) complex(m map[string]any, ns, path string) (*Node, error) {
 	typ, ok := m["type"].(string)
 	if !ok {
-		if inner, nested := m["type"]; nested {
-			return p.node(inner, ns, path) // {"type": {...}} or {"type": [...]}
+		inner, nested := m["type"]
+		switch {
+		case !nested:
+			return nil, &SchemaError{Path: path, Msg: `schema object without "type"`}
+		case p.strict:
+			return nil, &SchemaError{Path: path, Msg: `"type" must be a string in a schema object`}
 		}
-		return nil, &SchemaError{Path: path, Msg: `schema object without "type"`}
+		return p.node(inner, ns, path) // {"type": {...}} or {"type": [...]}
 	}
 	switch typ {
 	case "record", "error":
@@ -328,24 +365,37 @@ func (p *parser) record(m map[string]any, ns, path string) (*Node, error) {
 	}
 	fields := make([]Field, 0, len(raw))
 	for _, r := range raw {
-		fm, ok := r.(map[string]any)
-		name, _ := fm["name"].(string)
-		if !ok || name == "" {
-			return nil, &SchemaError{Path: path, Msg: fmt.Sprintf("record %s has a field without a name", full)}
-		}
-		fpath := join(path, name)
-		t, present := fm["type"]
-		if !present {
-			return nil, &SchemaError{Path: fpath, Msg: `field without "type"`}
-		}
-		ft, err := p.node(t, inner, fpath)
+		f, err := p.field(r, full, inner, path)
 		if err != nil {
 			return nil, err
 		}
-		fields = append(fields, Field{Name: name, Type: ft})
+		fields = append(fields, f)
 	}
 	n.Fields = fields
 	return n, nil
+}
+
+// field parses one field of record full; ns is the namespace inside it.
+func (p *parser) field(r any, full, ns, path string) (Field, error) {
+	fm, ok := r.(map[string]any)
+	if !ok {
+		return Field{}, &SchemaError{Path: path, Msg: fmt.Sprintf("record %s: field is not an object", full)}
+	}
+	name, _ := fm["name"].(string)
+	if name == "" {
+		return Field{}, &SchemaError{Path: path, Msg: fmt.Sprintf(`record %s: invalid field name ""`, full)}
+	}
+	fpath := join(path, name)
+	t, present := fm["type"]
+	if !present {
+		return Field{}, &SchemaError{Path: fpath, Msg: "field without type"}
+	}
+	ft, err := p.node(t, ns, fpath)
+	if err != nil {
+		return Field{}, err
+	}
+	doc, _ := fm["doc"].(string)
+	return Field{Name: name, Doc: doc, Type: ft}, nil
 }
 
 func (p *parser) enum(m map[string]any, ns, path string) (*Node, error) {
