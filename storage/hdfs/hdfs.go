@@ -18,6 +18,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
@@ -40,13 +41,20 @@ type Options struct {
 	// CloseRetries bounds retries of Close while the NameNode answers
 	// "replicating" (the Java client retries the same way).
 	CloseRetries int
+	// Connections is how many NameNode connections to spread calls over
+	// (default 4). colinmarc/hdfs sends one RPC at a time per connection,
+	// so partitions committing at once queued behind each other on a
+	// single one (an execution trace of the benchmark showed more time
+	// waiting for its lock than in the RPCs).
+	Connections int
 }
 
 // FS is an HDFS-backed storage.FS.
 type FS struct {
-	client *hdfs.Client
-	base   string
-	opts   Options
+	clients []*hdfs.Client
+	next    atomic.Uint32
+	base    string
+	opts    Options
 }
 
 var _ storage.FS = (*FS)(nil)
@@ -61,21 +69,45 @@ func New(opts Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.CloseRetries <= 0 {
+		// 5 ms doubling to 2 s: about 11 s in all, as long as before.
+		opts.CloseRetries = 13
+	}
+	if opts.Connections <= 0 {
+		opts.Connections = 4
+	}
+	f := &FS{base: path.Clean("/" + u.Path), opts: opts}
+	for range opts.Connections {
+		c, err := connect(copts, opts.URL)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		f.clients = append(f.clients, c)
+	}
+	return f, nil
+}
+
+func connect(copts hdfs.ClientOptions, url string) (*hdfs.Client, error) {
 	c, err := hdfs.NewClient(copts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to HDFS %s: %w", opts.URL, err)
+		return nil, fmt.Errorf("connect to HDFS %s: %w", url, err)
 	}
 	// The client caches the server defaults on first use without a lock;
 	// fetch them now, before partitions use the client concurrently.
 	if _, err := c.ServerDefaults(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", opts.URL, err)
+		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", url, err)
 	}
-	if opts.CloseRetries <= 0 {
-		// 5 ms doubling to 2 s: about 11 s in all, as long as before.
-		opts.CloseRetries = 13
-	}
-	return &FS{client: c, base: path.Clean("/" + u.Path), opts: opts}, nil
+	return c, nil
+}
+
+// client picks the next NameNode connection. Any of them may act on any
+// path: the NameNode orders all calls, whichever connection carries them.
+// A file is completed through the connection that created it (its lease
+// holder), which the FileWriter remembers.
+func (f *FS) client() *hdfs.Client {
+	return f.clients[int(f.next.Add(1)%uint32(len(f.clients)))]
 }
 
 func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, error) {
@@ -115,10 +147,11 @@ func (f *FS) abs(name string) string { return path.Join(f.base, name) }
 // Create creates name exclusively, creating its parent directories.
 func (f *FS) Create(name string) (storage.File, error) {
 	p := f.abs(name)
-	if err := f.client.MkdirAll(path.Dir(p), 0o755); err != nil {
+	c := f.client()
+	if err := c.MkdirAll(path.Dir(p), 0o755); err != nil {
 		return nil, err
 	}
-	w, err := f.client.Create(p)
+	w, err := c.Create(p)
 	if err != nil {
 		return nil, err
 	}
@@ -126,34 +159,41 @@ func (f *FS) Create(name string) (storage.File, error) {
 }
 
 // Open opens name for reading.
-func (f *FS) Open(name string) (io.ReadCloser, error) { return f.client.Open(f.abs(name)) }
+func (f *FS) Open(name string) (io.ReadCloser, error) { return f.client().Open(f.abs(name)) }
 
 // Rename renames oldpath to newpath, creating newpath's parent.
 func (f *FS) Rename(oldpath, newpath string) error {
 	np := f.abs(newpath)
-	if err := f.client.MkdirAll(path.Dir(np), 0o755); err != nil {
+	c := f.client()
+	if err := c.MkdirAll(path.Dir(np), 0o755); err != nil {
 		return err
 	}
-	return f.client.Rename(f.abs(oldpath), np)
+	return c.Rename(f.abs(oldpath), np)
 }
 
 // Remove removes a file or an empty directory.
-func (f *FS) Remove(name string) error { return f.client.Remove(f.abs(name)) }
+func (f *FS) Remove(name string) error { return f.client().Remove(f.abs(name)) }
 
 // RemoveAll removes a tree; a missing name is not an error.
-func (f *FS) RemoveAll(name string) error { return f.client.RemoveAll(f.abs(name)) }
+func (f *FS) RemoveAll(name string) error { return f.client().RemoveAll(f.abs(name)) }
 
 // ReadDir lists a directory, sorted by name.
-func (f *FS) ReadDir(name string) ([]fs.FileInfo, error) { return f.client.ReadDir(f.abs(name)) }
+func (f *FS) ReadDir(name string) ([]fs.FileInfo, error) { return f.client().ReadDir(f.abs(name)) }
 
 // Stat describes name.
-func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.client.Stat(f.abs(name)) }
+func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.client().Stat(f.abs(name)) }
 
 // MkdirAll creates a directory and its parents.
-func (f *FS) MkdirAll(name string) error { return f.client.MkdirAll(f.abs(name), 0o755) }
+func (f *FS) MkdirAll(name string) error { return f.client().MkdirAll(f.abs(name), 0o755) }
 
-// Close closes the NameNode connection; leases of open files lapse.
-func (f *FS) Close() error { return f.client.Close() }
+// Close closes the NameNode connections; leases of open files lapse.
+func (f *FS) Close() error {
+	var errs []error
+	for _, c := range f.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
 
 type file struct {
 	w       *hdfs.FileWriter
