@@ -42,7 +42,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	if spec.MemoryMax > 0 {
 		// As hdfs-sink run --memory-max-bytes does: the GC keeps the heap
 		// under the ceiling instead of letting it double (GOGC=100).
-		debug.SetMemoryLimit(spec.MemoryMax)
+		debug.SetMemoryLimit(sink.GoMemoryLimit(spec.MemoryMax))
 	}
 	ends, err := endOffsets(ctx, spec.Topic)
 	if err != nil {
@@ -106,7 +106,7 @@ func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, err
 		LogsDir:   func(string) string { return spec.Dir + "/logs" },
 		Pad:       10, FlushSize: spec.FlushSize, RotateInterval: spec.Rotate, Location: time.UTC,
 		MemoryMax: spec.MemoryMax / 2, RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
-		Logger: log, KafkaOpts: fetchBounds(spec.MemoryMax),
+		Logger: log, KafkaOpts: sink.FetchBounds(spec.MemoryMax / 2),
 	}
 	return cfg, watch, nil
 }
@@ -117,16 +117,6 @@ func benchPartitioner(kind string) (partitioner.Partitioner, error) {
 			Extractor: partitioner.RecordField, TimestampField: "ts"})
 	}
 	return partitioner.Default{}, nil
-}
-
-// fetchBounds is cmd/hdfs-sink's: fetched-but-unwritten records stay within
-// half of hdfs.sink.memory.max.bytes.
-func fetchBounds(memMax int64) []kgo.Opt {
-	if memMax <= 0 {
-		return nil
-	}
-	half := int32(min(memMax/2, 1<<30))
-	return []kgo.Opt{kgo.FetchMaxBytes(half), kgo.BrokerMaxReadBytes(max(half, 1<<20) + 1<<20), kgo.MaxConcurrentFetches(2)}
 }
 
 // tailProbe produces one more record per partition and returns the time
@@ -208,7 +198,7 @@ func countFiles(store storage.FS, dir string) (int64, error) {
 // no decode, no write, with the sink's fetch bounds.
 func runConsumeCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(itest.KafkaAddr()), kgo.ConsumeTopics(spec.Topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, fetchBounds(spec.MemoryMax)...)
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, sink.FetchBounds(spec.MemoryMax/2)...)
 	var res caseResult
 	m := startMeter()
 	cl, err := kgo.NewClient(opts...)

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,6 +32,8 @@ type caseSpec struct {
 	Writers     int   // hdfswrite: files written at once
 	Rotate      time.Duration
 	CPUProfile  string
+	Trace       string
+	HeapProfile string
 	TailProbe   bool // sink: after the backlog, time one more record per partition
 	Size        string
 }
@@ -66,8 +70,22 @@ func runChild(specJSON string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	if spec.Trace != "" {
+		f, err := os.Create(spec.Trace)
+		if err != nil {
+			return fmt.Errorf("bench -case: trace: %w", err)
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return fmt.Errorf("bench -case: trace: %w", err)
+		}
+		defer trace.Stop()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	if spec.HeapProfile != "" {
+		go heapAtPeak(ctx, spec.HeapProfile)
+	}
 	var res caseResult
 	var err error
 	switch spec.Kind {
@@ -124,4 +142,29 @@ func startMeter() meter { return meter{time.Now(), cpuTime()} }
 func (m meter) stop(r *caseResult) {
 	r.Seconds = time.Since(m.wall).Seconds()
 	r.CPUSeconds = (cpuTime() - m.cpu).Seconds()
+}
+
+// heapAtPeak writes the in-use heap profile to name each time the live heap
+// reaches a new high, so the file shows what the largest heap held.
+func heapAtPeak(ctx context.Context, name string) {
+	var peak uint64
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		if ms.HeapInuse <= peak {
+			continue
+		}
+		peak = ms.HeapInuse
+		if f, err := os.Create(name); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(f, 0)
+			f.Close()
+		}
+	}
 }

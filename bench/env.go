@@ -145,7 +145,10 @@ func records(w workload, scale float64) int {
 	return max(w.Partitions, n/w.Partitions*w.Partitions)
 }
 
-func (e *env) runWorkload(o options, w workload, prof string) (caseReport, error) {
+// profiles are where a sink case writes its CPU profile and execution trace.
+type profiles struct{ cpu, trace, heap string }
+
+func (e *env) runWorkload(o options, w workload, prof profiles) (caseReport, error) {
 	n := records(w, o.scale)
 	fmt.Fprintf(os.Stderr, "bench: %s: producing %d records\n", w, n)
 	topic, bytes, err := e.topic(w.Size, w.Partitions, n)
@@ -157,7 +160,8 @@ func (e *env) runWorkload(o options, w workload, prof string) (caseReport, error
 	base := caseSpec{Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
 		Partitioner: w.Partitioner, FlushSize: cr.FlushSize, MemoryMax: o.memoryMax, Rotate: 3 * time.Second, Size: w.Size}
 	sinkSpec := base
-	sinkSpec.Kind, sinkSpec.Dir, sinkSpec.CPUProfile, sinkSpec.TailProbe = "sink", e.dir(topic), prof, true
+	sinkSpec.Kind, sinkSpec.Dir, sinkSpec.TailProbe = "sink", e.dir(topic), true
+	sinkSpec.CPUProfile, sinkSpec.Trace, sinkSpec.HeapProfile = prof.cpu, prof.trace, prof.heap
 	fmt.Fprintf(os.Stderr, "bench: %s: sink\n", w)
 	if cr.Sink, err = child(o.binary, sinkSpec); err != nil {
 		return cr, err

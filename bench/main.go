@@ -34,6 +34,8 @@ func (w workload) String() string {
 
 type options struct {
 	out, cpuprofile, binary string
+	trace, memprofile       string
+	only                    string
 	full, noMemory, noRecov bool
 	scale                   float64
 	memParts, memRecords    int
@@ -48,6 +50,9 @@ func main() {
 	flag.BoolVar(&o.full, "full", false, "run the full matrix (2 sizes × 3 partition counts × 2 formats × 2 partitioners)")
 	flag.Float64Var(&o.scale, "scale", 1, "multiply record counts (0.1 for a quick smoke run)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "CPU profile of the first sink case (1KB×8p×avro×default) to this file")
+	flag.StringVar(&o.trace, "trace", "", "execution trace (go tool trace) of the first sink case to this file")
+	flag.StringVar(&o.memprofile, "memprofile", "", "heap profile (in use, at the largest heap) of the first sink case to this file")
+	flag.StringVar(&o.only, "only", "", "run only these workloads (comma list of names as in the table, e.g. 1KB×64p×avro×default or 1KBx64pxavroxdefault)")
 	flag.BoolVar(&o.noMemory, "no-memory", false, "skip the many-partitions memory case")
 	flag.BoolVar(&o.noRecov, "no-recovery", false, "skip the SIGKILL recovery cases")
 	flag.IntVar(&o.memParts, "mem-partitions", 1000, "partitions of the memory case")
@@ -84,6 +89,25 @@ func defaultMatrix() []workload {
 		{"100B", 8, "avro", "default"},
 		{"1KB", 8, "avro", "hourly"},
 	}
+}
+
+// selectWorkloads keeps the workloads named in only (all when empty); x
+// may stand for × so that names are easy to type.
+func selectWorkloads(m []workload, only string) []workload {
+	if only == "" {
+		return m
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(strings.ReplaceAll(only, "x", "×"), ",") {
+		want[strings.TrimSpace(name)] = true
+	}
+	var out []workload
+	for _, w := range m {
+		if want[w.String()] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func fullMatrix() []workload {
@@ -138,10 +162,11 @@ func run(o options) error {
 	if o.full {
 		matrix = fullMatrix()
 	}
+	matrix = selectWorkloads(matrix, o.only)
 	for i, w := range matrix {
-		prof := ""
+		var prof profiles
 		if i == 0 {
-			prof = o.cpuprofile
+			prof = profiles{cpu: o.cpuprofile, trace: o.trace, heap: o.memprofile}
 		}
 		cr, err := env.runWorkload(o, w, prof)
 		if err != nil {

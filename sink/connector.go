@@ -200,7 +200,10 @@ func (c *Connector) Run(ctx context.Context) error {
 			return c.shutdown()
 		}
 		pollCtx, cancel := context.WithTimeout(ctx, c.cfg.TickInterval)
-		fetches := c.cl.PollRecords(pollCtx, 10000)
+		// All that is buffered: FetchBounds bounds it, and every poll ends
+		// in a barrier (all partitions written), so small polls with many
+		// partitions left each partition a few records per barrier.
+		fetches := c.cl.PollFetches(pollCtx)
 		cancel()
 		if fetches.IsClientClosed() {
 			return nil

@@ -26,7 +26,7 @@ func newProcessMemory(ceiling int64, conns int, log *slog.Logger) processMemory 
 		return processMemory{}
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(ceiling)
+		debug.SetMemoryLimit(sink.GoMemoryLimit(ceiling))
 	}
 	log.Info("process memory ceiling", "memory_max_bytes", ceiling, "file_buffers_bytes", ceiling/2,
 		"fetch_bytes_per_connector", ceiling/2/int64(max(conns, 1)))
@@ -39,7 +39,7 @@ func (m processMemory) apply(c *configs.Connector, cfg *sink.Config, log *slog.L
 		return
 	}
 	cfg.Budget = m.budget
-	// fetchBounds gives fetching half of what it is passed.
+	// kafkaOpts gives fetching half of what it is passed.
 	share := min(c.MemoryMaxBytes, m.max/int64(m.conns))
 	cfg.KafkaOpts = kafkaOpts(c, share, log)
 }

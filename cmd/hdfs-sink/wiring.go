@@ -113,22 +113,12 @@ const (
 	defaultHeartbeatInterval = 3 * time.Second
 )
 
-// kafkaOpts are the client options from the connector file: fetch bounds
-// from fetchMem, group timeouts, then the consumer.override.* keys, which
+// kafkaOpts are the client options from the connector file: half of
+// memMax for fetched records, group timeouts, then the consumer.override.* keys, which
 // win because franz-go applies options in order.
-func kafkaOpts(c *configs.Connector, fetchMem int64, log *slog.Logger) []kgo.Opt {
-	opts := append(fetchBounds(fetchMem), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
+func kafkaOpts(c *configs.Connector, memMax int64, log *slog.Logger) []kgo.Opt {
+	opts := append(sink.FetchBounds(memMax/2), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
 	return append(opts, kafkaOverrides(c.Consumer.Overrides, log)...)
-}
-
-// fetchBounds keeps records fetched but not yet written within half of
-// hdfs.sink.memory.max.bytes; the other half is for encoder buffers.
-func fetchBounds(memMax int64) []kgo.Opt {
-	if memMax <= 0 {
-		return nil
-	}
-	half := int32(min(memMax/2, 1<<30))
-	return []kgo.Opt{kgo.FetchMaxBytes(half), kgo.BrokerMaxReadBytes(max(half, 1<<20) + 1<<20), kgo.MaxConcurrentFetches(2)}
 }
 
 // kafkaOverrides applies the consumer.override.* keys franz-go has an
