@@ -105,8 +105,8 @@ func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, err
 		TopicsDir: func(string) string { return spec.Dir + "/topics" },
 		LogsDir:   func(string) string { return spec.Dir + "/logs" },
 		Pad:       10, FlushSize: spec.FlushSize, RotateInterval: spec.Rotate, Location: time.UTC,
-		MemoryMax: spec.MemoryMax / 2, RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
-		Logger: log, KafkaOpts: sink.FetchBounds(spec.MemoryMax / 2),
+		MemoryMax: sink.FileBuffers(spec.MemoryMax), RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
+		Logger: log, KafkaOpts: sink.FetchBounds(sink.FetchMemory(spec.MemoryMax)),
 	}
 	return cfg, watch, nil
 }
@@ -198,7 +198,7 @@ func countFiles(store storage.FS, dir string) (int64, error) {
 // no decode, no write, with the sink's fetch bounds.
 func runConsumeCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(itest.KafkaAddr()), kgo.ConsumeTopics(spec.Topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, sink.FetchBounds(spec.MemoryMax/2)...)
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, sink.FetchBounds(sink.FetchMemory(spec.MemoryMax))...)
 	var res caseResult
 	m := startMeter()
 	cl, err := kgo.NewClient(opts...)
