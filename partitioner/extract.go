@@ -46,11 +46,11 @@ func fieldTimestamp(name string, loc *time.Location) (func(Record) (int64, error
 	}
 	what := fmt.Sprintf("timestamp field %q", name)
 	return func(r Record) (int64, error) {
-		root, err := decode(r)
+		l := lookup{r: r}
+		v, reason, err := l.at(path)
 		if err != nil {
 			return 0, &RecordError{What: what, Reason: "decode value", Err: err}
 		}
-		v, reason := nested(root, path)
 		if reason != "" {
 			return 0, &RecordError{What: what, Reason: reason}
 		}

@@ -43,13 +43,17 @@ func NewField(names []string) (*Field, error) {
 // Encode returns "name=value" for each configured field, joined by "/". A
 // null value is written "null", as the reference does.
 func (f *Field) Encode(r Record) (string, error) {
-	root, err := decode(r)
-	if err != nil {
-		return "", &RecordError{What: fmt.Sprintf("field %q", f.names[0]), Reason: "decode value", Err: err}
-	}
+	l := lookup{r: r}
 	parts := make([]string, len(f.names))
 	for i := range f.paths {
-		s, reason := f.value(root, i)
+		v, reason, err := l.at(f.paths[i])
+		if err != nil {
+			return "", &RecordError{What: fmt.Sprintf("field %q", f.names[i]), Reason: "decode value", Err: err}
+		}
+		s := ""
+		if reason == "" {
+			s, reason = f.format(v)
+		}
 		if reason != "" {
 			return "", &RecordError{What: fmt.Sprintf("field %q", f.names[i]), Reason: reason}
 		}
@@ -58,12 +62,8 @@ func (f *Field) Encode(r Record) (string, error) {
 	return strings.Join(parts, "/"), nil
 }
 
-// value formats field i of root, or says why it cannot.
-func (f *Field) value(root any, i int) (string, string) {
-	v, reason := nested(root, f.paths[i])
-	if reason != "" {
-		return "", reason
-	}
+// format formats a field value, or says why it cannot.
+func (f *Field) format(v any) (string, string) {
 	s, ok := fieldString(v)
 	if !ok {
 		return "", "value is " + typeName(v) + "; a partition field must be int, long, string, boolean or enum"
@@ -85,6 +85,32 @@ func decode(r Record) (any, error) {
 		return nil, nil
 	}
 	return r.Value()
+}
+
+// lookup finds field values of one record: through Record.Field when it
+// can answer, else by decoding the whole value once.
+type lookup struct {
+	r       Record
+	root    any
+	decoded bool
+}
+
+// at returns the value at path with any union wrapper removed, or why it
+// is not there (reason), or why the value does not decode (err).
+func (l *lookup) at(path []string) (v any, reason string, err error) {
+	if l.r.Field != nil {
+		if v, ok := l.r.Field(path); ok {
+			return unwrapUnion(v), "", nil
+		}
+	}
+	if !l.decoded {
+		if l.root, err = decode(l.r); err != nil {
+			return nil, "", err
+		}
+		l.decoded = true
+	}
+	v, reason = nested(l.root, path)
+	return v, reason, nil
 }
 
 // nested follows path through records (and unions of records) in goavro's

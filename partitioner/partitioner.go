@@ -27,6 +27,10 @@ type Record struct {
 	// It is called only by partitioners that read fields, at most once per
 	// Encode. A nil Value reads as a null value.
 	Value func() (any, error)
+	// Field, when set, is a shortcut that decodes only the value at path
+	// through nested records, in the same native form. It returns false
+	// when it cannot answer; Value is used then.
+	Field func(path []string) (any, bool)
 }
 
 // Partitioner encodes a record's output directory, e.g. "partition=3".

@@ -25,6 +25,7 @@ type parsed struct {
 	tree     *node
 	material string        // canonical form plus logical type attributes
 	raw      *goavro.Codec // codec for the form without logical types
+	leaves   sync.Map      // *node → *goavro.Codec of that subtree (FieldNative)
 }
 
 // cacheLimit bounds the package caches; schemas are few in practice, and a

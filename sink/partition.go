@@ -264,6 +264,14 @@ func (r *record) native() (any, error) {
 	return r.Schema.Native(r.Datum)
 }
 
+// field is the partitioner's shortcut to one field (schema.FieldNative).
+func (r *record) field(path []string) (any, bool) {
+	if r.Schema == nil {
+		return nil, false
+	}
+	return r.Schema.FieldNative(r.Datum, path)
+}
+
 // beginBatch marks the start of a batch of fetched records.
 func (p *partition) beginBatch() { p.enter(WritePartitionPaused) }
 
@@ -296,6 +304,7 @@ func (p *partition) write(ctx context.Context, r record) (bool, error) {
 	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{
 		Topic: p.cfg.Topic, Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
 		Value: func() (any, error) { return r.native() },
+		Field: r.field,
 	})
 	if err != nil {
 		return rotated, err
