@@ -148,14 +148,27 @@ func (f *FS) abs(name string) string { return path.Join(f.base, name) }
 func (f *FS) Create(name string) (storage.File, error) {
 	p := f.abs(name)
 	c := f.client()
-	if err := c.MkdirAll(path.Dir(p), 0o755); err != nil {
-		return nil, err
-	}
-	w, err := c.Create(p)
+	w, err := withParent(c, p, func() (*hdfs.FileWriter, error) { return c.Create(p) })
 	if err != nil {
 		return nil, err
 	}
 	return &file{w: w, retries: f.opts.CloseRetries}, nil
+}
+
+// withParent runs op, and once more after creating the parent of p if op
+// failed for want of it. Trying first saves the NameNode a lookup per call
+// where the parent usually exists (a commit's renames and temp files):
+// the NameNode's round trips, not bandwidth, bound how fast many
+// partitions commit.
+func withParent[T any](c *hdfs.Client, p string, op func() (T, error)) (T, error) {
+	v, err := op()
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return v, err
+	}
+	if err := c.MkdirAll(path.Dir(p), 0o755); err != nil {
+		return v, err
+	}
+	return op()
 }
 
 // Open opens name for reading.
@@ -165,10 +178,8 @@ func (f *FS) Open(name string) (io.ReadCloser, error) { return f.client().Open(f
 func (f *FS) Rename(oldpath, newpath string) error {
 	np := f.abs(newpath)
 	c := f.client()
-	if err := c.MkdirAll(path.Dir(np), 0o755); err != nil {
-		return err
-	}
-	return c.Rename(f.abs(oldpath), np)
+	_, err := withParent(c, np, func() (struct{}, error) { return struct{}{}, c.Rename(f.abs(oldpath), np) })
+	return err
 }
 
 // Remove removes a file or an empty directory.

@@ -31,6 +31,7 @@ func Conformance(t *testing.T, newFS func(t *testing.T) storage.FS) {
 		{"CloseTwice", testCloseTwice},
 		{"MissingIsErrNotExist", testMissing},
 		{"RenameOverwritesFile", testRenameOverwritesFile},
+		{"RenameMakesParents", testRenameParents},
 		{"RenameDirOntoNonEmptyDirFails", testRenameDirNonEmpty},
 		{"RenameDirOntoMissingName", testRenameDirMissing},
 		{"RacingPublishersOneWins", testRacingPublishers},
@@ -156,6 +157,19 @@ func testMissing(t *testing.T, fsys storage.FS) {
 		if err := call(); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s of a missing name = %v, want fs.ErrNotExist", name, err)
 		}
+	}
+}
+
+func testRenameParents(t *testing.T, fsys storage.FS) {
+	writeFile(t, fsys, "/m/src", "moved")
+	if err := fsys.Rename("/m/src", "/m/x/y/dst"); err != nil {
+		t.Fatalf("Rename into a missing directory = %v, want nil (parents made)", err)
+	}
+	if got := readFile(t, fsys, "/m/x/y/dst"); got != "moved" {
+		t.Fatalf("renamed file holds %q", got)
+	}
+	if err := fsys.Rename("/m/gone", "/m/z/dst"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Rename of a missing file into a missing directory = %v, want fs.ErrNotExist", err)
 	}
 }
 
