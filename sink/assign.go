@@ -57,7 +57,7 @@ func (c *Connector) newOwned(topic string, part int32) *owned {
 		Pad: c.cfg.Pad, FlushSize: c.cfg.FlushSize, MaxFileBytes: c.cfg.MaxFileBytes, RotateInterval: c.cfg.RotateInterval,
 		RotateSchedule: c.cfg.RotateSchedule, Location: c.cfg.Location, Owner: c.owner, Epoch: c.epoch,
 		Faults: c.cfg.Faults, Catalog: c.cfg.Catalog, Compatibility: c.cfg.Compatibility, Now: c.cfg.Now,
-		Logger: c.cfg.Logger.With("topic", topic, "partition", part),
+		Logger: c.cfg.Logger.With("topic", topic, "partition", part), PruneEvery: defaultPruneEvery,
 	})
 	return &owned{p: p}
 }

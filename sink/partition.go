@@ -49,7 +49,14 @@ type partitionConfig struct {
 	Compatibility  schema.Compatibility
 	Logger         *slog.Logger
 	Now            func() time.Time
+	// PruneEvery prunes the WAL after every PruneEvery-th commit
+	// (defaultPruneEvery for connectors; 0 counts as 1). Pruning lists and deletes: two NameNode calls of the ~15 a commit
+	// makes, and leaving a few old segments costs nothing (recovery reads
+	// only the newest).
+	PruneEvery uint64
 }
+
+const defaultPruneEvery = 8
 
 // partition runs the write state machine of one Kafka partition. One
 // goroutine drives it at a time (the connector's poll loop or a recovery).
@@ -446,8 +453,10 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	p.committed = end
 	p.registerPartitions(closed)
 	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", end, "seq", p.seq)
-	if err := p.log.Prune(p.seq); err != nil {
-		p.cfg.Logger.Warn("prune WAL", "err", err)
+	if p.seq%max(p.cfg.PruneEvery, 1) == 0 {
+		if err := p.log.Prune(p.seq); err != nil {
+			p.cfg.Logger.Warn("prune WAL", "err", err)
+		}
 	}
 	p.enter(WritePartitionPaused)
 	return nil

@@ -53,11 +53,12 @@ func (h hookFaults) Enter(s State) {
 }
 
 type fixture struct {
-	t    *testing.T
-	fs   storage.FS
-	sch  *schema.Schema
-	n    int
-	part partitioner.Partitioner // default when nil
+	t          *testing.T
+	fs         storage.FS
+	sch        *schema.Schema
+	n          int
+	part       partitioner.Partitioner // default when nil
+	pruneEvery uint64                  // 0: prune the WAL after every commit
 }
 
 func newFixture(t *testing.T, fs storage.FS) *fixture {
@@ -80,7 +81,7 @@ func (f *fixture) partition(faults Faults) *partition {
 		Connector: "test", Topic: testTopic, Partition: 0, FS: f.fs, Format: avroFormat,
 		Partitioner: f.partitioner(), TopicsDir: "/topics", LogsDir: "/logs", Pad: 10,
 		FlushSize: 100, Location: time.UTC, Owner: "test", Epoch: fmt.Sprintf("epoch%d", f.n),
-		Faults: faults, Logger: testLogger(), Now: time.Now,
+		Faults: faults, Logger: testLogger(), Now: time.Now, PruneEvery: f.pruneEvery,
 	})
 }
 
@@ -149,31 +150,41 @@ func (f *fixture) check(n int64) verify.Report {
 // TestCrashAtEveryState kills the writer on the 1st, 2nd and 3rd entry of
 // every state of both machines, restarts it as a new owner, and checks that
 // every offset is committed exactly once.
+//
+// It runs with the WAL pruned after every commit and after every third
+// (PruneEvery), so that crashes meet logs with and without old segments.
 func TestCrashAtEveryState(t *testing.T) {
 	const n = 350
-	for s := RecoveryStarted; s <= FileCommitted; s++ {
-		for hit := 1; hit <= 3; hit++ {
-			t.Run(fmt.Sprintf("%s#%d", s, hit), func(t *testing.T) {
-				mem := storagetest.NewMemFS()
-				f := newFixture(t, mem)
-				crashed, err := f.drive(f.partition(&panicFaults{state: s, n: hit}), n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Every state is entered at least once; the write states of
-				// the rotation several times (350 records, flush.size 100).
-				rotationState := s >= ShouldRotate
-				if want := hit == 1 || rotationState; want && !crashed {
-					t.Fatalf("state %s entered fewer than %d times: no crash", s, hit)
-				}
-				mem.Crash()
-				if _, err := f.drive(f.partition(nil), n); err != nil {
-					t.Fatalf("after restart: %v", err)
-				}
-				f.check(n)
-			})
+	for _, prune := range []uint64{1, 3} {
+		for s := RecoveryStarted; s <= FileCommitted; s++ {
+			for hit := 1; hit <= 3; hit++ {
+				t.Run(fmt.Sprintf("prune%d/%s#%d", prune, s, hit), func(t *testing.T) {
+					crashAtState(t, prune, s, hit, n)
+				})
+			}
 		}
 	}
+}
+
+func crashAtState(t *testing.T, prune uint64, s State, hit int, n int64) {
+	mem := storagetest.NewMemFS()
+	f := newFixture(t, mem)
+	f.pruneEvery = prune
+	crashed, err := f.drive(f.partition(&panicFaults{state: s, n: hit}), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every state is entered at least once; the write states of
+	// the rotation several times (350 records, flush.size 100).
+	rotationState := s >= ShouldRotate
+	if want := hit == 1 || rotationState; want && !crashed {
+		t.Fatalf("state %s entered fewer than %d times: no crash", s, hit)
+	}
+	mem.Crash()
+	if _, err := f.drive(f.partition(nil), n); err != nil {
+		t.Fatalf("after restart: %v", err)
+	}
+	f.check(n)
 }
 
 // TestCrashDuringMultiDirectoryRotation: with an hourly partitioner one
@@ -222,6 +233,7 @@ func TestCrashStorm(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed))
 			mem := storagetest.NewMemFS()
 			f := newFixture(t, mem)
+			f.pruneEvery = uint64(1 + 7*(seed%2)) // odd seeds prune every 8th commit, as connectors do
 			crashes := 0
 			for {
 				faults := &panicFaults{state: State(rng.Intn(int(FileCommitted) + 1)), n: 1 + rng.Intn(8)}
@@ -553,4 +565,26 @@ func TestValueTheFormatCannotHoldIsABadRecord(t *testing.T) {
 	if _, err := p.write(ctx, f.record(1)); err != nil {
 		t.Fatalf("the file must stay usable after a rejected value: %v", err)
 	}
+}
+
+// TestWALPrunedEveryNthCommit: with PruneEvery 8 the log keeps at most the
+// segments of the last 8 commits, and a new owner still resumes exactly.
+func TestWALPrunedEveryNthCommit(t *testing.T) {
+	f := newFixture(t, storagetest.NewMemFS())
+	f.pruneEvery = 8
+	p := f.partition(nil)
+	if _, err := f.drive(p, 2000); err != nil { // 20 commits of 100
+		t.Fatal(err)
+	}
+	seqs, err := p.log.Segments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seqs) < 2 || len(seqs) > 8 {
+		t.Fatalf("%d segments after 20 commits with PruneEvery 8: %v", len(seqs), seqs)
+	}
+	if next, err := f.partition(nil).recover(context.Background()); err != nil || next != 2000 {
+		t.Fatalf("next = %d, %v; want 2000", next, err)
+	}
+	f.check(2000)
 }
