@@ -70,6 +70,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	m.stop(&res)
 	res.Records, res.Bytes = spec.Records, spec.Bytes
 	res.PeakBuffered, res.MemRotations = conn.Stats.PeakBuffered.Load(), conn.Stats.MemoryRotations.Load()
+	res.PeakOpenFiles = conn.Stats.PeakOpenFiles.Load()
 	res.BufferCeiling = cfg.MemoryMax
 	if spec.TailProbe {
 		if res.TailSeconds, err = tailProbe(ctx, spec, watch, done); err != nil {

@@ -50,6 +50,7 @@ type caseResult struct {
 	TailSeconds   float64 `json:"tail_seconds,omitempty"`    // sink: last produce → last commit
 	PeakBuffered  int64   `json:"peak_buffered_bytes,omitempty"`
 	MemRotations  int64   `json:"memory_rotations,omitempty"`
+	PeakOpenFiles int64   `json:"peak_open_files,omitempty"`
 	BufferCeiling int64   `json:"buffer_ceiling_bytes,omitempty"`
 }
 

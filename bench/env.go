@@ -291,8 +291,8 @@ func printReport(w io.Writer, r report) {
 	}
 	if m := r.Memory; m != nil {
 		s := m.Sink
-		fmt.Fprintf(w, "\nmemory %s: %d records in %.1f s (%.0f rec/s), peak RSS %.0f MB vs hdfs.sink.memory.max.bytes %.0f MB (buffers %.0f MB, peak buffered %.0f MB, %d memory rotations, %d files)\n",
-			m.Workload, s.Records, s.Seconds, rate(s), mb(s.PeakRSSBytes), mb(m.MemoryMax), mb(s.BufferCeiling), mb(s.PeakBuffered), s.MemRotations, s.Files)
+		fmt.Fprintf(w, "\nmemory %s: %d records in %.1f s (%.0f rec/s), peak RSS %.0f MB vs hdfs.sink.memory.max.bytes %.0f MB (file buffers %.0f MB, peak buffered %.0f MB, up to %d files open at once, %d memory rotations, %d files)\n",
+			m.Workload, s.Records, s.Seconds, rate(s), mb(s.PeakRSSBytes), mb(m.MemoryMax), mb(s.BufferCeiling), mb(s.PeakBuffered), s.PeakOpenFiles, s.MemRotations, s.Files)
 	}
 	for _, rc := range r.Recovery {
 		fmt.Fprintf(w, "recovery %d partitions: start→assigned %.2f s, start→first commit %.2f s (killed after %d commits)\n",

@@ -96,6 +96,8 @@ type Stats struct {
 	// the most the open files held after a batch was written and the
 	// ceiling enforced.
 	MemoryRotations, PeakBuffered atomic.Int64
+	// PeakOpenFiles is the most temp files open at once, seen after a batch.
+	PeakOpenFiles atomic.Int64
 }
 
 // Connector consumes its topics and commits them to the store.

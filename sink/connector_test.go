@@ -352,6 +352,9 @@ func TestMemoryCeilingRotatesEarly(t *testing.T) {
 	if peak := c.Stats.PeakBuffered.Load(); peak > cfg.MemoryMax {
 		t.Fatalf("buffered %d bytes after enforcement, ceiling %d", peak, cfg.MemoryMax)
 	}
+	if open := c.Stats.PeakOpenFiles.Load(); open < 2 || open > parts {
+		t.Fatalf("peak open files %d, want 2..%d (one per partition at most)", open, parts)
+	}
 }
 
 // TestExtraColumns: hdfs.sink.extra.columns appends Kafka metadata to each

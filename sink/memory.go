@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -126,16 +127,17 @@ func GoMemoryLimit(ceiling int64) int64 { return ceiling - max(ceiling/10, 48<<2
 // until the connector is within MemoryMax and its share of the process
 // budget: files get smaller, the process does not grow.
 func (c *Connector) enforceMemory(ctx context.Context) {
+	parts := c.snapshot()
+	notePeak(&c.Stats.PeakOpenFiles, openFiles(parts))
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
 		return
 	}
-	parts := c.snapshot()
 	limit := c.cfg.Budget.allowance(c, buffered(parts))
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)
 	}
 	victims, after := overBudget(parts, limit)
-	c.notePeak(after)
+	notePeak(&c.Stats.PeakBuffered, after)
 	c.cfg.Budget.report(c, after)
 	_ = c.parallel(len(victims), func(i int) error {
 		o := victims[i]
@@ -181,11 +183,20 @@ func overBudget(parts []*owned, limit int64) (victims []*owned, after int64) {
 	return victims, after
 }
 
-func (c *Connector) notePeak(total int64) {
+// notePeak raises peak to v if v is higher.
+func notePeak(peak *atomic.Int64, v int64) {
 	for {
-		peak := c.Stats.PeakBuffered.Load()
-		if total <= peak || c.Stats.PeakBuffered.CompareAndSwap(peak, total) {
+		old := peak.Load()
+		if v <= old || peak.CompareAndSwap(old, v) {
 			return
 		}
 	}
+}
+
+func openFiles(parts []*owned) int64 {
+	var n int64
+	for _, o := range parts {
+		n += int64(o.p.w.OpenFiles())
+	}
+	return n
 }

@@ -68,6 +68,9 @@ func (w *Writer) Records() int64 { return w.records }
 // Empty reports whether no file is open.
 func (w *Writer) Empty() bool { return len(w.files) == 0 }
 
+// OpenFiles is how many temp files are open (one per output directory).
+func (w *Writer) OpenFiles() int { return len(w.files) }
+
 // SchemaID is the writer schema of the open files; ok is false when none is open.
 func (w *Writer) SchemaID() (id int32, ok bool) { return w.schemaID, len(w.files) > 0 }
 
