@@ -295,8 +295,8 @@ func printReport(w io.Writer, r report) {
 			m.Workload, s.Records, s.Seconds, rate(s), mb(s.PeakRSSBytes), mb(m.MemoryMax), mb(s.BufferCeiling), mb(s.PeakBuffered), s.PeakOpenFiles, s.MemRotations, s.Files)
 	}
 	for _, rc := range r.Recovery {
-		fmt.Fprintf(w, "recovery %d partitions: start→assigned %.2f s, start→first commit %.2f s (killed after %d commits)\n",
-			rc.Partitions, rc.AssignedSec, rc.FirstCommitSec, rc.CommitsBeforeKill)
+		fmt.Fprintf(w, "recovery %d partitions, static membership %v: start→assigned %.2f s, start→first commit %.2f s (killed after %d commits)\n",
+			rc.Partitions, rc.Static, rc.AssignedSec, rc.FirstCommitSec, rc.CommitsBeforeKill)
 	}
 	for _, e := range r.Errors {
 		fmt.Fprintln(w, "ERROR:", e)

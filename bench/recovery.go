@@ -15,6 +15,7 @@ import (
 // recoveryCase is the daemon's restart after SIGKILL with Partitions assigned.
 type recoveryCase struct {
 	Partitions        int     `json:"partitions"`
+	Static            bool    `json:"static_membership"` // consumer.override.group.instance.id set
 	CommitsBeforeKill int     `json:"commits_before_kill"`
 	AssignedSec       float64 `json:"start_to_assigned_seconds"`
 	FirstCommitSec    float64 `json:"start_to_first_commit_seconds"`
@@ -44,23 +45,26 @@ func (e *env) runRecovery(o options) ([]recoveryCase, error) {
 				return out, err
 			}
 		}
-		rc, err := recoverOnce(bin, tmp, e.dir(fmt.Sprintf("recovery-%d", parts)), topic, parts, max(10, perPart/10))
-		if err != nil {
-			return out, fmt.Errorf("%d partitions: %w", parts, err)
+		for _, static := range []bool{false, true} {
+			dir := e.dir(fmt.Sprintf("recovery-%d-static-%v", parts, static))
+			rc, err := recoverOnce(bin, tmp, dir, topic, parts, max(10, perPart/10), static)
+			if err != nil {
+				return out, fmt.Errorf("%d partitions (static membership %v): %w", parts, static, err)
+			}
+			fmt.Fprintf(os.Stderr, "bench: recovery %dp static=%v: first commit %.2f s after restart\n", parts, static, rc.FirstCommitSec)
+			out = append(out, rc)
 		}
-		fmt.Fprintf(os.Stderr, "bench: recovery %dp: first commit %.2f s after restart\n", parts, rc.FirstCommitSec)
-		out = append(out, rc)
 	}
 	return out, nil
 }
 
-func recoverOnce(bin, tmp, hdfsDir, topic string, parts, flush int) (recoveryCase, error) {
-	rc := recoveryCase{Partitions: parts, FlushSize: flush}
-	cfgPath := filepath.Join(tmp, topic+".json")
-	if err := writeConnector(cfgPath, hdfsDir, topic, flush); err != nil {
+func recoverOnce(bin, tmp, hdfsDir, topic string, parts, flush int, static bool) (recoveryCase, error) {
+	rc := recoveryCase{Partitions: parts, FlushSize: flush, Static: static}
+	cfgPath := filepath.Join(tmp, fmt.Sprintf("%s-%v.json", topic, static))
+	if err := writeConnector(cfgPath, hdfsDir, topic, flush, static); err != nil {
 		return rc, err
 	}
-	logA := filepath.Join(tmp, topic+"-1.log")
+	logA := filepath.Join(tmp, fmt.Sprintf("%s-%v-1.log", topic, static))
 	first, err := startDaemon(bin, cfgPath, logA)
 	if err != nil {
 		return rc, err
@@ -73,7 +77,7 @@ func recoverOnce(bin, tmp, hdfsDir, topic string, parts, flush int) (recoveryCas
 		return rc, fmt.Errorf("first run: %w (log %s)", err, tail(logA))
 	}
 	rc.CommitsBeforeKill = countLog(logA, "files committed")
-	logB := filepath.Join(tmp, topic+"-2.log")
+	logB := filepath.Join(tmp, fmt.Sprintf("%s-%v-2.log", topic, static))
 	start := time.Now()
 	second, err := startDaemon(bin, cfgPath, logB)
 	if err != nil {
@@ -91,8 +95,15 @@ func recoverOnce(bin, tmp, hdfsDir, topic string, parts, flush int) (recoveryCas
 	return rc, nil
 }
 
-func writeConnector(path, hdfsDir, topic string, flush int) error {
-	c := map[string]any{"name": "bench-" + topic, "config": map[string]string{
+// writeConnector writes the connector file; with static set it has its own
+// group (a killed member of the other variant must not linger in it) and
+// a group.instance.id.
+func writeConnector(path, hdfsDir, topic string, flush int, static bool) error {
+	name := "bench-" + topic
+	if static {
+		name += "-static"
+	}
+	cfg := map[string]string{
 		"connector.class": "io.confluent.connect.hdfs.HdfsSinkConnector", "topics": topic,
 		"hdfs.url": itest.HDFSURI() + hdfsDir, "topics.dir": "topics", "logs.dir": "logs",
 		"flush.size": fmt.Sprint(flush), "rotate.interval.ms": "600000",
@@ -100,8 +111,11 @@ func writeConnector(path, hdfsDir, topic string, flush int) error {
 		"hive.integration": "false", "value.converter": "io.confluent.connect.avro.AvroConverter",
 		"value.converter.schema.registry.url": itest.RegistryURL(),
 		"consumer.override.bootstrap.servers": itest.KafkaAddr(), "consumer.override.auto.offset.reset": "earliest",
-	}}
-	b, err := json.Marshal(c)
+	}
+	if static {
+		cfg["consumer.override.group.instance.id"] = name + "-1"
+	}
+	b, err := json.Marshal(map[string]any{"name": name, "config": cfg})
 	if err != nil {
 		return err
 	}
