@@ -155,6 +155,18 @@ func (s *Syncer) Run(ctx context.Context) {
 	}
 }
 
+// Drain applies what is still pending once more, within timeout. The
+// daemon calls it after Run has returned at shutdown: the files the sink
+// committed on its way out are registered now, not at the next start.
+func (s *Syncer) Drain(timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var ms Metastore
+	err := s.round(ctx, &ms)
+	s.recordRound(err)
+	return err
+}
+
 func (s *Syncer) recordRound(err error) {
 	n, since, _ := s.Pending()
 	s.mu.Lock()

@@ -194,3 +194,33 @@ func TestSyncerOutageThenRestart(t *testing.T) {
 	waitUntil(t, "all partitions", func() bool { return len(ms.partitions("t")) == 3 })
 	waitUntil(t, "nothing pending", func() bool { n, _, _ := s2.Pending(); return n == 0 })
 }
+
+// TestSyncerDrainAfterStop: partitions committed while the process shuts
+// down (after Run returned) are registered by Drain; with the metastore
+// down, Drain fails within its timeout and the work stays pending.
+func TestSyncerDrainAfterStop(t *testing.T) {
+	ms := newMemMetastore()
+	s := newTestSyncer(ms, func() []string { return nil })
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	s.SchemaSeen("t", 1, syncSchemaV1)
+	waitUntil(t, "table", func() bool { _, err := ms.GetTable(ctx, "db", "t"); return err == nil })
+	stop()
+	<-done
+	s.Committed("t", []string{"partition=7"}) // the shutdown commit
+	ms.setDown(true)
+	if err := s.Drain(time.Second); err == nil {
+		t.Fatal("Drain with the metastore down: want an error")
+	}
+	if n, _, _ := s.Pending(); n == 0 {
+		t.Fatal("work dropped after a failed Drain")
+	}
+	ms.setDown(false)
+	if err := s.Drain(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if got := ms.partitions("t"); len(got) != 1 || got[0] != "partition=7" {
+		t.Fatalf("partitions after Drain: %v", got)
+	}
+}

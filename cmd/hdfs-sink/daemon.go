@@ -145,17 +145,29 @@ func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults,
 	}
 	mem.apply(c, &cfg, log)
 	syncer := hiveSyncer(c, store, cfg.Partitioner, log)
+	syncDone := make(chan struct{})
 	if syncer != nil {
 		cfg.Catalog = syncer
-		go syncer.Run(ctx)
+		go func() { syncer.Run(ctx); close(syncDone) }()
 	}
 	conn, err := sink.New(cfg)
 	if err != nil {
 		return err
 	}
 	board.set(c.Name, func(cs *connStatus) { cs.state, cs.conn, cs.syncer = "running", conn, syncer })
-	return conn.Run(ctx)
+	err = conn.Run(ctx)
+	if syncer != nil && ctx.Err() != nil {
+		<-syncDone
+		if derr := syncer.Drain(hiveDrainTimeout); derr != nil {
+			log.Warn("hive registrations still pending at shutdown; made at next start", "connector", c.Name, "err", derr)
+		}
+	}
+	return err
 }
+
+// hiveDrainTimeout bounds the Hive work done at shutdown, after the last
+// commit; it fits in shutdownBound's 15 s allowance for leaving the group.
+const hiveDrainTimeout = 10 * time.Second
 
 // openStoreRetrying waits out a store that is down at start: an outage is
 // not a configuration error.
