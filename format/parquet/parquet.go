@@ -1,6 +1,7 @@
 // Package parquet owns the Parquet output format: it decodes each binary
-// Avro datum and writes it, through Apache arrow-go's pqarrow, into
-// Parquet files that Hive 3.1 and Spark read with real SQL types.
+// Avro datum straight into Arrow column builders (no goavro values) and
+// writes them, through Apache arrow-go's pqarrow, into Parquet files
+// that Hive 3.1 and Spark read with real SQL types.
 //
 // Type mapping (Avro → Parquet physical type / annotation):
 //

@@ -26,7 +26,8 @@ type Writer struct {
 	s      *schema.Schema
 	opts   Options
 	mem    *countingAllocator
-	cols   []column
+	cols   []decoder // one per top-level field, in order
+	st     state     // scratch of WriteDatum's two passes
 	rb     *array.RecordBuilder
 	fw     *pqarrow.FileWriter
 	rows   int // rows staged in rb
@@ -86,33 +87,71 @@ func writerProps(o Options, mem *countingAllocator) *pq.WriterProperties {
 	)
 }
 
-// WriteDatum decodes datum with the file's schema and stages the row. A
-// datum that does not decode, or holds a value the column cannot take,
-// is rejected with an error and nothing of it is kept.
+// WriteDatum decodes datum with the file's schema straight into the
+// column builders and stages the row. A datum that does not decode
+// fails with a *schema.DatumError (schema.ErrCorruptDatum), one holding
+// a value a column cannot take with a *ValueError; either way nothing
+// of it is kept and the writer stays usable.
 func (w *Writer) WriteDatum(datum []byte) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
-	native, err := w.s.Native(datum)
-	if err != nil {
-		return fmt.Errorf("parquet: %w", err)
+	defer w.st.reset(nil) // keep no reference to the caller's buffer
+	if err := w.check(datum); err != nil {
+		return err
 	}
-	rec, ok := native.(map[string]any)
-	if !ok {
-		return fmt.Errorf("parquet: schema %d: datum decoded to %T, not a record", w.s.ID, native)
-	}
-	for i, c := range w.cols {
-		name := w.rb.Schema().Field(i).Name
-		if err := c.check(rec[name], name); err != nil {
-			return fmt.Errorf("parquet: schema %d: %w", w.s.ID, err)
-		}
-	}
-	for i, c := range w.cols {
-		c.put(w.rb.Field(i), rec[w.rb.Schema().Field(i).Name])
+	if err := w.put(datum); err != nil {
+		return err
 	}
 	w.rows++
 	if w.mem.held() >= w.opts.RowGroupBytes {
 		return w.writeRowGroup()
+	}
+	return nil
+}
+
+// check reads the whole datum, appending nothing. Malformed bytes come
+// first, as they did when goavro decoded the datum before any column
+// saw it; then the first value a column cannot take.
+func (w *Writer) check(datum []byte) (err error) {
+	w.st.reset(datum)
+	// A bad record must be an error the sink can route, never a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			err = w.corrupt(datum, fmt.Errorf("decoder panic: %v", r))
+		}
+	}()
+	b := datum
+	for _, c := range w.cols {
+		if b, err = c.check(&w.st, b); err != nil {
+			return w.corrupt(datum, err)
+		}
+	}
+	if len(b) != 0 {
+		return fmt.Errorf("parquet: %w", &schema.DatumError{SchemaID: w.s.ID, Len: len(datum), Trailing: len(b)})
+	}
+	if w.st.verr != nil {
+		return fmt.Errorf("parquet: schema %d: %w", w.s.ID, w.st.verr)
+	}
+	return nil
+}
+
+func (w *Writer) corrupt(datum []byte, err error) error {
+	return fmt.Errorf("parquet: %w", &schema.DatumError{SchemaID: w.s.ID, Len: len(datum), Err: err})
+}
+
+// put appends the datum check accepted. It cannot fail on such a datum;
+// if it panicked anyway (a bug) the builders are uneven and the file
+// is lost, so the writer fails for good rather than the process.
+func (w *Writer) put(datum []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = w.fail(fmt.Errorf("parquet: schema %d: append checked datum: %v", w.s.ID, r))
+		}
+	}()
+	b := datum
+	for i, c := range w.cols {
+		b = c.put(&w.st, w.rb.Field(i), b)
 	}
 	return nil
 }

@@ -1,5 +1,9 @@
 package parquet
 
+// The writer as it was before WriteDatum decoded binary directly: goavro
+// native values converted by column. It is the oracle of
+// TestDifferential; do not change it to make a test pass.
+
 import (
 	"fmt"
 	"math/big"
@@ -14,7 +18,8 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
-// column converts goavro native values of one Avro type into an Arrow
+// column (the writer before it decoded binary directly; kept as the
+// oracle of the differential tests) converts goavro native values of one Avro type into an Arrow
 // builder. check validates a whole value first, so that put never fails
 // half-way through a row and leaves the builders of a record uneven: a
 // bad record is rejected and the file stays usable.
@@ -22,15 +27,6 @@ type column interface {
 	check(v any, path string) error
 	put(b array.Builder, v any)
 }
-
-// ValueError says which field held a value the Parquet column cannot
-// take (wrong Go type, timestamp outside INT96's range, too many digits).
-type ValueError struct {
-	Path string
-	Msg  string
-}
-
-func (e *ValueError) Error() string { return "field " + e.Path + ": " + e.Msg }
 
 func wrongType(path string, v any, want string) error {
 	return &ValueError{Path: path, Msg: fmt.Sprintf("%T is not %s", v, want)}
@@ -189,12 +185,6 @@ func (c timeColumn) put(b array.Builder, v any) {
 	b.(*array.Int64Builder).Append(d.Microseconds())
 }
 
-// INT96 holds nanoseconds since the epoch in an int64 first.
-var (
-	minNanos = time.Unix(0, -1<<63).UTC()
-	maxNanos = time.Unix(0, 1<<63-1).UTC()
-)
-
 type timestampColumn struct{ unit arrow.TimeUnit }
 
 func (c timestampColumn) check(v any, path string) error {
@@ -341,4 +331,157 @@ func (c mapColumn) put(b array.Builder, v any) {
 		kb.Append(k)
 		c.value.put(ib, m[k])
 	}
+}
+
+// nativeArrowSchema maps the top-level record to an Arrow schema (see the
+// package doc for the mapping) and compiles the column converters.
+func nativeArrowSchema(root *avsc.Node, timestamps string) (*arrow.Schema, []column, error) {
+	m := nativeMapper{int96: timestamps == TimestampsInt96}
+	fields := make([]arrow.Field, len(root.Fields))
+	cols := make([]column, len(root.Fields))
+	for i, f := range root.Fields {
+		af, col, err := m.field(f.Name, f.Type, f.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		fields[i], cols[i] = af, col
+	}
+	return arrow.NewSchema(fields, nil), cols, nil
+}
+
+type nativeMapper struct{ int96 bool }
+
+// field maps a named value (record field, list element, map value):
+// ["null", T] makes it nullable.
+func (m nativeMapper) field(name string, n *avsc.Node, path string) (arrow.Field, column, error) {
+	nullable, single := false, false
+	switch inner, ok := n.Nullable(); {
+	case ok:
+		n, nullable = inner, true
+	case n.Kind == avsc.Union && len(n.Branches) == 1:
+		n, single = n.Branches[0], true
+	case n.Kind == avsc.Union:
+		return arrow.Field{}, nil, &avsc.SchemaError{Path: path,
+			Msg: fmt.Sprintf("union of %d types cannot be a Parquet column (only [\"null\", T] maps)", len(n.Branches))}
+	}
+	t, col, err := m.typ(n, path)
+	if err != nil {
+		return arrow.Field{}, nil, err
+	}
+	switch {
+	case nullable:
+		col = optional{col}
+	case n.Kind == avsc.Null:
+		nullable = true // arrow's null type is always nullable
+	}
+	if single {
+		col = unwrap{col} // goavro gives map{branch: value}
+	}
+	return arrow.Field{Name: name, Type: t, Nullable: nullable}, col, nil
+}
+
+func (m nativeMapper) typ(n *avsc.Node, path string) (arrow.DataType, column, error) {
+	if n.Logical != avsc.None {
+		return m.logical(n, path)
+	}
+	switch n.Kind {
+	case avsc.Null:
+		return arrow.Null, nullColumn{}, nil
+	case avsc.Boolean:
+		return arrow.FixedWidthTypes.Boolean, boolColumn{}, nil
+	case avsc.Int:
+		return arrow.PrimitiveTypes.Int32, int32Column{}, nil
+	case avsc.Long:
+		return arrow.PrimitiveTypes.Int64, int64Column{}, nil
+	case avsc.Float:
+		return arrow.PrimitiveTypes.Float32, float32Column{}, nil
+	case avsc.Double:
+		return arrow.PrimitiveTypes.Float64, float64Column{}, nil
+	case avsc.Bytes:
+		return arrow.BinaryTypes.Binary, bytesColumn{}, nil
+	case avsc.String, avsc.Enum:
+		return arrow.BinaryTypes.String, stringColumn{}, nil
+	case avsc.Fixed:
+		if n.Size < 1 {
+			return nil, nil, &avsc.SchemaError{Path: path, Msg: "fixed of size 0 cannot be a Parquet column"}
+		}
+		return &arrow.FixedSizeBinaryType{ByteWidth: n.Size}, fixedColumn{size: n.Size}, nil
+	case avsc.Record:
+		return m.record(n, path)
+	case avsc.Array:
+		ef, col, err := m.field("element", n.Items, path+"[]")
+		if err != nil {
+			return nil, nil, err
+		}
+		return arrow.ListOfField(ef), listColumn{elem: col}, nil
+	case avsc.Map:
+		vf, col, err := m.field("value", n.Values, path+"{}")
+		if err != nil {
+			return nil, nil, err
+		}
+		kf := arrow.Field{Name: "key", Type: arrow.BinaryTypes.String}
+		return arrow.MapOfFields(kf, vf), mapColumn{value: col}, nil
+	}
+	return nil, nil, &avsc.SchemaError{Path: path, Msg: "a union inside a union cannot be a Parquet column"}
+}
+
+func (m nativeMapper) record(n *avsc.Node, path string) (arrow.DataType, column, error) {
+	if len(n.Fields) == 0 {
+		return nil, nil, &avsc.SchemaError{Path: path, Msg: fmt.Sprintf("record %s has no fields; Parquet groups need one", n.Name)}
+	}
+	fields := make([]arrow.Field, len(n.Fields))
+	cols := make([]column, len(n.Fields))
+	names := make([]string, len(n.Fields))
+	for i, f := range n.Fields {
+		af, col, err := m.field(f.Name, f.Type, path+"."+f.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		fields[i], cols[i], names[i] = af, col, f.Name
+	}
+	return arrow.StructOf(fields...), structColumn{names: names, fields: cols}, nil
+}
+
+func (m nativeMapper) logical(n *avsc.Node, path string) (arrow.DataType, column, error) {
+	switch n.Logical {
+	case avsc.Date:
+		return arrow.FixedWidthTypes.Date32, dateColumn{}, nil
+	case avsc.TimeMillis:
+		// Plain ints: Spark 4.2 rejects INT32 TIME(MILLIS) ("Illegal
+		// Parquet type"), and hive.HiveColumns declares int/bigint.
+		return arrow.PrimitiveTypes.Int32, timeColumn{unit: arrow.Millisecond}, nil
+	case avsc.TimeMicros:
+		return arrow.PrimitiveTypes.Int64, timeColumn{unit: arrow.Microsecond}, nil
+	case avsc.TimestampMillis, avsc.TimestampMicros:
+		unit := arrow.Millisecond
+		if n.Logical == avsc.TimestampMicros {
+			unit = arrow.Microsecond
+		}
+		if m.int96 {
+			unit = arrow.Nanosecond // pqarrow writes INT96 for ns only
+		}
+		return &arrow.TimestampType{Unit: unit, TimeZone: "UTC"}, timestampColumn{unit: unit}, nil
+	case avsc.LocalTimestampMillis:
+		return &arrow.TimestampType{Unit: arrow.Millisecond}, int64Column{}, nil
+	case avsc.LocalTimestampMicros:
+		return &arrow.TimestampType{Unit: arrow.Microsecond}, int64Column{}, nil
+	case avsc.UUID:
+		return arrow.BinaryTypes.String, stringColumn{}, nil
+	case avsc.Decimal:
+		return nativeDecimalType(n, path)
+	}
+	return nil, nil, &avsc.SchemaError{Path: path, Msg: fmt.Sprintf("unmapped logical type %d", n.Logical)}
+}
+
+func nativeDecimalType(n *avsc.Node, path string) (arrow.DataType, column, error) {
+	p, s := int32(n.Precision), int32(n.Scale)
+	col := decimalColumn{precision: n.Precision, scale: n.Scale}
+	switch {
+	case n.Precision <= maxDecimal128:
+		return &arrow.Decimal128Type{Precision: p, Scale: s}, col, nil
+	case n.Precision <= maxDecimal256:
+		col.wide = true
+		return &arrow.Decimal256Type{Precision: p, Scale: s}, col, nil
+	}
+	return nil, nil, &avsc.SchemaError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds %d", n.Precision, maxDecimal256)}
 }
