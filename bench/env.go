@@ -209,7 +209,7 @@ func rate(r caseResult) float64 {
 
 // runMemory is the many-partitions case: Parquet, Hourly, one topic of
 // o.memParts partitions; its peak RSS is compared with the ceiling.
-func (e *env) runMemory(o options) (caseReport, error) {
+func (e *env) runMemory(o options, prof profiles) (caseReport, error) {
 	w := workload{"1KB", o.memParts, "parquet", "hourly"}
 	n := o.memParts * o.memRecords
 	fmt.Fprintf(os.Stderr, "bench: memory %s: producing %d records\n", w, n)
@@ -221,7 +221,7 @@ func (e *env) runMemory(o options) (caseReport, error) {
 	cr := caseReport{Workload: w, FlushSize: int64(o.memRecords) * 10, MemoryMax: o.memoryMax}
 	spec := caseSpec{Kind: "sink", Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
 		Partitioner: w.Partitioner, FlushSize: cr.FlushSize, MemoryMax: o.memoryMax, Rotate: 10 * time.Second, Size: w.Size,
-		Dir: e.dir(topic)}
+		Dir: e.dir(topic), CPUProfile: prof.cpu, Trace: prof.trace, HeapProfile: prof.heap}
 	fmt.Fprintf(os.Stderr, "bench: memory %s: sink\n", w)
 	cr.Sink, err = child(o.binary, spec)
 	return cr, err

@@ -51,7 +51,7 @@ func main() {
 	flag.Float64Var(&o.scale, "scale", 1, "multiply record counts (0.1 for a quick smoke run)")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "CPU profile of the first sink case (1KB×8p×avro×default) to this file")
 	flag.StringVar(&o.trace, "trace", "", "execution trace (go tool trace) of the first sink case to this file")
-	flag.StringVar(&o.memprofile, "memprofile", "", "heap profile (in use, at the largest heap) of the first sink case to this file")
+	flag.StringVar(&o.memprofile, "memprofile", "", "heap profile (in use, at the largest heap) of the first sink case (the memory case when -only matches nothing) to this file")
 	flag.StringVar(&o.only, "only", "", "run only these workloads (comma list of names as in the table, e.g. 1KB×64p×avro×default or 1KBx64pxavroxdefault)")
 	flag.BoolVar(&o.noMemory, "no-memory", false, "skip the many-partitions memory case")
 	flag.BoolVar(&o.noRecov, "no-recovery", false, "skip the SIGKILL recovery cases")
@@ -178,7 +178,11 @@ func run(o options) error {
 		printRow(cr)
 	}
 	if !o.noMemory {
-		mr, err := env.runMemory(o)
+		var prof profiles
+		if len(matrix) == 0 { // profile the memory case when it is the only sink case
+			prof = profiles{cpu: o.cpuprofile, trace: o.trace, heap: o.memprofile}
+		}
+		mr, err := env.runMemory(o, prof)
 		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("memory: %v", err))
 		} else {
