@@ -101,7 +101,7 @@ func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, err
 	watch := newCommitWatch()
 	log := slog.New(&watchHandler{w: watch, next: slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	cfg := sink.Config{
-		Name: "bench", Brokers: []string{itest.KafkaAddr()}, GroupID: "connect-" + spec.Topic, Topics: []string{spec.Topic},
+		Name: "bench", Brokers: []string{itest.KafkaAddr()}, GroupID: fmt.Sprintf("connect-%s-r%d", spec.Topic, spec.Round), Topics: []string{spec.Topic},
 		FS: store, Registry: reg, Format: f, Partitioner: part,
 		TopicsDir: func(string) string { return spec.Dir + "/topics" },
 		LogsDir:   func(string) string { return spec.Dir + "/logs" },

@@ -35,6 +35,7 @@ type caseSpec struct {
 	Trace       string
 	HeapProfile string
 	TailProbe   bool // sink: after the backlog, time one more record per partition
+	Round       int  // which round of a repeated workload (its own consumer group)
 	Size        string
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -155,35 +156,79 @@ func (e *env) runWorkload(o options, w workload, prof profiles) (caseReport, err
 	if err != nil {
 		return caseReport{}, err
 	}
+	defer e.dropTopic(topic)
 	perPart := int64(n / w.Partitions)
 	cr := caseReport{Workload: w, FlushSize: max(1000, perPart/5), MemoryMax: o.memoryMax}
 	base := caseSpec{Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
 		Partitioner: w.Partitioner, FlushSize: cr.FlushSize, MemoryMax: o.memoryMax, Rotate: 3 * time.Second, Size: w.Size}
-	sinkSpec := base
-	sinkSpec.Kind, sinkSpec.Dir, sinkSpec.TailProbe = "sink", e.dir(topic), true
-	sinkSpec.CPUProfile, sinkSpec.Trace, sinkSpec.HeapProfile = prof.cpu, prof.trace, prof.heap
-	fmt.Fprintf(os.Stderr, "bench: %s: sink\n", w)
-	if cr.Sink, err = child(o.binary, sinkSpec); err != nil {
-		return cr, err
+	rounds := max(o.repeat, 1)
+	for i := range rounds {
+		if i > 0 {
+			prof = profiles{} // profile the first round only
+		}
+		// Only the last round probes the tail: a probe's records would
+		// leave the next round's sink a partial file to wait out.
+		r, err := e.runRound(o, w, base, i, prof, i == rounds-1)
+		if err != nil {
+			return cr, err
+		}
+		cr.Rounds = append(cr.Rounds, r)
 	}
-	fmt.Fprintf(os.Stderr, "bench: %s: raw consume\n", w)
-	consume := base
-	consume.Kind = "consume"
-	consume.Records = int64(n) + int64(w.Partitions) // plus the tail probe's records
-	if cr.Consume, err = child(o.binary, consume); err != nil {
-		return cr, err
-	}
-	fmt.Fprintf(os.Stderr, "bench: %s: raw HDFS write\n", w)
-	write := base
-	write.Kind, write.Dir, write.Writers = "hdfswrite", e.dir(topic+"-raw"), min(w.Partitions, 8)
-	files := max(1, cr.Sink.Files)
-	write.FileBytes = max(1, bytes/files)
-	if cr.HDFSWrite, err = child(o.binary, write); err != nil {
-		return cr, err
-	}
+	cr.Sink = median(cr.Rounds, func(r round) caseResult { return r.Sink })
+	cr.Sink.TailSeconds = cr.Rounds[rounds-1].Sink.TailSeconds
+	cr.Consume = median(cr.Rounds, func(r round) caseResult { return r.Consume })
+	cr.HDFSWrite = median(cr.Rounds, func(r round) caseResult { return r.HDFSWrite })
 	cr.Ratio = rate(cr.Sink) / min(rate(cr.Consume), rate(cr.HDFSWrite))
-	e.dropTopic(topic)
 	return cr, nil
+}
+
+// runRound runs the sink and both baselines once, each on its own HDFS
+// directory (and the sink in its own group), so rounds do not interact.
+func (e *env) runRound(o options, w workload, base caseSpec, i int, prof profiles, probe bool) (round, error) {
+	var r round
+	var err error
+	base.Round = i
+	sinkSpec := base
+	sinkSpec.Kind, sinkSpec.Dir, sinkSpec.TailProbe = "sink", e.dir(fmt.Sprintf("%s/r%d", base.Topic, i)), probe
+	sinkSpec.CPUProfile, sinkSpec.Trace, sinkSpec.HeapProfile = prof.cpu, prof.trace, prof.heap
+	fmt.Fprintf(os.Stderr, "bench: %s round %d: sink\n", w, i+1)
+	if r.Sink, err = child(o.binary, sinkSpec); err != nil {
+		return r, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s round %d: raw consume\n", w, i+1)
+	consume := base
+	consume.Kind = "consume" // the same backlog the sink read, probe records aside
+	if r.Consume, err = child(o.binary, consume); err != nil {
+		return r, err
+	}
+	fmt.Fprintf(os.Stderr, "bench: %s round %d: raw HDFS write\n", w, i+1)
+	write := base
+	write.Kind, write.Dir, write.Writers = "hdfswrite", e.dir(fmt.Sprintf("%s-raw/r%d", base.Topic, i)), min(w.Partitions, 8)
+	write.FileBytes = max(1, base.Bytes/max(1, r.Sink.Files))
+	if r.HDFSWrite, err = child(o.binary, write); err != nil {
+		return r, err
+	}
+	r.Ratio = rate(r.Sink) / min(rate(r.Consume), rate(r.HDFSWrite))
+	return r, nil
+}
+
+// roundRatios lists each round's ratio, e.g. "0.81 1.02 0.93".
+func roundRatios(rounds []round) string {
+	parts := make([]string, len(rounds))
+	for i, r := range rounds {
+		parts[i] = fmt.Sprintf("%.2f", r.Ratio)
+	}
+	return strings.Join(parts, " ")
+}
+
+// median returns the result with the median records/s among rounds.
+func median(rounds []round, pick func(round) caseResult) caseResult {
+	rs := make([]caseResult, len(rounds))
+	for i, r := range rounds {
+		rs[i] = pick(r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rate(rs[i]) < rate(rs[j]) })
+	return rs[len(rs)/2]
 }
 
 // dropTopic frees the broker's disk as soon as a case is done.
@@ -277,17 +322,17 @@ func printRow(c caseReport) {
 
 func printReport(w io.Writer, r report) {
 	fmt.Fprintf(w, "\nmachine: %d × %s, %s RAM, %s\n\n", r.Machine.NProc, r.Machine.CPU, r.Machine.MemKB, r.Machine.Go)
-	fmt.Fprintln(w, "| workload | records | sink rec/s | sink MB/s | CPU s / M rec | rec/s per CPU-core | peak RSS MB | files | tail s | consume rec/s | HDFS-write rec/s | ratio |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| workload | records | sink rec/s | sink MB/s | CPU s / M rec | rec/s per CPU-core | peak RSS MB | files | tail s | consume rec/s | HDFS-write rec/s | ratio | ratio per round |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range r.Cases {
 		s := c.Sink
 		perCore := 0.0
 		if s.CPUSeconds > 0 {
 			perCore = float64(s.Records) / s.CPUSeconds
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.2f | %.0f | %.0f | %d | %.2f | %.0f | %.0f | %.2f |\n",
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.2f | %.0f | %.0f | %d | %.2f | %.0f | %.0f | %.2f | %s |\n",
 			c.Workload, s.Records, rate(s), mb(s.Bytes)/s.Seconds, cpuPerM(s), perCore, mb(s.PeakRSSBytes), s.Files,
-			s.TailSeconds, rate(c.Consume), rate(c.HDFSWrite), c.Ratio)
+			s.TailSeconds, rate(c.Consume), rate(c.HDFSWrite), c.Ratio, roundRatios(c.Rounds))
 	}
 	if m := r.Memory; m != nil {
 		s := m.Sink

@@ -38,6 +38,7 @@ type options struct {
 	only                    string
 	full, noMemory, noRecov bool
 	scale                   float64
+	repeat                  int
 	memParts, memRecords    int
 	recovParts              []int
 	memoryMax               int64
@@ -49,6 +50,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "", "write the JSON result here (default bench/results/<ts>.json)")
 	flag.BoolVar(&o.full, "full", false, "run the full matrix (2 sizes × 3 partition counts × 2 formats × 2 partitioners)")
 	flag.Float64Var(&o.scale, "scale", 1, "multiply record counts (0.1 for a quick smoke run)")
+	flag.IntVar(&o.repeat, "repeat", 3, "rounds of each workload (sink, consume, HDFS write in turn); the table shows medians")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "CPU profile of the first sink case (1KB×8p×avro×default) to this file")
 	flag.StringVar(&o.trace, "trace", "", "execution trace (go tool trace) of the first sink case to this file")
 	flag.StringVar(&o.memprofile, "memprofile", "", "heap profile (in use, at the largest heap) of the first sink case (the memory case when -only matches nothing) to this file")
@@ -142,8 +144,20 @@ type caseReport struct {
 	Sink      caseResult `json:"sink"`
 	Consume   caseResult `json:"baseline_consume"`
 	HDFSWrite caseResult `json:"baseline_hdfs_write"`
-	// Ratio is sink records/s over min(consume, hdfs write) records/s.
+	// Ratio is sink records/s over min(consume, hdfs write) records/s,
+	// each the median of the rounds; Sink, Consume and HDFSWrite are the
+	// median rounds by records/s.
 	Ratio float64 `json:"ratio_to_raw_limit"`
+	// Rounds holds every round: the spread says how noisy the machine was.
+	Rounds []round `json:"rounds"`
+}
+
+// round is one pass of a workload: the sink and both baselines.
+type round struct {
+	Sink      caseResult `json:"sink"`
+	Consume   caseResult `json:"baseline_consume"`
+	HDFSWrite caseResult `json:"baseline_hdfs_write"`
+	Ratio     float64    `json:"ratio_to_raw_limit"`
 }
 
 func run(o options) error {
