@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -61,35 +62,22 @@ func runChild(specJSON string) error {
 	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
 		return fmt.Errorf("bench -case: bad spec: %w", err)
 	}
-	if spec.CPUProfile != "" {
-		f, err := os.Create(spec.CPUProfile)
-		if err != nil {
-			return fmt.Errorf("bench -case: cpuprofile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("bench -case: cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stopCPU, err := record(spec.CPUProfile, "cpuprofile", pprof.StartCPUProfile, pprof.StopCPUProfile)
+	if err != nil {
+		return err
 	}
-	if spec.Trace != "" {
-		f, err := os.Create(spec.Trace)
-		if err != nil {
-			return fmt.Errorf("bench -case: trace: %w", err)
-		}
-		defer f.Close()
-		if err := trace.Start(f); err != nil {
-			return fmt.Errorf("bench -case: trace: %w", err)
-		}
-		defer trace.Stop()
+	defer stopCPU()
+	stopTrace, err := record(spec.Trace, "trace", trace.Start, trace.Stop)
+	if err != nil {
+		return err
 	}
+	defer stopTrace()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	if spec.HeapProfile != "" {
 		go heapAtPeak(ctx, spec.HeapProfile)
 	}
 	var res caseResult
-	var err error
 	switch spec.Kind {
 	case "sink":
 		res, err = runSinkCase(ctx, spec)
@@ -144,6 +132,23 @@ func startMeter() meter { return meter{time.Now(), cpuTime()} }
 func (m meter) stop(r *caseResult) {
 	r.Seconds = time.Since(m.wall).Seconds()
 	r.CPUSeconds = (cpuTime() - m.cpu).Seconds()
+}
+
+// record starts a CPU profile or execution trace into the file name (none
+// when name is empty); the returned func stops it and closes the file.
+func record(name, what string, start func(io.Writer) error, stop func()) (func(), error) {
+	if name == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("bench -case: %s: %w", what, err)
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench -case: %s: %w", what, err)
+	}
+	return func() { stop(); f.Close() }, nil
 }
 
 // heapAtPeak writes the in-use heap profile to name each time the live heap
