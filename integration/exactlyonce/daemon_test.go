@@ -144,11 +144,18 @@ type daemon struct {
 
 func (s *setup) start(config string, env ...string) *daemon {
 	s.t.Helper()
+	return s.startWith(config, nil, env...)
+}
+
+// startWith is start with more command-line flags for hdfs-sink run.
+func (s *setup) startWith(config string, flags []string, env ...string) *daemon {
+	s.t.Helper()
 	logf, err := os.CreateTemp(s.t.TempDir(), "daemon-*.log")
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	cmd := exec.Command(binary(s.t), "run", "--config", config, "--log-level", "debug", "--status-addr", "127.0.0.1:0")
+	args := append([]string{"run", "--config", config, "--log-level", "debug", "--status-addr", "127.0.0.1:0"}, flags...)
+	cmd := exec.Command(binary(s.t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"path"
 	"sort"
+	"strings"
 
 	"github.com/linkedin/goavro/v2"
 
@@ -52,7 +53,11 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 		if !ok || r.Topic != o.Topic {
 			return fmt.Errorf("unexpected file in %s: %s", root, p)
 		}
-		f, err := readAvro(fsys, p, r, o.SeqField)
+		read := readAvro
+		if strings.HasSuffix(p, ".parquet") {
+			read = readParquet
+		}
+		f, err := read(fsys, p, r, o.SeqField)
 		if err != nil {
 			return err
 		}
@@ -169,13 +174,12 @@ func readAvro(fsys storage.FS, p string, r writer.FileRange, seqField string) (F
 		}
 		if seqField != "" {
 			seq, err := seqOf(v, seqField)
+			if err == nil {
+				err = f.addSeq(seq)
+			}
 			if err != nil {
 				return f, fmt.Errorf("%s: record %d: %w", p, f.Records, err)
 			}
-			if n := len(f.Seqs); n > 0 && seq <= f.Seqs[n-1] {
-				return f, fmt.Errorf("%s: record %d: offset %d after %d: out of order", p, f.Records, seq, f.Seqs[n-1])
-			}
-			f.Seqs = append(f.Seqs, seq)
 		}
 		f.Records++
 	}
@@ -183,6 +187,15 @@ func readAvro(fsys storage.FS, p string, r writer.FileRange, seqField string) (F
 		return f, fmt.Errorf("%s: %w", p, err)
 	}
 	return f, nil
+}
+
+// addSeq appends the next record's offset; offsets rise within a file.
+func (f *File) addSeq(seq int64) error {
+	if n := len(f.Seqs); n > 0 && seq <= f.Seqs[n-1] {
+		return fmt.Errorf("offset %d after %d: out of order", seq, f.Seqs[n-1])
+	}
+	f.Seqs = append(f.Seqs, seq)
+	return nil
 }
 
 func seqOf(v any, field string) (int64, error) {

@@ -13,11 +13,15 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/writer"
 )
 
-// writeFile commits a file holding the given offsets of partition 0.
-func writeFile(t *testing.T, fs storage.FS, s *schema.Schema, offsets ...int64) {
+// writeFile commits a file of the format named kind ("avro", "parquet")
+// holding the given offsets of partition 0.
+func writeFile(t *testing.T, fs storage.FS, kind string, s *schema.Schema, offsets ...int64) {
 	t.Helper()
-	f, _ := format.Lookup("avro")
-	name := "/topics/t/partition=0/" + writer.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, ".avro")
+	f, err := format.Lookup(kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "/topics/t/partition=0/" + writer.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, f.Extension())
 	file, err := fs.Create(name)
 	if err != nil {
 		t.Fatal(err)
@@ -49,18 +53,20 @@ func TestCheckFindsEveryViolation(t *testing.T) {
 		{"gap", [][]int64{{0, 1}, {3, 4}}, "offset 2 missing"},
 		{"short", [][]int64{{0, 1, 2}}, "3 distinct offsets committed, want 5"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fs := storagetest.NewMemFS()
-			for _, offs := range tc.files {
-				writeFile(t, fs, s, offs...)
-			}
-			_, err := Check(fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
-			if tc.want == "" && err != nil {
-				t.Fatalf("unexpected: %v", err)
-			}
-			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
-				t.Fatalf("err = %v, want %q", err, tc.want)
-			}
-		})
+		for _, kind := range []string{"avro", "parquet"} {
+			t.Run(kind+"/"+tc.name, func(t *testing.T) {
+				fs := storagetest.NewMemFS()
+				for _, offs := range tc.files {
+					writeFile(t, fs, kind, s, offs...)
+				}
+				_, err := Check(fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
+				if tc.want == "" && err != nil {
+					t.Fatalf("unexpected: %v", err)
+				}
+				if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+					t.Fatalf("err = %v, want %q", err, tc.want)
+				}
+			})
+		}
 	}
 }
