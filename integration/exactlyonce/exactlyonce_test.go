@@ -65,11 +65,22 @@ func TestCrashAtEveryState(t *testing.T) {
 
 // TestRandomKills SIGKILLs the daemon at 20 random moments while data flows.
 func TestRandomKills(t *testing.T) {
+	randomKills(t, 20, map[string]string{"flush.size": "200", "rotate.interval.ms": "1000"})
+}
+
+// TestRandomKillsParquet: the same with Parquet, whose writer holds a whole
+// row group in memory until the file is closed.
+func TestRandomKillsParquet(t *testing.T) {
+	randomKills(t, 10, map[string]string{"flush.size": "200", "rotate.interval.ms": "1000",
+		"format.class": "io.confluent.connect.hdfs.parquet.ParquetFormat"})
+}
+
+func randomKills(t *testing.T, kills int, config map[string]string) {
 	s := newSetup(t, 3)
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	counts := map[int32]int64{}
-	cfg := s.connector("random", map[string]string{"flush.size": "200", "rotate.interval.ms": "1000"})
-	for i := 0; i < 20; i++ {
+	cfg := s.connector("random", config)
+	for range kills {
 		s.produce(counts, 600)
 		d := s.start(cfg)
 		time.Sleep(time.Duration(500+rng.Intn(4000)) * time.Millisecond)
@@ -80,7 +91,7 @@ func TestRandomKills(t *testing.T) {
 	s.waitCommitted(total(counts), 3*time.Minute)
 	d.stop()
 	rep := s.check(counts)
-	t.Logf("after 20 kills: %d records in %d files", rep.Records, len(rep.Files))
+	t.Logf("after %d kills: %d records in %d files", kills, rep.Records, len(rep.Files))
 }
 
 // TestRebalanceTwoDaemons: the second daemon joins mid-stream, the first
