@@ -132,11 +132,12 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
 		return
 	}
-	limit := c.cfg.Budget.allowance(c, buffered(parts))
+	held, total := buffered(parts)
+	limit := c.cfg.Budget.allowance(c, total)
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)
 	}
-	victims, after := overBudget(parts, limit)
+	victims, after := overBudget(parts, held, total, limit)
 	notePeak(&c.Stats.PeakBuffered, after)
 	c.cfg.Budget.report(c, after)
 	_ = c.parallel(len(victims), func(i int) error {
@@ -152,23 +153,21 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	})
 }
 
-func buffered(parts []*owned) int64 {
-	var total int64
+// buffered is what each partition's open files hold, and their total.
+func buffered(parts []*owned) (held map[*owned]int64, total int64) {
+	held = make(map[*owned]int64, len(parts))
 	for _, o := range parts {
-		total += int64(o.p.w.BytesBuffered())
+		held[o] = int64(o.p.w.BytesBuffered())
+		total += held[o]
 	}
-	return total
+	return held, total
 }
 
 // overBudget picks the fewest partitions, largest buffers first, whose
-// rotation brings the total buffered within limit. after is what stays
-// buffered once they have rotated.
-func overBudget(parts []*owned, limit int64) (victims []*owned, after int64) {
-	held := make(map[*owned]int64, len(parts))
-	for _, o := range parts {
-		held[o] = int64(o.p.w.BytesBuffered())
-		after += held[o]
-	}
+// rotation brings total (the sum of held) within limit. after is what
+// stays buffered once they have rotated.
+func overBudget(parts []*owned, held map[*owned]int64, total, limit int64) (victims []*owned, after int64) {
+	after = total
 	sort.Slice(parts, func(i, j int) bool { return held[parts[i]] > held[parts[j]] })
 	for _, o := range parts {
 		if after <= limit {
