@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"sync"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -23,29 +22,27 @@ func (c *Connector) onAssigned(_ context.Context, _ *kgo.Client, assigned map[st
 // is fetched for them, and returns where to start: HDFS is the truth, the
 // group's committed offsets are ignored.
 func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, c.cfg.Parallelism)
+	var assigned []tp
 	out := make(map[string]map[int32]kgo.Offset, len(offsets))
 	for topic, parts := range offsets {
 		out[topic] = make(map[int32]kgo.Offset, len(parts))
 		for part := range parts {
-			o := c.newOwned(topic, part)
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				off := c.startOffset(ctx, o)
-				c.mu.Lock()
-				c.parts[tp{topic, part}] = o // visible to the poll loop only once recovered
-				c.mu.Unlock()
-				mu.Lock()
-				out[topic][part] = off
-				mu.Unlock()
-			}()
+			assigned = append(assigned, tp{topic, part})
 		}
 	}
-	wg.Wait()
+	starts := make([]kgo.Offset, len(assigned))
+	_ = c.parallel(len(assigned), func(i int) error {
+		t := assigned[i]
+		o := c.newOwned(t.topic, t.partition)
+		starts[i] = c.startOffset(ctx, o)
+		c.mu.Lock()
+		c.parts[t] = o // visible to the poll loop only once recovered
+		c.mu.Unlock()
+		return nil
+	})
+	for i, t := range assigned {
+		out[t.topic][t.partition] = starts[i]
+	}
 	return out, nil
 }
 
