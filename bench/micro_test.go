@@ -6,8 +6,8 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
-	"github.com/hdfs-sink/hdfs-sink/writer"
 )
 
 // Micro-benchmarks on the harness's own workloads (benchstat-friendly:
@@ -87,15 +87,15 @@ func BenchmarkEncode(b *testing.B) {
 }
 
 func BenchmarkFileName(b *testing.B) {
-	name := writer.FinalName("orders-eu", 17, 1_234_567, 1_244_566, 10, ".avro")
+	name := layout.FinalName("orders-eu", 17, 1_234_567, 1_244_566, 10, ".avro")
 	b.Run("format", func(b *testing.B) {
 		for i := int64(0); b.Loop(); i++ {
-			_ = writer.FinalName("orders-eu", 17, i, i+9999, 10, ".avro")
+			_ = layout.FinalName("orders-eu", 17, i, i+9999, 10, ".avro")
 		}
 	})
 	b.Run("parse", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok := writer.ParseFinalName(name); !ok {
+			if _, ok := layout.ParseFinalName(name); !ok {
 				b.Fatalf("%q not parsed", name)
 			}
 		}

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"path"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -73,21 +73,20 @@ type partition struct {
 }
 
 func newPartition(cfg partitionConfig) *partition {
-	walDir := path.Join(cfg.LogsDir, cfg.Topic, fmt.Sprint(cfg.Partition))
-	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, walDir), committed: -1, firstSeen: -1}
+	lay := cfg.layout()
+	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, lay.WALDir(cfg.Partition)), committed: -1, firstSeen: -1}
 	p.w = writer.New(writer.Options{
-		FS: cfg.FS, Format: cfg.Format, TopicsDir: cfg.TopicsDir, Topic: cfg.Topic,
-		Partition: cfg.Partition, Pad: cfg.Pad, TempDir: p.tempDir(), Prefix: cfg.Epoch,
+		FS: cfg.FS, Format: cfg.Format, Layout: lay, Partition: cfg.Partition, Pad: cfg.Pad,
+		TempDir: p.tempDir(), Prefix: cfg.Epoch,
 	})
 	return p
 }
 
-// tempDir is private to this Kafka partition (unlike the reference, whose temp
-// directories are shared by encoded partition), so recovery can remove every
-// orphan of this partition, including a dead process's, without a scan.
-func (p *partition) tempDir() string {
-	return path.Join(p.cfg.TopicsDir, "+tmp", p.cfg.Topic, fmt.Sprint(p.cfg.Partition))
+func (cfg partitionConfig) layout() layout.Topic {
+	return layout.Topic{TopicsDir: cfg.TopicsDir, LogsDir: cfg.LogsDir, Name: cfg.Topic}
 }
+
+func (p *partition) tempDir() string { return p.cfg.layout().TempRoot(p.cfg.Partition) }
 
 func (p *partition) enter(s State) {
 	p.state = s
@@ -220,15 +219,15 @@ func (p *partition) removeOrphans() error {
 // reference connector). It lists only this partition's directory when the
 // partitioner allows, and walks the topic directory otherwise.
 func (p *partition) scanCommitted() (int64, error) {
-	root := path.Join(p.cfg.TopicsDir, p.cfg.Topic)
+	root := p.cfg.layout().Dir()
 	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
-		root = path.Join(root, "partition="+fmt.Sprint(p.cfg.Partition))
+		root = p.cfg.layout().PartitionDir(p.cfg.Partition)
 	} else {
 		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", root)
 	}
 	last := int64(-1)
-	err := storage.WalkFiles(p.cfg.FS, root, func(name string) error {
-		if r, ok := writer.ParseFinalName(name); ok && r.Topic == p.cfg.Topic && r.Partition == p.cfg.Partition && r.End > last {
+	err := storage.WalkFiles(p.cfg.FS, root, layout.IsTempDir, func(name string) error {
+		if r, ok := layout.ParseFinalName(name); ok && r.Topic == p.cfg.Topic && r.Partition == p.cfg.Partition && r.End > last {
 			last = r.End
 		}
 		return nil

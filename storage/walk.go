@@ -4,13 +4,12 @@ import (
 	"errors"
 	"io/fs"
 	"path"
-	"strings"
 )
 
 // WalkFiles calls fn for every file below root, depth first in name order,
-// skipping directories whose name starts with "+tmp" (temp files are never
-// committed data). A missing root is an empty tree.
-func WalkFiles(fsys FS, root string, fn func(name string) error) error {
+// skipping the directories whose name skipDir accepts (nil: none). A
+// missing root is an empty tree.
+func WalkFiles(fsys FS, root string, skipDir func(name string) bool, fn func(name string) error) error {
 	infos, err := fsys.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -21,9 +20,9 @@ func WalkFiles(fsys FS, root string, fn func(name string) error) error {
 	for _, fi := range infos {
 		name := path.Join(root, fi.Name())
 		switch {
-		case fi.IsDir() && strings.HasPrefix(fi.Name(), "+tmp"):
+		case fi.IsDir() && skipDir != nil && skipDir(fi.Name()):
 		case fi.IsDir():
-			if err := WalkFiles(fsys, name, fn); err != nil {
+			if err := WalkFiles(fsys, name, skipDir, fn); err != nil {
 				return err
 			}
 		default:

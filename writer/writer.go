@@ -7,10 +7,13 @@ package writer
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"path"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -19,11 +22,10 @@ import (
 type Options struct {
 	FS        storage.FS
 	Format    format.Format
-	TopicsDir string // expanded for the topic, absolute within the store: "/topics"
-	Topic     string
+	Layout    layout.Topic // where the topic's committed files go
 	Partition int32
 	Pad       int    // filename.offset.zero.pad.width
-	TempDir   string // this Kafka partition's private temp directory
+	TempDir   string // where this writer creates its temp files (private to the partition)
 	Prefix    string // unique per owner incarnation, so temp names never collide
 }
 
@@ -105,7 +107,7 @@ func (w *Writer) Bytes() int64 {
 
 // countingWriter counts what reaches the file.
 type countingWriter struct {
-	w interface{ Write([]byte) (int, error) }
+	w io.Writer
 	n int64
 }
 
@@ -165,7 +167,7 @@ func (w *Writer) file(encoded string, s *schema.Schema, now time.Time) (*tempFil
 }
 
 // Close finishes every open file and makes it durable. On error the files
-// stay open for Abort; nothing may be committed.
+// stay open for Discard; nothing may be committed.
 func (w *Writer) Close() ([]Closed, error) {
 	out := make([]Closed, 0, len(w.order))
 	for _, enc := range w.order {
@@ -176,10 +178,9 @@ func (w *Writer) Close() ([]Closed, error) {
 		if err := f.file.Close(); err != nil {
 			return nil, fmt.Errorf("close %s: %w", f.temp, err)
 		}
-		name := FinalName(w.opts.Topic, w.opts.Partition, f.start, f.end, w.opts.Pad, w.opts.Format.Extension())
+		final := w.opts.Layout.FinalPath(enc, w.opts.Partition, f.start, f.end, w.opts.Pad, w.opts.Format.Extension())
 		out = append(out, Closed{
-			Temp: f.temp, Final: path.Join(w.opts.TopicsDir, w.opts.Topic, enc, name), Encoded: enc,
-			Start: f.start, End: f.end, Records: f.count,
+			Temp: f.temp, Final: final, Encoded: enc, Start: f.start, End: f.end, Records: f.count,
 		})
 	}
 	w.reset()
@@ -201,7 +202,7 @@ func (w *Writer) Discard() error {
 	for _, enc := range w.order {
 		f := w.files[enc]
 		f.file.Close()
-		if err := w.opts.FS.Remove(f.temp); err != nil && !isNotExist(err) {
+		if err := w.opts.FS.Remove(f.temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

@@ -8,9 +8,9 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/storage"
-	"github.com/hdfs-sink/hdfs-sink/writer"
 )
 
 // hiveSyncer wires hive.integration: nil when it is off.
@@ -30,7 +30,7 @@ func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partiti
 			return hive.Dial(ctx, uris)
 		},
 		Tables: func(topic string) hive.TopicTable {
-			dir := path.Join(c.TopicsDir(topic), topic)
+			dir := layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}.Dir()
 			return hive.TopicTable{
 				Name: c.HiveTable(topic), Location: storeURI(c) + dir, PartitionKeys: part.Fields(),
 				Values:   part.Values,
@@ -52,9 +52,9 @@ func storeURI(c *configs.Connector) string {
 // committed files, skipping temp directories.
 func committedDirs(store storage.FS, root string) ([]string, error) {
 	seen := map[string]bool{}
-	err := storage.WalkFiles(store, root, func(name string) error {
+	err := storage.WalkFiles(store, root, layout.IsTempDir, func(name string) error {
 		if dir := path.Dir(name); dir != root {
-			if _, ok := writer.ParseFinalName(name); ok {
+			if _, ok := layout.ParseFinalName(name); ok {
 				seen[strings.TrimPrefix(dir, root+"/")] = true
 			}
 		}

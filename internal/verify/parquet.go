@@ -11,13 +11,13 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/storage"
-	"github.com/hdfs-sink/hdfs-sink/writer"
 )
 
 // readParquet counts a Parquet file's rows and, with seqField, reads that
 // long column in file order, as readAvro does for Avro files.
-func readParquet(fsys storage.FS, p string, r writer.FileRange, seqField string) (File, error) {
+func readParquet(fsys storage.FS, p string, r layout.FileRange, seqField string) (File, error) {
 	f := File{Path: p, Range: r}
 	rc, err := fsys.Open(p)
 	if err != nil {

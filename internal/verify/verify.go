@@ -13,8 +13,8 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/storage"
-	"github.com/hdfs-sink/hdfs-sink/writer"
 )
 
 // Options says what to expect.
@@ -31,7 +31,7 @@ type Options struct {
 // File is one committed file.
 type File struct {
 	Path    string
-	Range   writer.FileRange
+	Range   layout.FileRange
 	Records int64
 	Seqs    []int64 // the SeqField of each record, when asked for
 }
@@ -40,16 +40,17 @@ type File struct {
 type Report struct {
 	Files     []File
 	Records   int64
-	TempFiles []string // files still under +tmp
+	TempFiles []string // files still in the topic's temp directories
 }
 
 // Check reads every committed file and returns an error describing the first
 // duplicate, gap, miscount or unexpected record it finds.
 func Check(fsys storage.FS, o Options) (Report, error) {
 	var rep Report
-	root := path.Join(o.TopicsDir, o.Topic)
-	if err := storage.WalkFiles(fsys, root, func(p string) error {
-		r, ok := writer.ParseFinalName(p)
+	topic := layout.Topic{TopicsDir: o.TopicsDir, Name: o.Topic}
+	root := topic.Dir()
+	if err := storage.WalkFiles(fsys, root, layout.IsTempDir, func(p string) error {
+		r, ok := layout.ParseFinalName(p)
 		if !ok || r.Topic != o.Topic {
 			return fmt.Errorf("unexpected file in %s: %s", root, p)
 		}
@@ -67,8 +68,7 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 	}); err != nil {
 		return rep, err
 	}
-	tmp := path.Join(o.TopicsDir, "+tmp", o.Topic)
-	listTemp(fsys, tmp, &rep.TempFiles)
+	listTemp(fsys, topic.TopicTempDir(), &rep.TempFiles)
 	if o.SeqField != "" {
 		return rep, exactlyOnce(rep.Files, o.Want)
 	}
@@ -156,7 +156,7 @@ func tile(files []File, want map[int32]int64) error {
 	return errors.Join(errs...)
 }
 
-func readAvro(fsys storage.FS, p string, r writer.FileRange, seqField string) (File, error) {
+func readAvro(fsys storage.FS, p string, r layout.FileRange, seqField string) (File, error) {
 	f := File{Path: p, Range: r}
 	rc, err := fsys.Open(p)
 	if err != nil {
@@ -210,8 +210,8 @@ func seqOf(v any, field string) (int64, error) {
 	return seq, nil
 }
 
-// listTemp lists every file below dir (WalkFiles skips "+tmp" directories
-// by name, and dir is one).
+// listTemp lists every file below dir, a temp directory (which WalkFiles
+// is told to skip).
 func listTemp(fsys storage.FS, dir string, out *[]string) {
 	infos, err := fsys.ReadDir(dir)
 	if err != nil {
@@ -231,8 +231,9 @@ func listTemp(fsys storage.FS, dir string, out *[]string) {
 // reading them: cheap enough to poll while a daemon works.
 func CountByNames(fsys storage.FS, topicsDir, topic string) (int64, error) {
 	var n int64
-	err := storage.WalkFiles(fsys, path.Join(topicsDir, topic), func(p string) error {
-		if r, ok := writer.ParseFinalName(p); ok && r.Topic == topic {
+	dir := layout.Topic{TopicsDir: topicsDir, Name: topic}.Dir()
+	err := storage.WalkFiles(fsys, dir, layout.IsTempDir, func(p string) error {
+		if r, ok := layout.ParseFinalName(p); ok && r.Topic == topic {
 			n += r.End - r.Start + 1
 		}
 		return nil

@@ -7,10 +7,10 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
-	"github.com/hdfs-sink/hdfs-sink/writer"
 )
 
 // writeFile commits a file of the format named kind ("avro", "parquet")
@@ -21,7 +21,7 @@ func writeFile(t *testing.T, fs storage.FS, kind string, s *schema.Schema, offse
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "/topics/t/partition=0/" + writer.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, f.Extension())
+	name := "/topics/t/partition=0/" + layout.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, f.Extension())
 	file, err := fs.Create(name)
 	if err != nil {
 		t.Fatal(err)

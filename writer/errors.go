@@ -1,8 +1,0 @@
-package writer
-
-import (
-	"errors"
-	"io/fs"
-)
-
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
