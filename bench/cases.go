@@ -102,11 +102,14 @@ func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, err
 	log := slog.New(&watchHandler{w: watch, next: slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	cfg := sink.Config{
 		Name: "bench", Brokers: []string{itest.KafkaAddr()}, GroupID: fmt.Sprintf("connect-%s-r%d", spec.Topic, spec.Round), Topics: []string{spec.Topic},
-		FS: store, Registry: reg, Format: f, Partitioner: part,
-		TopicsDir: func(string) string { return spec.Dir + "/topics" },
-		LogsDir:   func(string) string { return spec.Dir + "/logs" },
-		Pad:       10, FlushSize: spec.FlushSize, RotateInterval: spec.Rotate, Location: time.UTC,
-		MemoryMax: sink.FileBuffers(spec.MemoryMax), RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
+		WriteSettings: sink.WriteSettings{
+			FS: store, Format: f, Partitioner: part,
+			TopicsDir: func(string) string { return spec.Dir + "/topics" },
+			LogsDir:   func(string) string { return spec.Dir + "/logs" },
+			Pad:       10, FlushSize: spec.FlushSize, RotateInterval: spec.Rotate, Location: time.UTC,
+		},
+		Registry: reg, MemoryMax: sink.FileBuffers(spec.MemoryMax),
+		RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
 		Logger: log, KafkaOpts: sink.FetchBounds(sink.FetchMemory(spec.MemoryMax)),
 	}
 	return cfg, watch, nil

@@ -4,14 +4,90 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/layout"
 )
 
 func newEpoch() string {
 	b := make([]byte, 8)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+type tp struct {
+	topic     string
+	partition int32
+}
+
+// asMap is the partition in the form franz-go's pause and resume take.
+func (t tp) asMap() map[string][]int32 { return map[string][]int32{t.topic: {t.partition}} }
+
+// owned is an assigned partition and, when broken, why and when to retry.
+// The connector keeps these fields; the partition keeps its own.
+type owned struct {
+	tp
+	p        *partition
+	log      *slog.Logger
+	broken   error
+	retryAt  time.Time
+	attempts int
+}
+
+// partitions is the connector's registry of owned partitions, shared by the
+// poll loop and the group callbacks franz-go runs.
+type partitions struct {
+	mu sync.Mutex
+	m  map[tp]*owned
+}
+
+func (ps *partitions) get(t tp) *owned {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.m[t]
+}
+
+func (ps *partitions) put(o *owned) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.m == nil {
+		ps.m = map[tp]*owned{}
+	}
+	ps.m[o.tp] = o
+}
+
+// take removes t and returns what was owned (nil if nothing).
+func (ps *partitions) take(t tp) *owned {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	o := ps.m[t]
+	delete(ps.m, t)
+	return o
+}
+
+func (ps *partitions) all() []*owned {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	out := make([]*owned, 0, len(ps.m))
+	for _, o := range ps.m {
+		out = append(out, o)
+	}
+	return out
+}
+
+// keys lists the owned partitions by topic.
+func (ps *partitions) keys() map[string][]int32 {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	m := map[string][]int32{}
+	for k := range ps.m {
+		m[k.topic] = append(m[k.topic], k.partition)
+	}
+	return m
 }
 
 func (c *Connector) onAssigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
@@ -32,12 +108,9 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 	}
 	starts := make([]kgo.Offset, len(assigned))
 	_ = c.parallel(len(assigned), func(i int) error {
-		t := assigned[i]
-		o := c.newOwned(t.topic, t.partition)
+		o := c.newOwned(assigned[i])
 		starts[i] = c.startOffset(ctx, o)
-		c.mu.Lock()
-		c.parts[t] = o // visible to the poll loop only once recovered
-		c.mu.Unlock()
+		c.parts.put(o) // visible to the poll loop only once recovered
 		return nil
 	})
 	for i, t := range assigned {
@@ -47,23 +120,25 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 }
 
 // newOwned creates the state of a newly assigned partition.
-func (c *Connector) newOwned(topic string, part int32) *owned {
+func (c *Connector) newOwned(t tp) *owned {
+	log := c.cfg.Logger.With("topic", t.topic, "partition", t.partition)
 	p := newPartition(partitionConfig{
-		Connector: c.cfg.Name, Topic: topic, Partition: part, FS: c.cfg.FS, Format: c.cfg.Format,
-		Partitioner: c.cfg.Partitioner, TopicsDir: c.cfg.TopicsDir(topic), LogsDir: c.cfg.LogsDir(topic),
-		Pad: c.cfg.Pad, FlushSize: c.cfg.FlushSize, MaxFileBytes: c.cfg.MaxFileBytes, RotateInterval: c.cfg.RotateInterval,
-		RotateSchedule: c.cfg.RotateSchedule, Location: c.cfg.Location, Owner: c.owner, Epoch: c.epoch,
-		Faults: c.cfg.Faults, Catalog: c.cfg.Catalog, Compatibility: c.cfg.Compatibility, Now: c.cfg.Now,
-		Logger: c.cfg.Logger.With("topic", topic, "partition", part), PruneEvery: defaultPruneEvery,
+		WriteSettings: c.cfg.WriteSettings,
+		Layout:        layout.Topic{TopicsDir: c.cfg.TopicsDir(t.topic), LogsDir: c.cfg.LogsDir(t.topic), Name: t.topic},
+		Partition:     t.partition,
+		Owner:         c.owner,
+		Epoch:         c.epoch,
+		Logger:        log,
+		OnCommit:      func(next int64) { c.committed(t, next) },
+		PruneEvery:    defaultPruneEvery,
 	})
-	return &owned{p: p}
+	return &owned{tp: t, p: p, log: log}
 }
 
 // startOffset recovers a partition and decides, explicitly and in the log,
 // where its consumption starts.
 func (c *Connector) startOffset(ctx context.Context, o *owned) kgo.Offset {
-	log := o.p.cfg.Logger
-	next, err := o.p.recover(ctx)
+	next, err := o.p.resume(ctx)
 	c.Stats.Recoveries.Add(1)
 	switch {
 	case err != nil:
@@ -71,13 +146,13 @@ func (c *Connector) startOffset(ctx context.Context, o *owned) kgo.Offset {
 		c.breakPartition(o, err)
 		return kgo.NewOffset().AtStart()
 	case next >= 0:
-		log.Info("start position from HDFS", "next_offset", next)
+		o.log.Info("start position from HDFS", "next_offset", next)
 		return kgo.NewOffset().At(next).WithEpoch(-1)
 	case c.cfg.StartAtEnd:
-		log.Info("nothing committed in HDFS for this partition: starting at the log end (consumer.auto.offset.reset=latest)")
+		o.log.Info("nothing committed in HDFS for this partition: starting at the log end (consumer.auto.offset.reset=latest)")
 		return kgo.NewOffset().AtEnd()
 	default:
-		log.Info("nothing committed in HDFS for this partition: starting at the log start")
+		o.log.Info("nothing committed in HDFS for this partition: starting at the log start")
 		return kgo.NewOffset().AtStart()
 	}
 }
@@ -96,43 +171,32 @@ func (c *Connector) onLost(ctx context.Context, _ *kgo.Client, lost map[string][
 	c.release(ctx, lost, false)
 }
 
-// release stops writing the given partitions, committing their open files first if commit is set.
-// A partition paused while broken is resumed here: franz-go keeps the pause
-// across reassignment, so a partition assigned back to us would never be
-// fetched again (the fencing test caught this).
+// release stops writing the given partitions, committing their open files
+// first if commit is set. A partition paused while broken is resumed here:
+// franz-go keeps the pause across reassignment, so a partition assigned
+// back to us would never be fetched again.
 func (c *Connector) release(ctx context.Context, parts map[string][]int32, commit bool) {
 	defer c.cl.ResumeFetchPartitions(parts)
 	for topic, ps := range parts {
 		for _, part := range ps {
-			c.mu.Lock()
-			o := c.parts[tp{topic, part}]
-			delete(c.parts, tp{topic, part})
-			c.mu.Unlock()
-			if o == nil {
-				continue
+			if o := c.parts.take(tp{topic, part}); o != nil {
+				c.releaseOne(ctx, o, commit)
 			}
-			c.releaseOne(ctx, o, commit)
 		}
 	}
 }
 
 func (c *Connector) releaseOne(ctx context.Context, o *owned, commit bool) {
-	p := o.p
-	if p.w.Empty() {
+	if o.p.empty() {
 		return
 	}
 	if commit && o.broken == nil && ctx.Err() == nil {
-		p.enter(WritePartitionPaused)
-		err := p.rotate(ctx, "partition released")
-		if err == nil {
-			c.afterWrite(o, true)
-			return
+		if err := o.p.commitNow(ctx, "partition released"); err != nil {
+			// Files closed or published: recovery of the next owner decides.
+			o.log.Warn("could not commit on release; the records will be consumed again", "err", err)
 		}
-		p.cfg.Logger.Warn("could not commit on release; the records will be consumed again", "err", err)
-		return // files closed or published: recovery of the next owner decides
+		return
 	}
-	if err := p.w.Discard(); err != nil {
-		p.cfg.Logger.Warn("discard temp files", "err", err)
-	}
-	p.cfg.Logger.Info("uncommitted records discarded; the next owner consumes them again")
+	o.p.discard()
+	o.log.Info("uncommitted records discarded; the next owner consumes them again")
 }

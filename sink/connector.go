@@ -32,6 +32,29 @@ const (
 	ToleranceAll
 )
 
+// WriteSettings are what a connector hands to every partition it owns: how
+// files are written, rotated, placed and registered. They are set once, in
+// one place, and shared as they are.
+type WriteSettings struct {
+	FS          storage.FS
+	Format      format.Format
+	Partitioner partitioner.Partitioner
+	TopicsDir   func(topic string) string // absolute in the store, ${topic} expanded
+	LogsDir     func(topic string) string
+
+	Pad            int
+	FlushSize      int64
+	MaxFileBytes   int64                // hdfs.sink.rotate.max.file.bytes; 0: off
+	Compatibility  schema.Compatibility // schema.compatibility
+	RotateInterval time.Duration        // rotate.interval.ms; 0: off
+	RotateSchedule time.Duration        // rotate.schedule.interval.ms; 0: off
+	Location       *time.Location
+
+	Catalog Catalog // Hive registration; nil when hive.integration=false
+	Faults  Faults
+	Now     func() time.Time
+}
+
 // Config is one connector's wiring, built by cmd from its connector file.
 type Config struct {
 	Name        string
@@ -42,22 +65,10 @@ type Config struct {
 	StartAtEnd  bool // consumer.auto.offset.reset=latest for partitions HDFS knows nothing of
 	KafkaOpts   []kgo.Opt
 
-	FS          storage.FS
-	Registry    schema.Registry
-	Format      format.Format
-	Partitioner partitioner.Partitioner
-	TopicsDir   func(topic string) string // absolute in the store, ${topic} expanded
-	LogsDir     func(topic string) string
-
-	Pad            int
-	FlushSize      int64
-	MaxFileBytes   int64                // hdfs.sink.rotate.max.file.bytes
-	Compatibility  schema.Compatibility // schema.compatibility
-	ExtraColumns   []string             // hdfs.sink.extra.columns
-	Schemaless     bool                 // values written as they are (StringConverter / ByteArrayConverter)
-	RotateInterval time.Duration
-	RotateSchedule time.Duration
-	Location       *time.Location
+	WriteSettings
+	Registry     schema.Registry
+	ExtraColumns []string // hdfs.sink.extra.columns
+	Schemaless   bool     // values written as they are (StringConverter / ByteArrayConverter)
 
 	// MemoryMax bounds the bytes all open files of this connector buffer;
 	// past it the largest partitions rotate early. 0: no bound.
@@ -72,10 +83,7 @@ type Config struct {
 	DLQTopic        string
 	FailOnNull      bool // behavior.on.null.values=fail
 
-	Faults       Faults
-	Catalog      Catalog // Hive registration; nil when hive.integration=false
 	Logger       *slog.Logger
-	Now          func() time.Time
 	TickInterval time.Duration // how often idle partitions check their timers
 	Parallelism  int           // partitions processed at once
 }
@@ -89,9 +97,10 @@ type Catalog interface {
 	Committed(topic string, encodedDirs []string)
 }
 
-// Stats are a connector's counters since start.
+// Stats are a connector's counters since start. Commits counts commits
+// (rotations that committed), not files.
 type Stats struct {
-	Records, Files, DeadLettered, NullsIgnored, Recoveries, Fenced atomic.Int64
+	Records, Commits, DeadLettered, NullsIgnored, Recoveries, Fenced atomic.Int64
 	// MemoryRotations counts rotations forced by MemoryMax; PeakBuffered is
 	// the most the open files held after a batch was written and the
 	// ceiling enforced.
@@ -107,31 +116,16 @@ type Connector struct {
 	Stats Stats
 
 	extras *extras
-
-	mu    sync.Mutex
-	parts map[tp]*owned
-	epoch string
-	owner string
-}
-
-type tp struct {
-	topic     string
-	partition int32
-}
-
-// owned is an assigned partition and, when broken, why and when to retry.
-type owned struct {
-	p        *partition
-	broken   error
-	retryAt  time.Time
-	attempts int
+	parts  partitions
+	epoch  string
+	owner  string
 }
 
 // New validates the wiring and creates the Kafka client (which connects lazily).
 func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
-	c := &Connector{cfg: cfg, parts: map[tp]*owned{}, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
+	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
 		extras: newExtras(cfg.ExtraColumns)}
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
@@ -249,7 +243,7 @@ func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
 		if len(ftp.Records) == 0 {
 			return
 		}
-		o := c.lookup(ftp.Topic, ftp.Partition)
+		o := c.parts.get(tp{ftp.Topic, ftp.Partition})
 		if o == nil || o.broken != nil {
 			return // not ours, or waiting for recovery: refetched after the rewind
 		}
@@ -279,20 +273,14 @@ func (c *Connector) parallel(n int, fn func(i int) error) error {
 	return errors.Join(errs...)
 }
 
-func (c *Connector) lookup(topic string, partition int32) *owned {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.parts[tp{topic, partition}]
-}
-
 // writeRecords feeds one partition's records to its state machine. It returns
 // only fatal errors; anything else marks the partition broken for recovery.
 func (c *Connector) writeRecords(ctx context.Context, o *owned, recs []*kgo.Record) error {
 	o.p.beginBatch()
 	for _, kr := range recs {
-		r, err := c.decode(ctx, kr)
+		err := c.writeRecord(ctx, o.p, kr)
 		if err != nil && !isBadRecord(err) {
-			// Registry unreachable or shutting down: not the record's fault.
+			// The store, the registry or shutdown: not the record's fault.
 			c.breakPartition(o, err)
 			return nil
 		}
@@ -300,31 +288,26 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, recs []*kgo.Reco
 			if err = c.badRecord(ctx, kr, err); err != nil {
 				return err
 			}
-			continue
 		}
-		if r == nil {
-			continue
-		}
-		rotated, err := o.p.write(ctx, *r)
-		c.afterWrite(o, rotated)
-		if err != nil && isBadRecord(err) {
-			// The partitioner cannot place it (missing field, bad timestamp).
-			if err = c.badRecord(ctx, kr, err); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			c.breakPartition(o, err)
-			return nil
-		}
-		c.Stats.Records.Add(1)
 	}
-	rotated, err := o.p.endBatch(ctx)
-	c.afterWrite(o, rotated)
-	if err != nil {
+	if err := o.p.endBatch(ctx); err != nil {
 		c.breakPartition(o, err)
 	}
+	return nil
+}
+
+// writeRecord decodes one record and writes it. An error that isBadRecord
+// accepts is the record's own (undecodable, or the partitioner or format
+// cannot place it); any other is a failure of what it depends on.
+func (c *Connector) writeRecord(ctx context.Context, p *partition, kr *kgo.Record) error {
+	r, err := c.decode(ctx, kr)
+	if err != nil || r == nil {
+		return err
+	}
+	if err := p.write(ctx, *r); err != nil {
+		return err
+	}
+	c.Stats.Records.Add(1)
 	return nil
 }
 
@@ -360,13 +343,12 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 	return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
 }
 
-func (c *Connector) afterWrite(o *owned, rotated bool) {
-	if !rotated || o.p.committed < 0 {
-		return
-	}
-	c.Stats.Files.Add(1)
+// committed is every partition's OnCommit: the group's offset, advisory
+// only (HDFS is the truth), follows each commit.
+func (c *Connector) committed(t tp, next int64) {
+	c.Stats.Commits.Add(1)
 	c.cl.MarkCommitOffsets(map[string]map[int32]kgo.EpochOffset{
-		o.p.cfg.Topic: {o.p.cfg.Partition: {Epoch: -1, Offset: o.p.committed + 1}},
+		t.topic: {t.partition: {Epoch: -1, Offset: next}},
 	})
 }
 
@@ -381,63 +363,45 @@ func (c *Connector) breakPartition(o *owned, err error) {
 		wait = max(wait, 30*time.Second)
 	}
 	o.broken, o.retryAt = err, c.cfg.Now().Add(wait)
-	o.p.cfg.Logger.Error("partition write failed; will recover", "err", err, "retry_in", wait)
-	c.cl.PauseFetchPartitions(map[string][]int32{o.p.cfg.Topic: {o.p.cfg.Partition}})
+	o.log.Error("partition write failed; will recover", "err", err, "retry_in", wait)
+	c.cl.PauseFetchPartitions(o.asMap())
 }
 
 func (c *Connector) tickAll(ctx context.Context) error {
-	parts := c.snapshot()
+	parts := c.parts.all()
 	return c.parallel(len(parts), func(i int) error {
 		o := parts[i]
 		if o.broken != nil {
 			return nil
 		}
-		rotated, err := o.p.tick(ctx)
-		c.afterWrite(o, rotated)
-		if err != nil {
+		if err := o.p.tick(ctx); err != nil {
 			c.breakPartition(o, err)
 		}
 		return nil
 	})
 }
 
-func (c *Connector) snapshot() []*owned {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]*owned, 0, len(c.parts))
-	for _, o := range c.parts {
-		out = append(out, o)
-	}
-	return out
-}
-
 // retryBroken recovers broken partitions whose backoff is over and rewinds
-// their fetch position to just after the last committed offset.
+// their fetch position to where their resume says.
 func (c *Connector) retryBroken(ctx context.Context) {
 	now := c.cfg.Now()
-	for _, o := range c.snapshot() {
+	for _, o := range c.parts.all() {
 		if o.broken == nil || now.Before(o.retryAt) {
 			continue
 		}
-		first := o.p.firstSeen
-		next, err := o.p.recover(ctx)
+		next, err := o.p.resume(ctx)
 		c.Stats.Recoveries.Add(1)
 		if err != nil {
 			o.attempts++
 			o.retryAt = now.Add(c.backoff(o.attempts))
-			o.p.cfg.Logger.Error("recovery failed; will retry", "attempt", o.attempts, "err", err)
+			o.log.Error("recovery failed; will retry", "attempt", o.attempts, "err", err)
 			continue
 		}
-		if next < 0 {
-			next = first
-		}
-		o.p.firstSeen = -1
-		t := o.p.cfg.Topic
 		if next >= 0 {
-			c.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{t: {o.p.cfg.Partition: {Epoch: -1, Offset: next}}})
+			c.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{o.topic: {o.partition: {Epoch: -1, Offset: next}}})
 		}
-		c.cl.ResumeFetchPartitions(map[string][]int32{t: {o.p.cfg.Partition}})
-		o.p.cfg.Logger.Info("partition recovered", "next_offset", next, "after_attempts", o.attempts+1)
+		c.cl.ResumeFetchPartitions(o.asMap())
+		o.log.Info("partition recovered", "next_offset", next, "after_attempts", o.attempts+1)
 		o.broken, o.attempts = nil, 0
 	}
 }
@@ -452,7 +416,7 @@ func (c *Connector) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ShutdownTimeout)
 	defer cancel()
 	c.cfg.Logger.Info("connector stopping: committing open files and leaving the group")
-	c.release(ctx, c.snapshotKeys(), true)
+	c.release(ctx, c.parts.keys(), true)
 	c.cfg.Budget.leave(c)
 	c.cl.Close()
 	c.cfg.Logger.Info("connector stopped")
@@ -461,16 +425,6 @@ func (c *Connector) shutdown() error {
 
 // abortAll drops every partition without committing (after a fatal error).
 func (c *Connector) abortAll() {
-	c.release(context.Background(), c.snapshotKeys(), false)
+	c.release(context.Background(), c.parts.keys(), false)
 	c.cfg.Budget.leave(c)
-}
-
-func (c *Connector) snapshotKeys() map[string][]int32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m := map[string][]int32{}
-	for k := range c.parts {
-		m[k.topic] = append(m[k.topic], k.partition)
-	}
-	return m
 }

@@ -51,10 +51,12 @@ func (k *kafkaFixture) config(name string) Config {
 	}
 	return Config{
 		Name: name, Brokers: k.cluster.ListenAddrs(), GroupID: "connect-" + name, Topics: []string{testTopic},
-		FS: k.fs, Registry: k.reg, Format: f, Partitioner: partitioner.Default{},
-		TopicsDir: func(string) string { return "/topics" }, LogsDir: func(string) string { return "/logs" },
-		Pad: 10, FlushSize: 100, RotateInterval: 300 * time.Millisecond, RetryBackoff: 100 * time.Millisecond,
-		Logger: testLogger(), TickInterval: 50 * time.Millisecond,
+		WriteSettings: WriteSettings{
+			FS: k.fs, Format: f, Partitioner: partitioner.Default{},
+			TopicsDir: func(string) string { return "/topics" }, LogsDir: func(string) string { return "/logs" },
+			Pad: 10, FlushSize: 100, RotateInterval: 300 * time.Millisecond,
+		},
+		Registry: k.reg, RetryBackoff: 100 * time.Millisecond, Logger: testLogger(), TickInterval: 50 * time.Millisecond,
 		KafkaOpts: []kgo.Opt{kgo.FetchMaxWait(50 * time.Millisecond)},
 	}
 }
@@ -467,10 +469,8 @@ func TestReleaseResumesPausedPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.cl.Close()
-	o := c.newOwned(testTopic, 0)
-	c.mu.Lock() // the client may be joining the group and assigning meanwhile
-	c.parts[tp{testTopic, 0}] = o
-	c.mu.Unlock()
+	o := c.newOwned(tp{testTopic, 0})
+	c.parts.put(o) // the client may be joining the group and assigning meanwhile
 	c.breakPartition(o, errors.New("injected write failure"))
 	if paused := c.cl.PauseFetchPartitions(nil); len(paused[testTopic]) != 1 {
 		t.Fatalf("broken partition not paused: %v", paused)

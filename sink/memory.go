@@ -127,7 +127,7 @@ func GoMemoryLimit(ceiling int64) int64 { return ceiling - max(ceiling/10, 64<<2
 // until the connector is within MemoryMax and its share of the process
 // budget: files get smaller, the process does not grow.
 func (c *Connector) enforceMemory(ctx context.Context) {
-	parts := c.snapshot()
+	parts := c.parts.all()
 	notePeak(&c.Stats.PeakOpenFiles, openFiles(parts))
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
 		return
@@ -142,9 +142,7 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	c.cfg.Budget.report(c, after)
 	_ = c.parallel(len(victims), func(i int) error {
 		o := victims[i]
-		o.p.enter(WritePartitionPaused)
-		err := o.p.rotate(ctx, "memory ceiling (hdfs.sink.memory.max.bytes / run --memory-max-bytes)")
-		c.afterWrite(o, err == nil)
+		err := o.p.commitNow(ctx, "memory ceiling (hdfs.sink.memory.max.bytes / run --memory-max-bytes)")
 		c.Stats.MemoryRotations.Add(1)
 		if err != nil {
 			c.breakPartition(o, err)
@@ -157,7 +155,7 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 func buffered(parts []*owned) (held map[*owned]int64, total int64) {
 	held = make(map[*owned]int64, len(parts))
 	for _, o := range parts {
-		held[o] = int64(o.p.w.BytesBuffered())
+		held[o] = o.p.buffered()
 		total += held[o]
 	}
 	return held, total
@@ -195,7 +193,7 @@ func notePeak(peak *atomic.Int64, v int64) {
 func openFiles(parts []*owned) int64 {
 	var n int64
 	for _, o := range parts {
-		n += int64(o.p.w.OpenFiles())
+		n += int64(o.p.openFiles())
 	}
 	return n
 }

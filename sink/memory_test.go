@@ -81,7 +81,7 @@ func TestMemoryBudgetSharedByConnectors(t *testing.T) {
 		if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: topic, Want: want, SeqField: "seq"}); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: memory rotations %d, peak %d, files %d", topic, c.Stats.MemoryRotations.Load(), c.Stats.PeakBuffered.Load(), c.Stats.Files.Load())
+		t.Logf("%s: memory rotations %d, peak %d, files %d", topic, c.Stats.MemoryRotations.Load(), c.Stats.PeakBuffered.Load(), c.Stats.Commits.Load())
 		if c.Stats.MemoryRotations.Load() == 0 {
 			t.Errorf("%s: the shared budget never forced a rotation", topic)
 		}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -26,40 +25,31 @@ var ErrFenced = errors.New("fenced: another owner claimed the partition")
 // publishing segments between our read and our claim.
 const claimAttempts = 20
 
-// partitionConfig is everything one partition's state machine needs.
+// partitionConfig is everything one partition's state machine needs: the
+// connector's write settings and the partition's own identity.
 type partitionConfig struct {
-	Connector      string
-	Topic          string
-	Partition      int32
-	FS             storage.FS
-	Format         format.Format
-	Partitioner    partitioner.Partitioner
-	TopicsDir      string // expanded for Topic, absolute in the store
-	LogsDir        string // expanded for Topic, absolute in the store
-	Pad            int
-	FlushSize      int64
-	MaxFileBytes   int64         // hdfs.sink.rotate.max.file.bytes; 0: off
-	RotateInterval time.Duration // 0: off
-	RotateSchedule time.Duration // 0: off
-	Location       *time.Location
-	Owner          string
-	Epoch          string
-	Faults         Faults
-	Catalog        Catalog // nil: no Hive
-	Compatibility  schema.Compatibility
-	Logger         *slog.Logger
-	Now            func() time.Time
+	WriteSettings
+	Layout    layout.Topic // the topic's directories, expanded
+	Partition int32
+	Owner     string // host:pid, recorded in WAL entries
+	Epoch     string // this connector incarnation, the prefix of its temp names
+	Logger    *slog.Logger
+	// OnCommit is called after every commit, once its files carry their
+	// final names, with the next offset to consume.
+	OnCommit func(next int64)
 	// PruneEvery prunes the WAL after every PruneEvery-th commit
-	// (defaultPruneEvery for connectors; 0 counts as 1). Pruning lists and deletes: two NameNode calls of the ~15 a commit
-	// makes, and leaving a few old segments costs nothing (recovery reads
-	// only the newest).
+	// (defaultPruneEvery for connectors; 0 counts as 1). Pruning lists and
+	// deletes: two NameNode calls of the ~15 a commit makes, and leaving a
+	// few old segments costs nothing (recovery reads only the newest).
 	PruneEvery uint64
 }
 
 const defaultPruneEvery = 8
 
-// partition runs the write state machine of one Kafka partition. One
-// goroutine drives it at a time (the connector's poll loop or a recovery).
+// partition runs the write state machine of one Kafka partition and is the
+// only code that reads or changes its state: the connector asks it to
+// resume, write, commit or discard, and hears of commits through OnCommit.
+// One goroutine drives it at a time (the connector's poll loop or a recovery).
 type partition struct {
 	cfg       partitionConfig
 	log       *wal.Log
@@ -73,20 +63,29 @@ type partition struct {
 }
 
 func newPartition(cfg partitionConfig) *partition {
-	lay := cfg.layout()
-	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, lay.WALDir(cfg.Partition)), committed: -1, firstSeen: -1}
+	if cfg.OnCommit == nil {
+		cfg.OnCommit = func(int64) {}
+	}
+	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, cfg.Layout.WALDir(cfg.Partition)), committed: -1, firstSeen: -1}
 	p.w = writer.New(writer.Options{
-		FS: cfg.FS, Format: cfg.Format, Layout: lay, Partition: cfg.Partition, Pad: cfg.Pad,
+		FS: cfg.FS, Format: cfg.Format, Layout: cfg.Layout, Partition: cfg.Partition, Pad: cfg.Pad,
 		TempDir: p.tempDir(), Prefix: cfg.Epoch,
 	})
 	return p
 }
 
-func (cfg partitionConfig) layout() layout.Topic {
-	return layout.Topic{TopicsDir: cfg.TopicsDir, LogsDir: cfg.LogsDir, Name: cfg.Topic}
-}
+func (p *partition) topic() string { return p.cfg.Layout.Name }
 
-func (p *partition) tempDir() string { return p.cfg.layout().TempRoot(p.cfg.Partition) }
+func (p *partition) tempDir() string { return p.cfg.Layout.TempRoot(p.cfg.Partition) }
+
+// empty reports whether the partition holds no open file.
+func (p *partition) empty() bool { return p.w.Empty() }
+
+// buffered is the memory its open files hold (for the memory ceiling).
+func (p *partition) buffered() int64 { return int64(p.w.BytesBuffered()) }
+
+// openFiles is how many temp files it has open.
+func (p *partition) openFiles() int { return p.w.OpenFiles() }
 
 func (p *partition) enter(s State) {
 	p.state = s
@@ -94,6 +93,22 @@ func (p *partition) enter(s State) {
 	if p.cfg.Faults != nil {
 		p.cfg.Faults.Enter(s)
 	}
+}
+
+// resume recovers the partition and returns the offset to fetch next: the
+// one after the last commit, else the first offset fetched since the last
+// recovery (so a failed first file is fetched again), else -1: HDFS holds
+// nothing of this partition and the start policy decides.
+func (p *partition) resume(ctx context.Context) (int64, error) {
+	next, err := p.recover(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if next < 0 {
+		next = p.firstSeen
+	}
+	p.firstSeen = -1
+	return next, nil
 }
 
 // recover runs the recovery machine: finish the last commit, claim the
@@ -170,7 +185,7 @@ func (p *partition) applyHead() (uint64, int64, error) {
 	head := seqs[len(seqs)-1]
 	e, err := p.log.Read(head)
 	if err != nil {
-		return 0, 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.cfg.Topic, p.cfg.Partition, err)
+		return 0, 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.topic(), p.cfg.Partition, err)
 	}
 	if e.Kind == entry.KindCommit {
 		if err := p.applyMoves(e.Files); err != nil {
@@ -219,15 +234,15 @@ func (p *partition) removeOrphans() error {
 // reference connector). It lists only this partition's directory when the
 // partitioner allows, and walks the topic directory otherwise.
 func (p *partition) scanCommitted() (int64, error) {
-	root := p.cfg.layout().Dir()
+	root := p.cfg.Layout.Dir()
 	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
-		root = p.cfg.layout().PartitionDir(p.cfg.Partition)
+		root = p.cfg.Layout.PartitionDir(p.cfg.Partition)
 	} else {
 		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", root)
 	}
 	last := int64(-1)
 	err := storage.WalkFiles(p.cfg.FS, root, layout.IsTempDir, func(name string) error {
-		if r, ok := layout.ParseFinalName(name); ok && r.Topic == p.cfg.Topic && r.Partition == p.cfg.Partition && r.End > last {
+		if r, ok := layout.ParseFinalName(name); ok && r.Topic == p.topic() && r.Partition == p.cfg.Partition && r.End > last {
 			last = r.End
 		}
 		return nil
@@ -243,7 +258,7 @@ func (p *partition) scanCommitted() (int64, error) {
 
 func (p *partition) walEntry(kind entry.Kind, committed int64, files []writer.Closed) entry.Entry {
 	e := entry.Entry{
-		Kind: kind, Epoch: p.cfg.Epoch, Owner: p.cfg.Owner, Topic: p.cfg.Topic, Partition: p.cfg.Partition,
+		Kind: kind, Epoch: p.cfg.Epoch, Owner: p.cfg.Owner, Topic: p.topic(), Partition: p.cfg.Partition,
 		CommittedOffset: committed, UnixMillis: p.cfg.Now().UnixMilli(),
 	}
 	for _, f := range files {
@@ -282,51 +297,56 @@ func (r *record) field(path []string) (any, bool) {
 func (p *partition) beginBatch() { p.enter(WritePartitionPaused) }
 
 // endBatch runs the rotation check the reference runs when its buffer is empty.
-func (p *partition) endBatch(ctx context.Context) (bool, error) {
-	rotated, err := p.maybeRotate(ctx, nil)
+func (p *partition) endBatch(ctx context.Context) error {
+	err := p.maybeRotate(ctx, nil)
 	if err == nil {
 		p.enter(WriteStarted)
 	}
-	return rotated, err
+	return err
 }
 
 // write appends one record, rotating first when a trigger says so: the
 // record that trips a trigger starts the next file, as in the reference.
-func (p *partition) write(ctx context.Context, r record) (bool, error) {
+func (p *partition) write(ctx context.Context, r record) error {
 	if p.firstSeen < 0 {
 		p.firstSeen = r.Offset
 	}
 	if r.Offset <= p.committed {
 		// Already committed: a refetch after a rewind. Never write it twice.
-		return false, nil
+		return nil
 	}
 	if err := p.resolveSchema(&r); err != nil {
-		return false, err
+		return err
 	}
-	rotated, err := p.maybeRotate(ctx, &r)
-	if err != nil {
-		return rotated, err
+	if err := p.maybeRotate(ctx, &r); err != nil {
+		return err
 	}
 	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{
-		Topic: p.cfg.Topic, Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
+		Topic: p.topic(), Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
 		Value: func() (any, error) { return r.native() },
 		Field: r.field,
 	})
 	if err != nil {
-		return rotated, err
+		return err
 	}
+	return p.append(enc, r)
+}
+
+// append writes r into the file of directory enc; the first record of a
+// rotation starts the schedule and tells the catalog its schema.
+func (p *partition) append(enc string, r record) error {
 	now := p.cfg.Now()
 	wasEmpty := p.w.Empty()
 	if err := p.w.Append(enc, r.Schema, r.Offset, r.Datum, now); err != nil {
-		return rotated, err
+		return err
 	}
 	if wasEmpty {
 		p.next = p.nextScheduled(now)
 		if p.cfg.Catalog != nil && r.Schema != nil {
-			p.cfg.Catalog.SchemaSeen(p.cfg.Topic, r.Schema.ID, r.Schema.Text)
+			p.cfg.Catalog.SchemaSeen(p.topic(), r.Schema.ID, r.Schema.Text)
 		}
 	}
-	return rotated, nil
+	return nil
 }
 
 // resolveSchema applies schema.compatibility to a record: it keeps the
@@ -371,23 +391,41 @@ func kafkaMillis(t time.Time) int64 {
 
 // tick rotates an idle partition whose time is up: the reference only checks
 // its timers when a record arrives, which leaves data in +tmp indefinitely.
-func (p *partition) tick(ctx context.Context) (bool, error) {
+func (p *partition) tick(ctx context.Context) error {
 	if p.w.Empty() {
-		return false, nil
+		return nil
 	}
 	p.enter(WritePartitionPaused)
 	return p.endBatch(ctx)
 }
 
-func (p *partition) maybeRotate(ctx context.Context, r *record) (bool, error) {
+// commitNow commits the open files whatever the triggers say (a release,
+// the memory ceiling); with nothing open it does nothing.
+func (p *partition) commitNow(ctx context.Context, reason string) error {
 	if p.w.Empty() {
-		return false, nil
+		return nil
+	}
+	p.enter(WritePartitionPaused)
+	return p.rotate(ctx, reason)
+}
+
+// discard drops the open files without committing them: their records are
+// consumed again by whoever owns the partition next.
+func (p *partition) discard() {
+	if err := p.w.Discard(); err != nil {
+		p.cfg.Logger.Warn("discard temp files", "err", err)
+	}
+}
+
+func (p *partition) maybeRotate(ctx context.Context, r *record) error {
+	if p.w.Empty() {
+		return nil
 	}
 	reason := p.rotateReason(r)
 	if reason == "" {
-		return false, nil
+		return nil
 	}
-	return true, p.rotate(ctx, reason)
+	return p.rotate(ctx, reason)
 }
 
 func (p *partition) rotateReason(r *record) string {
@@ -437,28 +475,42 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 		return err
 	}
 	p.enter(TempFileClosed)
+	e := p.walEntry(entry.KindCommit, lastOffset(closed), closed)
+	if err := p.publishCommit(e, closed); err != nil {
+		return err
+	}
+	p.enter(WALAppended)
+	if err := p.applyMoves(e.Files); err != nil {
+		return err
+	}
+	p.enter(FileCommitted)
+	p.committed = e.CommittedOffset
+	p.registerPartitions(closed)
+	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", p.committed, "seq", p.seq)
+	p.cfg.OnCommit(p.committed + 1)
+	p.pruneSometimes()
+	p.enter(WritePartitionPaused)
+	return nil
+}
+
+// lastOffset is the highest offset in a set of closed files.
+func lastOffset(closed []writer.Closed) int64 {
 	end := closed[0].End
 	for _, c := range closed[1:] {
 		end = max(end, c.End)
 	}
-	if err := p.publishCommit(ctx, end, closed); err != nil {
-		return err
+	return end
+}
+
+// pruneSometimes prunes the WAL every PruneEvery-th commit. A failure is
+// housekeeping, not a reason to stop: the next prune removes the rest.
+func (p *partition) pruneSometimes() {
+	if p.seq%max(p.cfg.PruneEvery, 1) != 0 {
+		return
 	}
-	p.enter(WALAppended)
-	if err := p.applyMoves(p.walEntry(entry.KindCommit, end, closed).Files); err != nil {
-		return err
+	if err := p.log.Prune(p.seq); err != nil {
+		p.cfg.Logger.Warn("prune WAL", "err", err)
 	}
-	p.enter(FileCommitted)
-	p.committed = end
-	p.registerPartitions(closed)
-	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", end, "seq", p.seq)
-	if p.seq%max(p.cfg.PruneEvery, 1) == 0 {
-		if err := p.log.Prune(p.seq); err != nil {
-			p.cfg.Logger.Warn("prune WAL", "err", err)
-		}
-	}
-	p.enter(WritePartitionPaused)
-	return nil
 }
 
 // registerPartitions hands committed directories to the catalog: Hive
@@ -471,16 +523,16 @@ func (p *partition) registerPartitions(closed []writer.Closed) {
 	for _, c := range closed {
 		dirs = append(dirs, c.Encoded)
 	}
-	p.cfg.Catalog.Committed(p.cfg.Topic, dirs)
+	p.cfg.Catalog.Committed(p.topic(), dirs)
 }
 
 // publishCommit publishes the commit segment and checks it is the newest. A
 // segment number freed by pruning can be published by a long-frozen owner;
 // such a segment is below the newest, so no reader applies it, and its owner
 // must not apply it either.
-func (p *partition) publishCommit(ctx context.Context, end int64, closed []writer.Closed) error {
+func (p *partition) publishCommit(e entry.Entry, closed []writer.Closed) error {
 	seq := p.seq + 1
-	err := p.log.Publish(seq, p.walEntry(entry.KindCommit, end, closed))
+	err := p.log.Publish(seq, e)
 	if errors.Is(err, wal.ErrSeqTaken) {
 		p.discardClosed(closed)
 		return fmt.Errorf("%w (segment %d exists)", ErrFenced, seq)

@@ -15,6 +15,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -78,10 +79,13 @@ func (f *fixture) partition(faults Faults) *partition {
 		f.t.Fatal(err)
 	}
 	return newPartition(partitionConfig{
-		Connector: "test", Topic: testTopic, Partition: 0, FS: f.fs, Format: avroFormat,
-		Partitioner: f.partitioner(), TopicsDir: "/topics", LogsDir: "/logs", Pad: 10,
-		FlushSize: 100, Location: time.UTC, Owner: "test", Epoch: fmt.Sprintf("epoch%d", f.n),
-		Faults: faults, Logger: testLogger(), Now: time.Now, PruneEvery: f.pruneEvery,
+		WriteSettings: WriteSettings{
+			FS: f.fs, Format: avroFormat, Partitioner: f.partitioner(), Pad: 10, FlushSize: 100,
+			Location: time.UTC, Faults: faults, Now: time.Now,
+		},
+		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: testTopic},
+		Partition: 0, Owner: "test", Epoch: fmt.Sprintf("epoch%d", f.n),
+		Logger: testLogger(), PruneEvery: f.pruneEvery,
 	})
 }
 
@@ -122,11 +126,11 @@ func (f *fixture) drive(p *partition, n int64) (crashed bool, err error) {
 	}
 	p.beginBatch()
 	for off := max(next, 0); off < n; off++ {
-		if _, err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, f.record(off)); err != nil {
 			return false, err
 		}
 	}
-	if _, err := p.endBatch(ctx); err != nil {
+	if err := p.endBatch(ctx); err != nil {
 		return false, err
 	}
 	if !p.w.Empty() {
@@ -264,7 +268,7 @@ func TestZombieCannotCommitAfterClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	for off := int64(0); off < 150; off++ { // commits 0-99, holds 100-149 open
-		if _, err := zombie.write(ctx, f.record(off)); err != nil {
+		if err := zombie.write(ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -301,7 +305,7 @@ func TestZombiePublishingPrunedSegmentIsFenced(t *testing.T) {
 		}
 	}
 	for off := int64(0); off < 100; off++ {
-		if _, err := zombie.write(ctx, f.record(off)); err != nil {
+		if err := zombie.write(ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -359,7 +363,7 @@ func TestOffsetGaps(t *testing.T) {
 	}
 	offs := []int64{0, 1, 5, 6, 7, 40}
 	for _, off := range offs {
-		if _, err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -503,7 +507,7 @@ func TestSchemaCompatibility(t *testing.T) {
 				if off >= 10 && off < 20 {
 					s = v2
 				}
-				_, err = p.write(ctx, rec(off, s))
+				err = p.write(ctx, rec(off, s))
 			}
 			if tc.wantError {
 				if !errors.Is(err, schema.ErrIncompatible) || !isBadRecord(err) {
@@ -558,11 +562,11 @@ func TestValueTheFormatCannotHoldIsABadRecord(t *testing.T) {
 	}
 	v, _ := demodata.ValueAt(f.sch.ID, 0, 0, time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))
 	_, datum, _ := schema.ParseWire(v)
-	_, err = p.write(ctx, record{Offset: 0, Timestamp: time.Now(), Schema: f.sch, Datum: datum})
+	err = p.write(ctx, record{Offset: 0, Timestamp: time.Now(), Schema: f.sch, Datum: datum})
 	if err == nil || !isBadRecord(err) {
 		t.Fatalf("err = %v; want a bad record", err)
 	}
-	if _, err := p.write(ctx, f.record(1)); err != nil {
+	if err := p.write(ctx, f.record(1)); err != nil {
 		t.Fatalf("the file must stay usable after a rejected value: %v", err)
 	}
 }

@@ -2,11 +2,8 @@ package sink
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 )
 
 // State is a step of the per-partition state machine. The names and order are
@@ -14,18 +11,35 @@ import (
 // its logs recognise ours.
 type State int
 
-// Recovery states run on assignment; write states loop for every rotation.
+// Recovery states run on assignment and after a failed write; write states
+// loop for every rotation. Each comment says what has happened when the
+// state is entered (docs/design.md §3).
 const (
+	// RecoveryStarted: the partition is assigned (or a write failed); recovery begins.
 	RecoveryStarted State = iota
+	// RecoveryPartitionPaused: this process's open temp files of the
+	// partition are discarded; nothing is fetched until recovery returns.
 	RecoveryPartitionPaused
+	// WALApplied: the newest segment is rolled forward if it is a commit,
+	// and our claim segment is published.
 	WALApplied
+	// OffsetReset: orphaned temp files and staging directories are removed;
+	// the next offset is known.
 	OffsetReset
+	// WALTruncated: segments below our claim are deleted.
 	WALTruncated
+	// WriteStarted: the partition is ready for records (after recovery or a batch).
 	WriteStarted
+	// WritePartitionPaused: a batch is being written, or a commit finished.
 	WritePartitionPaused
+	// ShouldRotate: a rotation trigger fired (flush.size, schema change,
+	// a timer, the memory ceiling, a release).
 	ShouldRotate
+	// TempFileClosed: every open temp file of the partition is closed: durable.
 	TempFileClosed
+	// WALAppended: the commit segment is published and is the newest.
 	WALAppended
+	// FileCommitted: every temp file of the commit carries its final name.
 	FileCommitted
 )
 
@@ -49,56 +63,4 @@ func ParseState(name string) (State, error) {
 		}
 	}
 	return 0, fmt.Errorf("unknown state %q (want one of %s)", name, strings.Join(stateNames[:], ", "))
-}
-
-// Faults decides whether the process dies on entering a state. It exists so
-// the crash tests can kill the daemon at every step of both machines.
-type Faults interface {
-	Enter(s State)
-}
-
-// CrashAt kills the process with SIGKILL the n-th time any partition enters
-// state; no deferred code, flush or cleanup runs, exactly as with kill -9.
-type CrashAt struct {
-	State State
-	N     int
-
-	mu   sync.Mutex
-	seen int
-}
-
-// Enter counts entries into the watched state and kills the process on the n-th.
-func (c *CrashAt) Enter(s State) {
-	if s != c.State {
-		return
-	}
-	c.mu.Lock()
-	c.seen++
-	hit := c.seen == c.N
-	c.mu.Unlock()
-	if hit {
-		fmt.Fprintf(os.Stderr, "hdfs-sink: fault injection: SIGKILL at %s (#%d)\n", s, c.N)
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // never returns: the signal is on its way
-	}
-}
-
-// FaultsFromEnv reads HDFS_SINK_CRASH_AT=STATE[:N] (N defaults to 1).
-func FaultsFromEnv() (Faults, error) {
-	v := os.Getenv("HDFS_SINK_CRASH_AT")
-	if v == "" {
-		return nil, nil
-	}
-	name, nStr, _ := strings.Cut(v, ":")
-	s, err := ParseState(name)
-	if err != nil {
-		return nil, fmt.Errorf("HDFS_SINK_CRASH_AT: %w", err)
-	}
-	n := 1
-	if nStr != "" {
-		if n, err = strconv.Atoi(nStr); err != nil || n < 1 {
-			return nil, fmt.Errorf("HDFS_SINK_CRASH_AT: count %q must be an integer >= 1", nStr)
-		}
-	}
-	return &CrashAt{State: s, N: n}, nil
 }

@@ -114,11 +114,13 @@ func demoConnector(brokers []string, reg schema.Registry, dir string, log *slog.
 	store := local.New("/")
 	conn, err := sink.New(sink.Config{
 		Name: "demo", Brokers: brokers, GroupID: "connect-demo", Topics: []string{demoTopic},
-		FS: store, Registry: reg, Format: f, Partitioner: partitioner.Default{},
-		TopicsDir: func(string) string { return filepath.Join(dir, "topics") },
-		LogsDir:   func(string) string { return filepath.Join(dir, "logs") },
-		Pad:       10, FlushSize: 1000, RotateInterval: 2 * time.Second,
-		RetryBackoff: time.Second, Logger: log,
+		WriteSettings: sink.WriteSettings{
+			FS: store, Format: f, Partitioner: partitioner.Default{},
+			TopicsDir: func(string) string { return filepath.Join(dir, "topics") },
+			LogsDir:   func(string) string { return filepath.Join(dir, "logs") },
+			Pad:       10, FlushSize: 1000, RotateInterval: 2 * time.Second,
+		},
+		Registry: reg, RetryBackoff: time.Second, Logger: log,
 		TickInterval: 200 * time.Millisecond,
 		KafkaOpts:    []kgo.Opt{kgo.FetchMaxWait(200 * time.Millisecond)},
 	})

@@ -81,7 +81,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 
 func counters(s *sink.Stats) map[string]int64 {
 	return map[string]int64{
-		"records": s.Records.Load(), "commits": s.Files.Load(), "dead_lettered": s.DeadLettered.Load(),
+		"records": s.Records.Load(), "commits": s.Commits.Load(), "dead_lettered": s.DeadLettered.Load(),
 		"nulls_ignored": s.NullsIgnored.Load(), "recoveries": s.Recoveries.Load(), "fenced": s.Fenced.Load(),
 		"memory_rotations": s.MemoryRotations.Load(), "peak_buffered_bytes": s.PeakBuffered.Load(), "peak_open_files": s.PeakOpenFiles.Load(),
 	}

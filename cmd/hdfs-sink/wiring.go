@@ -65,15 +65,18 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
 	cfg := sink.Config{
-		Compatibility: compat, ExtraColumns: c.ExtraColumns, MaxFileBytes: c.RotateMaxFileBytes, Schemaless: c.Schemaless,
 		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
 		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
-		FS:         fs, Registry: reg, Format: f, Partitioner: part,
-		TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Pad: c.OffsetPadWidth, FlushSize: c.FlushSize,
-		RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
+		WriteSettings: sink.WriteSettings{
+			FS: fs, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
+			Pad: c.OffsetPadWidth, FlushSize: c.FlushSize, MaxFileBytes: c.RotateMaxFileBytes, Compatibility: compat,
+			RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
+			Faults: faults,
+		},
+		Registry: reg, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, FailOnNull: c.NullValues == configs.NullFail,
-		MemoryMax: sink.FileBuffers(c.MemoryMaxBytes), Faults: faults, Logger: log,
+		MemoryMax: sink.FileBuffers(c.MemoryMaxBytes), Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
