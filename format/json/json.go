@@ -22,12 +22,16 @@
 //     "-12.30", "0.005", "42" for scale 0.
 //
 // Years outside 0000–9999 are written as Go's time package formats them.
+//
+// The package also owns the string format (NewText): values as plain
+// text, one per line, in files ending ".txt".
 package json
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
@@ -55,6 +59,31 @@ func (o Options) Validate() error {
 		return fmt.Errorf("json: buffer size must not be negative (%d)", o.BufferBytes)
 	}
 	return nil
+}
+
+// New returns the JSON Lines format configured by opts, which it
+// validates.
+func New(opts Options) (format.Format, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return jsonFormat{opts: opts}, nil
+}
+
+var _ format.RecordWriter = (*Writer)(nil)
+
+type jsonFormat struct{ opts Options }
+
+func (jsonFormat) Name() string      { return Name }
+func (jsonFormat) Extension() string { return Extension }
+
+// NewWriter returns a nil interface, not a typed nil, on error.
+func (f jsonFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
+	jw, err := NewWriter(w, s, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	return jw, nil
 }
 
 // Writer writes one JSON Lines file. It is not safe for concurrent use.
