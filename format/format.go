@@ -6,6 +6,7 @@
 package format
 
 import (
+	"errors"
 	"io"
 
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -25,3 +26,19 @@ type RecordWriter interface {
 	BytesBuffered() int            // memory held, for the memory ceiling
 	Close() error                  // flush + finish the file; does NOT close w
 }
+
+// ValueError says which field held a value the format cannot hold: one
+// that does not match its schema type, or lies outside what the file's
+// column type stores (an INT96 timestamp past 2262, too many decimal
+// digits). Such a record fails the same way every time, so the sink
+// treats it as a bad record rather than retrying it.
+type ValueError struct {
+	Path string // dotted field path
+	Msg  string
+}
+
+func (e *ValueError) Error() string { return "field " + e.Path + ": " + e.Msg }
+
+// ErrClosed: a RecordWriter was used after Close. Each encoder wraps it
+// with its name ("avro: writer closed").
+var ErrClosed = errors.New("writer closed")

@@ -32,12 +32,11 @@ const DefaultBlockBytes = 64 << 10
 // Java read it into an int32-sized value).
 const maxBlockRecords = math.MaxInt32
 
-var (
-	// ErrClosed: the writer was closed.
-	ErrClosed = errors.New("avro: writer closed")
-	// ErrUnsupportedCodec: avro.codec names a codec this writer lacks.
-	ErrUnsupportedCodec = errors.New("avro: unsupported codec")
-)
+// ErrUnsupportedCodec: avro.codec names a codec this writer lacks.
+var ErrUnsupportedCodec = errors.New("avro: unsupported codec")
+
+// errClosed: the writer was closed.
+var errClosed = fmt.Errorf("avro: %w", format.ErrClosed)
 
 // Options configure a Writer. The zero value is valid.
 type Options struct {

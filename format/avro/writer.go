@@ -124,7 +124,7 @@ func (w *Writer) usable() error {
 		return w.err
 	}
 	if w.closed {
-		return ErrClosed
+		return errClosed
 	}
 	return nil
 }

@@ -170,15 +170,15 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// ErrClosed: the writer was closed.
-var ErrClosed = fmt.Errorf("json: writer closed")
+// errClosed: the writer was closed.
+var errClosed = fmt.Errorf("json: %w", format.ErrClosed)
 
 func (w *Writer) usable() error {
 	if w.err != nil {
 		return w.err
 	}
 	if w.closed {
-		return ErrClosed
+		return errClosed
 	}
 	return nil
 }

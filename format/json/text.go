@@ -101,7 +101,7 @@ func (tw *textWriter) Close() error {
 	return err
 }
 
-var errTextClosed = errors.New("format string: writer closed")
+var errTextClosed = fmt.Errorf("format string: %w", format.ErrClosed)
 
 func (tw *textWriter) usable() error {
 	if tw.err != nil {

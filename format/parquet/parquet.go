@@ -76,9 +76,10 @@ const (
 	TimestampsInt64 = "int64" // INT64 TIMESTAMP(isAdjustedToUTC=true)
 )
 
+// errClosed: the writer was closed.
+var errClosed = fmt.Errorf("parquet: %w", format.ErrClosed)
+
 var (
-	// ErrClosed: the writer was closed.
-	ErrClosed = errors.New("parquet: writer closed")
 	// ErrUnsupportedCodec: parquet.codec names a codec this writer lacks.
 	ErrUnsupportedCodec = errors.New("parquet: unsupported codec")
 	// ErrInvalidOption: an option value is out of range.

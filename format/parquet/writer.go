@@ -90,7 +90,7 @@ func writerProps(o Options, mem *countingAllocator) *pq.WriterProperties {
 // WriteDatum decodes datum with the file's schema straight into the
 // column builders and stages the row. A datum that does not decode
 // fails with a *schema.DatumError (schema.ErrCorruptDatum), one holding
-// a value a column cannot take with a *ValueError; either way nothing
+// a value a column cannot take with a *format.ValueError; either way nothing
 // of it is kept and the writer stays usable.
 func (w *Writer) WriteDatum(datum []byte) error {
 	if err := w.usable(); err != nil {
@@ -224,7 +224,7 @@ func (w *Writer) usable() error {
 		return w.err
 	}
 	if w.closed {
-		return ErrClosed
+		return errClosed
 	}
 	return nil
 }
