@@ -43,16 +43,15 @@ func (textFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter,
 			return nil, fmt.Errorf("%w: schema %d is %s", ErrNotStringSchema, s.ID, t)
 		}
 	}
-	return &textWriter{w: w, s: s}, nil
+	return &textWriter{lines: newLines(w, textFlushBytes, "format string", errTextClosed), s: s}, nil
 }
 
 type textWriter struct {
-	w      io.Writer
-	s      *schema.Schema // nil: raw values
-	buf    []byte
-	err    error
-	closed bool
+	lines
+	s *schema.Schema // nil: raw values
 }
+
+var errTextClosed = fmt.Errorf("format string: %w", format.ErrClosed)
 
 func (tw *textWriter) WriteDatum(datum []byte) error {
 	if err := tw.usable(); err != nil {
@@ -68,47 +67,5 @@ func (tw *textWriter) WriteDatum(datum []byte) error {
 		str, _ := v.(string) // NewWriter checked the schema is "string"
 		tw.buf = append(tw.buf, str...)
 	}
-	tw.buf = append(tw.buf, '\n')
-	if len(tw.buf) >= textFlushBytes {
-		return tw.Flush()
-	}
-	return nil
-}
-
-func (tw *textWriter) Flush() error {
-	if err := tw.usable(); err != nil {
-		return err
-	}
-	if len(tw.buf) == 0 {
-		return nil
-	}
-	if _, err := tw.w.Write(tw.buf); err != nil {
-		tw.err = fmt.Errorf("format string: write %d bytes: %w", len(tw.buf), err)
-		return tw.err
-	}
-	tw.buf = tw.buf[:0]
-	return nil
-}
-
-func (tw *textWriter) BytesBuffered() int { return len(tw.buf) }
-
-func (tw *textWriter) Close() error {
-	if tw.closed {
-		return tw.err
-	}
-	err := tw.Flush()
-	tw.closed, tw.buf = true, nil
-	return err
-}
-
-var errTextClosed = fmt.Errorf("format string: %w", format.ErrClosed)
-
-func (tw *textWriter) usable() error {
-	if tw.err != nil {
-		return tw.err
-	}
-	if tw.closed {
-		return errTextClosed
-	}
-	return nil
+	return tw.endLine()
 }
