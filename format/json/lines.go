@@ -3,6 +3,8 @@ package json
 import (
 	"fmt"
 	"io"
+
+	"github.com/hdfs-sink/hdfs-sink/format/internal/sticky"
 )
 
 // lines holds the encoded lines of one file, for both formats of this
@@ -15,8 +17,7 @@ type lines struct {
 	name   string // names the format in errors: "json", "format string"
 	closed error  // returned once closed
 	buf    []byte
-	err    error
-	done   bool
+	status sticky.State
 }
 
 func newLines(w io.Writer, limit int, name string, closed error) lines {
@@ -42,8 +43,7 @@ func (l *lines) Flush() error {
 		return nil
 	}
 	if _, err := l.w.Write(l.buf); err != nil {
-		l.err = fmt.Errorf("%s: write %d bytes: %w", l.name, len(l.buf), err)
-		return l.err
+		return l.status.Fail(fmt.Errorf("%s: write %d bytes: %w", l.name, len(l.buf), err))
 	}
 	l.buf = l.buf[:0]
 	return nil
@@ -55,20 +55,11 @@ func (l *lines) BytesBuffered() int { return len(l.buf) }
 // Close flushes. It does not close w. A second Close returns the first
 // one's result.
 func (l *lines) Close() error {
-	if l.done {
-		return l.err
-	}
-	err := l.Flush()
-	l.done, l.buf = true, nil
-	return err
+	return l.status.Close(func() error {
+		err := l.Flush()
+		l.buf = nil
+		return err
+	})
 }
 
-func (l *lines) usable() error {
-	if l.err != nil {
-		return l.err
-	}
-	if l.done {
-		return l.closed
-	}
-	return nil
-}
+func (l *lines) usable() error { return l.status.Usable(l.closed) }
