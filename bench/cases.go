@@ -86,7 +86,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 // connector file with these settings (kept in step by hand: main packages
 // cannot be imported).
 func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, error) {
-	f, err := format.New(spec.Format, format.Config{Avro: avro.Options{Codec: "snappy"}, Parquet: parquet.Options{Codec: "snappy"}})
+	f, err := benchFormat(spec.Format)
 	if err != nil {
 		return sink.Config{}, nil, err
 	}
@@ -113,6 +113,18 @@ func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, err
 		Logger: log, KafkaOpts: sink.FetchBounds(sink.FetchMemory(spec.MemoryMax)),
 	}
 	return cfg, watch, nil
+}
+
+// benchFormat is the workload's format (avro or parquet), snappy-compressed
+// as in the connector files the benchmark stands for.
+func benchFormat(name string) (format.Format, error) {
+	switch name {
+	case avro.Name:
+		return avro.New(avro.Options{Codec: "snappy"})
+	case parquet.Name:
+		return parquet.New(parquet.Options{Codec: "snappy"})
+	}
+	return nil, fmt.Errorf("bench: format %q (supported: avro, parquet)", name)
 }
 
 func benchPartitioner(kind string) (partitioner.Partitioner, error) {

@@ -10,8 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
-	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
@@ -27,11 +26,9 @@ func isBadRecord(err error) bool {
 		}
 	}
 	var pe *partitioner.RecordError
-	var pq *parquet.ValueError
-	var js *jsonfmt.ValueError
 	// A value the output format cannot hold (an INT96 timestamp past 2262)
 	// fails the same way every time: retrying would stall the partition.
-	return errors.As(err, &pe) || errors.As(err, &pq) || errors.As(err, &js)
+	return errors.As(err, &pe) || errors.As(err, new(*format.ValueError))
 }
 
 // BadRecordError names a record that could not be written and why.

@@ -13,7 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
@@ -45,7 +46,7 @@ func newKafkaFixture(t *testing.T, parts int32, topics ...string) *kafkaFixture 
 }
 
 func (k *kafkaFixture) config(name string) Config {
-	f, err := format.Lookup("avro")
+	f, err := avro.New(avro.Options{})
 	if err != nil {
 		k.t.Fatal(err)
 	}
@@ -432,11 +433,7 @@ func TestSchemalessStringValues(t *testing.T) {
 	k := newKafkaFixture(t, 1, testTopic)
 	k.produce(&kgo.Record{Value: []byte("hello")}, &kgo.Record{Value: nil}, &kgo.Record{Value: []byte("wörld")})
 	cfg := k.config("plain")
-	f, err := format.New("string", format.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Format, cfg.Schemaless, cfg.Registry = f, true, nil
+	cfg.Format, cfg.Schemaless, cfg.Registry = jsonfmt.NewText(), true, nil
 	c := start(t, cfg)
 	waitFor(t, "a committed file", func() bool {
 		n, _ := verify.CountByNames(k.fs, "/topics", testTopic)

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/layout"
@@ -74,7 +75,7 @@ func newFixture(t *testing.T, fs storage.FS) *fixture {
 
 func (f *fixture) partition(faults Faults) *partition {
 	f.n++
-	avroFormat, err := format.Lookup("avro")
+	avroFormat, err := avro.New(avro.Options{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -551,7 +552,7 @@ func TestValueTheFormatCannotHoldIsABadRecord(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, storagetest.NewMemFS())
 	p := f.partition(nil)
-	pq, err := format.New("parquet", format.Config{})
+	pq, err := parquet.New(parquet.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

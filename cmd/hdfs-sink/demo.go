@@ -13,7 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
@@ -107,7 +106,7 @@ func demo(ctx context.Context, n int, parts int32, dir string, out io.Writer, lo
 }
 
 func demoConnector(brokers []string, reg schema.Registry, dir string, log *slog.Logger) (*sink.Connector, *local.FS, error) {
-	f, err := format.New("avro", format.Config{Avro: avro.Options{Codec: "snappy"}})
+	f, err := avro.New(avro.Options{Codec: "snappy"})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -88,11 +89,34 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	return cfg, nil
 }
 
+// outputFormats maps the format names configs resolves format.class to
+// (Confluent class names included) to the encoders, configured from the
+// connector file. It is the one name → format table.
+var outputFormats = map[configs.Format]func(c *configs.Connector) (format.Format, error){
+	configs.FormatAvro: func(c *configs.Connector) (format.Format, error) {
+		return avro.New(avro.Options{Codec: string(c.AvroCodec)})
+	},
+	configs.FormatParquet: func(c *configs.Connector) (format.Format, error) {
+		return parquet.New(parquet.Options{Codec: string(c.ParquetCodec), RowGroupBytes: int(c.ParquetRowGroupBytes)})
+	},
+	configs.FormatJSON: func(*configs.Connector) (format.Format, error) {
+		return jsonfmt.New(jsonfmt.Options{})
+	},
+	configs.FormatString: func(*configs.Connector) (format.Format, error) {
+		return jsonfmt.NewText(), nil
+	},
+}
+
 func outputFormat(c *configs.Connector) (format.Format, error) {
-	return format.New(string(c.Format), format.Config{
-		Avro:    avro.Options{Codec: string(c.AvroCodec)},
-		Parquet: parquet.Options{Codec: string(c.ParquetCodec), RowGroupBytes: int(c.ParquetRowGroupBytes)},
-	})
+	newFormat, ok := outputFormats[c.Format]
+	if !ok {
+		return nil, fmt.Errorf("format: unknown format %q (supported: avro, parquet, json, string)", c.Format)
+	}
+	f, err := newFormat(c)
+	if err != nil {
+		return nil, fmt.Errorf("format %q: %w", c.Format, err)
+	}
+	return f, nil
 }
 
 func outputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {

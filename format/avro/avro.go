@@ -11,7 +11,11 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
 // Name and Extension identify the format.
@@ -28,12 +32,11 @@ const DefaultBlockBytes = 64 << 10
 // Java read it into an int32-sized value).
 const maxBlockRecords = math.MaxInt32
 
-var (
-	// ErrClosed: the writer was closed.
-	ErrClosed = errors.New("avro: writer closed")
-	// ErrUnsupportedCodec: avro.codec names a codec this writer lacks.
-	ErrUnsupportedCodec = errors.New("avro: unsupported codec")
-)
+// ErrUnsupportedCodec: avro.codec names a codec this writer lacks.
+var ErrUnsupportedCodec = errors.New("avro: unsupported codec")
+
+// errClosed: the writer was closed.
+var errClosed = fmt.Errorf("avro: %w", format.ErrClosed)
 
 // Options configure a Writer. The zero value is valid.
 type Options struct {
@@ -60,6 +63,30 @@ func (o Options) Validate() error {
 		return fmt.Errorf("avro: block limits must not be negative (bytes %d, records %d)", o.BlockBytes, o.BlockRecords)
 	}
 	return nil
+}
+
+// New returns the Avro format configured by opts, which it validates.
+func New(opts Options) (format.Format, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return avroFormat{opts: opts}, nil
+}
+
+var _ format.RecordWriter = (*Writer)(nil)
+
+type avroFormat struct{ opts Options }
+
+func (avroFormat) Name() string      { return Name }
+func (avroFormat) Extension() string { return Extension }
+
+// NewWriter returns a nil interface, not a typed nil, on error.
+func (f avroFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
+	aw, err := NewWriter(w, s, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	return aw, nil
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hdfs-sink/hdfs-sink/format/internal/sticky"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -27,8 +28,7 @@ type Writer struct {
 	block   []byte // headroom + concatenated datums
 	scratch []byte // headroom + compressed block
 	count   int
-	err     error
-	closed  bool
+	status  sticky.State
 }
 
 // NewWriter returns a Writer of datums encoded with s. Nothing is written
@@ -79,7 +79,7 @@ func appendLong(dst []byte, v int64) []byte { return binary.AppendVarint(dst, v)
 // WriteDatum appends one binary datum written with the file's schema. The
 // datum is copied; the caller may reuse it.
 func (w *Writer) WriteDatum(datum []byte) error {
-	if err := w.usable(); err != nil {
+	if err := w.status.Usable(errClosed); err != nil {
 		return err
 	}
 	w.block = append(w.block, datum...)
@@ -92,7 +92,7 @@ func (w *Writer) WriteDatum(datum []byte) error {
 
 // Flush writes the header, if not yet written, and the pending block to w.
 func (w *Writer) Flush() error {
-	if err := w.usable(); err != nil {
+	if err := w.status.Usable(errClosed); err != nil {
 		return err
 	}
 	return w.emit()
@@ -110,31 +110,18 @@ func (w *Writer) Records() int { return w.count }
 // Close flushes and releases the buffers. It does not close w. A second
 // Close returns nil.
 func (w *Writer) Close() error {
-	if w.closed {
-		return w.err
-	}
-	err := w.Flush()
-	w.closed = true
-	w.block, w.scratch, w.comp = nil, nil, nil
-	return err
-}
-
-func (w *Writer) usable() error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return ErrClosed
-	}
-	return nil
+	return w.status.Close(func() error {
+		err := w.Flush()
+		w.block, w.scratch, w.comp = nil, nil, nil
+		return err
+	})
 }
 
 // emit writes the pending header and block, if any.
 func (w *Writer) emit() error {
 	if len(w.header) > 0 {
 		if _, err := w.w.Write(w.header); err != nil {
-			w.err = fmt.Errorf("avro: write header: %w", err)
-			return w.err
+			return w.status.Fail(fmt.Errorf("avro: write header: %w", err))
 		}
 		w.header = nil
 	}
@@ -143,12 +130,10 @@ func (w *Writer) emit() error {
 	}
 	out, err := w.frame()
 	if err != nil {
-		w.err = fmt.Errorf("avro: %s-compress block of %d records: %w", codecName(w.comp), w.count, err)
-		return w.err
+		return w.status.Fail(fmt.Errorf("avro: %s-compress block of %d records: %w", codecName(w.comp), w.count, err))
 	}
 	if _, err := w.w.Write(out); err != nil {
-		w.err = fmt.Errorf("avro: write block of %d records: %w", w.count, err)
-		return w.err
+		return w.status.Fail(fmt.Errorf("avro: write block of %d records: %w", w.count, err))
 	}
 	w.block, w.count = w.block[:headroom], 0
 	return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/linkedin/goavro/v2"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -343,10 +344,10 @@ func TestCloseLeavesUnderlyingWriterOpen(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatalf("second Close = %v", err)
 	}
-	if err := w.WriteDatum([]byte{2}); !errors.Is(err, ErrClosed) {
+	if err := w.WriteDatum([]byte{2}); !errors.Is(err, format.ErrClosed) || err.Error() != "avro: writer closed" {
 		t.Fatalf("WriteDatum after Close = %v", err)
 	}
-	if err := w.Flush(); !errors.Is(err, ErrClosed) {
+	if err := w.Flush(); !errors.Is(err, format.ErrClosed) {
 		t.Fatalf("Flush after Close = %v", err)
 	}
 }

@@ -10,20 +10,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
-// ValueError says which field held a value that does not match its
-// schema type (goavro's native form was not what the schema implies).
-type ValueError struct {
-	Path string // dotted field path
-	Msg  string
-}
-
-func (e *ValueError) Error() string { return "field " + e.Path + ": " + e.Msg }
-
 // Append appends the JSON encoding of v, a goavro native value of type
-// n, to dst.
+// n, to dst. A value whose native form is not what n implies is a
+// *format.ValueError naming its field.
 func Append(dst []byte, n *avsc.Node, v any) ([]byte, error) {
 	return appendValue(dst, n, v, "")
 }
@@ -53,7 +46,7 @@ func appendValue(dst []byte, n *avsc.Node, v any, path string) ([]byte, error) {
 }
 
 func mismatch(path string, n *avsc.Node, v any) error {
-	return &ValueError{Path: path, Msg: fmt.Sprintf("%T is not a %s value", v, n.Kind)}
+	return &format.ValueError{Path: path, Msg: fmt.Sprintf("%T is not a %s value", v, n.Kind)}
 }
 
 func appendPrimitive(dst []byte, n *avsc.Node, v any, path string) ([]byte, error) {
@@ -110,12 +103,12 @@ func appendUnion(dst []byte, n *avsc.Node, v any, path string) ([]byte, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok || len(m) != 1 {
-		return dst, &ValueError{Path: path, Msg: fmt.Sprintf("union value %T is not a one-entry map", v)}
+		return dst, &format.ValueError{Path: path, Msg: fmt.Sprintf("union value %T is not a one-entry map", v)}
 	}
 	for key, inner := range m {
 		branch, ok := n.Branch(key)
 		if !ok {
-			return dst, &ValueError{Path: path, Msg: fmt.Sprintf("union has no branch %q", key)}
+			return dst, &format.ValueError{Path: path, Msg: fmt.Sprintf("union has no branch %q", key)}
 		}
 		return appendValue(dst, branch, inner, path)
 	}
@@ -207,7 +200,7 @@ func appendLogical(dst []byte, n *avsc.Node, v any, path string) ([]byte, error)
 			return appendString(dst, x), nil
 		}
 	}
-	return dst, &ValueError{Path: path, Msg: fmt.Sprintf("%T is not a %s with logical type %d", v, n.Kind, n.Logical)}
+	return dst, &format.ValueError{Path: path, Msg: fmt.Sprintf("%T is not a %s with logical type %d", v, n.Kind, n.Logical)}
 }
 
 func appendTime(dst []byte, n *avsc.Node, t time.Time, path string) ([]byte, error) {
@@ -220,7 +213,7 @@ func appendTime(dst []byte, n *avsc.Node, t time.Time, path string) ([]byte, err
 	case avsc.TimestampMicros:
 		layout = microsLayout + "Z"
 	default:
-		return dst, &ValueError{Path: path, Msg: "time.Time for a non-date/timestamp type"}
+		return dst, &format.ValueError{Path: path, Msg: "time.Time for a non-date/timestamp type"}
 	}
 	dst = append(dst, '"')
 	dst = t.AppendFormat(dst, layout)
@@ -238,7 +231,7 @@ func appendLocal(dst []byte, n *avsc.Node, x int64, path string) ([]byte, error)
 	case avsc.LocalTimestampMicros:
 		t, layout = time.UnixMicro(x).UTC(), microsLayout
 	default:
-		return dst, &ValueError{Path: path, Msg: "long for a non-local-timestamp logical type"}
+		return dst, &format.ValueError{Path: path, Msg: "long for a non-local-timestamp logical type"}
 	}
 	dst = append(dst, '"')
 	dst = t.AppendFormat(dst, layout)
@@ -252,10 +245,10 @@ func appendTimeOfDay(dst []byte, n *avsc.Node, d time.Duration, path string) ([]
 	case avsc.TimeMicros:
 		layout = "15:04:05.000000"
 	default:
-		return dst, &ValueError{Path: path, Msg: "duration for a non-time type"}
+		return dst, &format.ValueError{Path: path, Msg: "duration for a non-time type"}
 	}
 	if d < 0 || d >= 24*time.Hour {
-		return dst, &ValueError{Path: path, Msg: fmt.Sprintf("time of day %v outside [0, 24h)", d)}
+		return dst, &format.ValueError{Path: path, Msg: fmt.Sprintf("time of day %v outside [0, 24h)", d)}
 	}
 	dst = append(dst, '"')
 	dst = time.Unix(0, 0).UTC().Add(d).AppendFormat(dst, layout)
@@ -264,11 +257,11 @@ func appendTimeOfDay(dst []byte, n *avsc.Node, d time.Duration, path string) ([]
 
 func appendDecimal(dst []byte, n *avsc.Node, r *big.Rat, path string) ([]byte, error) {
 	if n.Logical != avsc.Decimal {
-		return dst, &ValueError{Path: path, Msg: "decimal value for a type without a valid decimal logical type"}
+		return dst, &format.ValueError{Path: path, Msg: "decimal value for a type without a valid decimal logical type"}
 	}
 	u, err := avsc.Unscaled(r, n.Scale)
 	if err != nil {
-		return dst, &ValueError{Path: path, Msg: err.Error()}
+		return dst, &format.ValueError{Path: path, Msg: err.Error()}
 	}
 	dst = append(dst, '"')
 	dst = append(dst, avsc.DecimalString(u, n.Scale)...)

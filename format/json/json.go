@@ -22,12 +22,16 @@
 //     "-12.30", "0.005", "42" for scale 0.
 //
 // Years outside 0000–9999 are written as Go's time package formats them.
+//
+// The package also owns the string format (NewText): values as plain
+// text, one per line, in files ending ".txt".
 package json
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
@@ -57,16 +61,37 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// New returns the JSON Lines format configured by opts, which it
+// validates.
+func New(opts Options) (format.Format, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return jsonFormat{opts: opts}, nil
+}
+
+var _ format.RecordWriter = (*Writer)(nil)
+
+type jsonFormat struct{ opts Options }
+
+func (jsonFormat) Name() string      { return Name }
+func (jsonFormat) Extension() string { return Extension }
+
+// NewWriter returns a nil interface, not a typed nil, on error.
+func (f jsonFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
+	jw, err := NewWriter(w, s, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	return jw, nil
+}
+
 // Writer writes one JSON Lines file. It is not safe for concurrent use.
 // After an error from the underlying writer every method returns it.
 type Writer struct {
-	w      io.Writer
-	s      *schema.Schema
-	root   *avsc.Node
-	limit  int
-	buf    []byte
-	err    error
-	closed bool
+	lines
+	s    *schema.Schema
+	root *avsc.Node
 }
 
 // NewWriter returns a Writer of datums encoded with s.
@@ -84,8 +109,11 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	if opts.BufferBytes == 0 {
 		opts.BufferBytes = DefaultBufferBytes
 	}
-	return &Writer{w: w, s: s, root: root, limit: opts.BufferBytes}, nil
+	return &Writer{lines: newLines(w, opts.BufferBytes, "json", errClosed), s: s, root: root}, nil
 }
+
+// errClosed: the writer was closed.
+var errClosed = fmt.Errorf("json: %w", format.ErrClosed)
 
 // WriteDatum decodes datum with the file's schema and appends one line.
 // A datum that does not decode, or a value that does not fit its schema,
@@ -104,52 +132,5 @@ func (w *Writer) WriteDatum(datum []byte) error {
 		w.buf = w.buf[:start]
 		return fmt.Errorf("json: schema %d: %w", w.s.ID, err)
 	}
-	w.buf = append(w.buf, '\n')
-	if len(w.buf) >= w.limit {
-		return w.Flush()
-	}
-	return nil
-}
-
-// Flush writes the pending lines to w.
-func (w *Writer) Flush() error {
-	if err := w.usable(); err != nil {
-		return err
-	}
-	if len(w.buf) == 0 {
-		return nil
-	}
-	if _, err := w.w.Write(w.buf); err != nil {
-		w.err = fmt.Errorf("json: write %d bytes: %w", len(w.buf), err)
-		return w.err
-	}
-	w.buf = w.buf[:0]
-	return nil
-}
-
-// BytesBuffered is the number of encoded bytes not yet written to w.
-func (w *Writer) BytesBuffered() int { return len(w.buf) }
-
-// Close flushes. It does not close w. A second Close returns the first
-// one's result.
-func (w *Writer) Close() error {
-	if w.closed {
-		return w.err
-	}
-	err := w.Flush()
-	w.closed, w.buf = true, nil
-	return err
-}
-
-// ErrClosed: the writer was closed.
-var ErrClosed = fmt.Errorf("json: writer closed")
-
-func (w *Writer) usable() error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return ErrClosed
-	}
-	return nil
+	return w.endLine()
 }

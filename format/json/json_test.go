@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
@@ -172,7 +173,7 @@ func TestValueFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = w.WriteDatum(datum)
-			var ve *ValueError
+			var ve *format.ValueError
 			if !errors.As(err, &ve) || ve.Path != "v" {
 				t.Fatalf("err = %v, want a ValueError at v", err)
 			}
@@ -231,7 +232,7 @@ func TestWriterLifecycle(t *testing.T) {
 	if err := w.Close(); err != nil || w.Close() != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteDatum(datum); !errors.Is(err, ErrClosed) {
+	if err := w.WriteDatum(datum); !errors.Is(err, format.ErrClosed) || err.Error() != "json: writer closed" {
 		t.Fatalf("after close: %v", err)
 	}
 }

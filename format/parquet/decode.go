@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
@@ -34,15 +35,6 @@ type decoder interface {
 	// bld and returns the rest of b.
 	put(st *state, bld array.Builder, b []byte) []byte
 }
-
-// ValueError says which field held a value the Parquet column cannot
-// take (timestamp outside INT96's range, too many decimal digits).
-type ValueError struct {
-	Path string
-	Msg  string
-}
-
-func (e *ValueError) Error() string { return "field " + e.Path + ": " + e.Msg }
 
 // fieldError is malformed bytes at a field; WriteDatum wraps it in a
 // *schema.DatumError, so the record counts as corrupt.
@@ -67,12 +59,12 @@ var errShort = errors.New("datum ends early")
 // reuses its slices, so a datum allocates nothing for them.
 type state struct {
 	datum []byte
-	verr  *ValueError // first value a column cannot take
-	ents  []mapEntry  // map entries, each map's run sorted by key
-	open  []mapEntry  // entries of the maps being read, innermost last
-	maps  []mapSpan   // maps in the order check met them
-	big   big.Int     // wide decimals: the unscaled value
-	pow   big.Int     // and a scratch power of two
+	verr  *format.ValueError // first value a column cannot take
+	ents  []mapEntry         // map entries, each map's run sorted by key
+	open  []mapEntry         // entries of the maps being read, innermost last
+	maps  []mapSpan          // maps in the order check met them
+	big   big.Int            // wide decimals: the unscaled value
+	pow   big.Int            // and a scratch power of two
 }
 
 // mapEntry locates one map key and its value as offsets into the datum
@@ -90,7 +82,7 @@ func (st *state) reset(datum []byte) {
 
 func (st *state) valueErr(path, msg string) {
 	if st.verr == nil {
-		st.verr = &ValueError{Path: path, Msg: msg}
+		st.verr = &format.ValueError{Path: path, Msg: msg}
 	}
 }
 

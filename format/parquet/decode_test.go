@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -183,7 +184,7 @@ func builderLens(w *Writer) []int {
 
 func checkRejection(t *testing.T, err error, valuePath string) {
 	t.Helper()
-	var ve *ValueError
+	var ve *format.ValueError
 	switch {
 	case err == nil:
 		t.Fatal("bad datum accepted")

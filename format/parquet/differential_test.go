@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
@@ -120,7 +121,7 @@ func (o *oracle) write(datum []byte) error {
 // ValueError (its message only outside maps, whose entries the old
 // path checked in random order).
 func outcome(err error) string {
-	var ve *ValueError
+	var ve *format.ValueError
 	switch {
 	case err == nil:
 		return "ok"

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/decimal256"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
@@ -29,7 +30,7 @@ type column interface {
 }
 
 func wrongType(path string, v any, want string) error {
-	return &ValueError{Path: path, Msg: fmt.Sprintf("%T is not %s", v, want)}
+	return &format.ValueError{Path: path, Msg: fmt.Sprintf("%T is not %s", v, want)}
 }
 
 // unionValue returns the value inside goavro's map{branch: value}.
@@ -193,7 +194,7 @@ func (c timestampColumn) check(v any, path string) error {
 		return wrongType(path, v, "a timestamp")
 	}
 	if c.unit == arrow.Nanosecond && (t.Before(minNanos) || t.After(maxNanos)) {
-		return &ValueError{Path: path, Msg: fmt.Sprintf("timestamp %s outside the INT96 range %s..%s (use int64 timestamps)",
+		return &format.ValueError{Path: path, Msg: fmt.Sprintf("timestamp %s outside the INT96 range %s..%s (use int64 timestamps)",
 			t.Format(time.RFC3339Nano), minNanos.Format(time.RFC3339), maxNanos.Format(time.RFC3339))}
 	}
 	return nil
@@ -225,10 +226,10 @@ func (c decimalColumn) unscaled(v any, path string) (*big.Int, error) {
 	}
 	u, err := avsc.Unscaled(r, c.scale)
 	if err != nil {
-		return nil, &ValueError{Path: path, Msg: err.Error()}
+		return nil, &format.ValueError{Path: path, Msg: err.Error()}
 	}
 	if avsc.Digits(u) > c.precision {
-		return nil, &ValueError{Path: path, Msg: fmt.Sprintf("decimal %s has more than %d digits",
+		return nil, &format.ValueError{Path: path, Msg: fmt.Sprintf("decimal %s has more than %d digits",
 			avsc.DecimalString(u, c.scale), c.precision)}
 	}
 	return u, nil

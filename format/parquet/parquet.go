@@ -49,9 +49,13 @@ package parquet
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
 // Name and Extension identify the format.
@@ -72,9 +76,10 @@ const (
 	TimestampsInt64 = "int64" // INT64 TIMESTAMP(isAdjustedToUTC=true)
 )
 
+// errClosed: the writer was closed.
+var errClosed = fmt.Errorf("parquet: %w", format.ErrClosed)
+
 var (
-	// ErrClosed: the writer was closed.
-	ErrClosed = errors.New("parquet: writer closed")
 	// ErrUnsupportedCodec: parquet.codec names a codec this writer lacks.
 	ErrUnsupportedCodec = errors.New("parquet: unsupported codec")
 	// ErrInvalidOption: an option value is out of range.
@@ -119,6 +124,30 @@ func (o Options) Validate() error {
 		return fmt.Errorf("%w: timestamps %q (supported: int96, int64)", ErrInvalidOption, o.Timestamps)
 	}
 	return nil
+}
+
+// New returns the Parquet format configured by opts, which it validates.
+func New(opts Options) (format.Format, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return parquetFormat{opts: opts}, nil
+}
+
+var _ format.RecordWriter = (*Writer)(nil)
+
+type parquetFormat struct{ opts Options }
+
+func (parquetFormat) Name() string      { return Name }
+func (parquetFormat) Extension() string { return Extension }
+
+// NewWriter returns a nil interface, not a typed nil, on error.
+func (f parquetFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
+	pw, err := NewWriter(w, s, f.opts)
+	if err != nil {
+		return nil, err
+	}
+	return pw, nil
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -8,6 +8,7 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/hdfs-sink/hdfs-sink/format/internal/sticky"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
@@ -31,8 +32,7 @@ type Writer struct {
 	rb     *array.RecordBuilder
 	fw     *pqarrow.FileWriter
 	rows   int // rows staged in rb
-	err    error
-	closed bool
+	status sticky.State
 }
 
 // sinkOnly hides w's Close: arrow-go closes an io.Closer sink when the
@@ -90,10 +90,10 @@ func writerProps(o Options, mem *countingAllocator) *pq.WriterProperties {
 // WriteDatum decodes datum with the file's schema straight into the
 // column builders and stages the row. A datum that does not decode
 // fails with a *schema.DatumError (schema.ErrCorruptDatum), one holding
-// a value a column cannot take with a *ValueError; either way nothing
+// a value a column cannot take with a *format.ValueError; either way nothing
 // of it is kept and the writer stays usable.
 func (w *Writer) WriteDatum(datum []byte) error {
-	if err := w.usable(); err != nil {
+	if err := w.status.Usable(errClosed); err != nil {
 		return err
 	}
 	defer w.st.reset(nil) // keep no reference to the caller's buffer
@@ -146,7 +146,7 @@ func (w *Writer) corrupt(datum []byte, err error) error {
 func (w *Writer) put(datum []byte) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = w.fail(fmt.Errorf("parquet: schema %d: append checked datum: %v", w.s.ID, r))
+			err = w.status.Fail(fmt.Errorf("parquet: schema %d: append checked datum: %v", w.s.ID, r))
 		}
 	}()
 	b := datum
@@ -167,7 +167,7 @@ func (w *Writer) writeRowGroup() error {
 	n := w.rows
 	w.rows = 0
 	if err := w.fw.Write(rec); err != nil {
-		return w.fail(fmt.Errorf("parquet: write row group of %d rows: %w", n, err))
+		return w.status.Fail(fmt.Errorf("parquet: write row group of %d rows: %w", n, err))
 	}
 	return nil
 }
@@ -175,7 +175,7 @@ func (w *Writer) writeRowGroup() error {
 // Flush writes the buffered rows to w as a row group. Each Flush with
 // rows pending ends a row group, so frequent calls make small ones.
 func (w *Writer) Flush() error {
-	if err := w.usable(); err != nil {
+	if err := w.status.Usable(errClosed); err != nil {
 		return err
 	}
 	return w.writeRowGroup()
@@ -195,36 +195,21 @@ func (w *Writer) BytesBuffered() int { return w.mem.held() + writerOverhead }
 
 // Close writes the remaining rows and the footer. It does not close the
 // underlying writer. A second Close returns the first one's result.
-func (w *Writer) Close() error {
-	if w.closed {
-		return w.err
-	}
-	w.closed = true
+func (w *Writer) Close() error { return w.status.Close(w.finish) }
+
+// finish writes the remaining rows and the footer, and releases the
+// builders and arrow-go's buffers.
+func (w *Writer) finish() error {
 	defer w.rb.Release()
-	if w.err != nil {
+	if err := w.status.Err(); err != nil {
 		_ = w.fw.Close() // release arrow buffers; the file is discarded anyway
-		return w.err
+		return err
 	}
 	if err := w.writeRowGroup(); err != nil {
 		return err
 	}
 	if err := w.fw.Close(); err != nil {
-		w.err = fmt.Errorf("parquet: finish file: %w", err)
-	}
-	return w.err
-}
-
-func (w *Writer) fail(err error) error {
-	w.err = err
-	return err
-}
-
-func (w *Writer) usable() error {
-	if w.err != nil {
-		return w.err
-	}
-	if w.closed {
-		return ErrClosed
+		return w.status.Fail(fmt.Errorf("parquet: finish file: %w", err))
 	}
 	return nil
 }

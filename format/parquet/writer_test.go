@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
@@ -74,7 +75,7 @@ func TestBadValueKeepsFileUsable(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = w.WriteDatum(bad)
-	var ve *ValueError
+	var ve *format.ValueError
 	if !errors.As(err, &ve) || ve.Path != "ts" {
 		t.Fatalf("bad timestamp: %v, want a ValueError at ts", err)
 	}
@@ -210,7 +211,7 @@ func TestFlushAndClose(t *testing.T) {
 	if out.closed {
 		t.Fatal("Close closed the underlying writer")
 	}
-	if err := w.WriteDatum(datum); !errors.Is(err, ErrClosed) {
+	if err := w.WriteDatum(datum); !errors.Is(err, format.ErrClosed) || err.Error() != "parquet: writer closed" {
 		t.Fatalf("write after close: %v", err)
 	}
 	r := readMeta(t, out.Bytes())

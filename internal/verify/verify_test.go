@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -13,14 +15,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
 
-// writeFile commits a file of the format named kind ("avro", "parquet")
-// holding the given offsets of partition 0.
-func writeFile(t *testing.T, fs storage.FS, kind string, s *schema.Schema, offsets ...int64) {
+// writeFile commits a file of format f holding the given offsets of
+// partition 0.
+func writeFile(t *testing.T, fs storage.FS, f format.Format, s *schema.Schema, offsets ...int64) {
 	t.Helper()
-	f, err := format.Lookup(kind)
-	if err != nil {
-		t.Fatal(err)
-	}
 	name := "/topics/t/partition=0/" + layout.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, f.Extension())
 	file, err := fs.Create(name)
 	if err != nil {
@@ -38,6 +36,19 @@ func writeFile(t *testing.T, fs storage.FS, kind string, s *schema.Schema, offse
 	file.Close()
 }
 
+// formats are the two formats Check reads.
+func formats(t *testing.T) []format.Format {
+	a, err := avro.New(avro.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := parquet.New(parquet.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []format.Format{a, p}
+}
+
 func TestCheckFindsEveryViolation(t *testing.T) {
 	reg := schema.NewMemRegistry()
 	id, _ := reg.Register(demodata.Schema)
@@ -53,11 +64,11 @@ func TestCheckFindsEveryViolation(t *testing.T) {
 		{"gap", [][]int64{{0, 1}, {3, 4}}, "offset 2 missing"},
 		{"short", [][]int64{{0, 1, 2}}, "3 distinct offsets committed, want 5"},
 	} {
-		for _, kind := range []string{"avro", "parquet"} {
-			t.Run(kind+"/"+tc.name, func(t *testing.T) {
+		for _, f := range formats(t) {
+			t.Run(f.Name()+"/"+tc.name, func(t *testing.T) {
 				fs := storagetest.NewMemFS()
 				for _, offs := range tc.files {
-					writeFile(t, fs, kind, s, offs...)
+					writeFile(t, fs, f, s, offs...)
 				}
 				_, err := Check(fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
 				if tc.want == "" && err != nil {
