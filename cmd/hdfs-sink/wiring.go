@@ -73,7 +73,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 		RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, FailOnNull: c.NullValues == configs.NullFail,
-		MemoryMax: sink.FileBuffers(c.MemoryMaxBytes), Faults: faults, Logger: log,
+		MemoryMax: sink.PlanMemory(c.MemoryMaxBytes, 1).FileBudget, Faults: faults, Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
@@ -81,7 +81,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	cfg.KafkaOpts = kafkaOpts(c, c.MemoryMaxBytes, log)
+	cfg.KafkaOpts = kafkaOpts(c, sink.PlanMemory(c.MemoryMaxBytes, 1), log)
 	return cfg, nil
 }
 
@@ -113,11 +113,11 @@ const (
 	defaultHeartbeatInterval = 3 * time.Second
 )
 
-// kafkaOpts are the client options from the connector file: memMax's
-// share for fetched records, group timeouts, then the consumer.override.* keys, which
-// win because franz-go applies options in order.
-func kafkaOpts(c *configs.Connector, memMax int64, log *slog.Logger) []kgo.Opt {
-	opts := append(sink.FetchBounds(sink.FetchMemory(memMax)), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
+// kafkaOpts are the client options from the connector file: the memory
+// plan's fetch bounds, group timeouts, then the consumer.override.* keys,
+// which win because franz-go applies options in order.
+func kafkaOpts(c *configs.Connector, mem sink.MemoryPlan, log *slog.Logger) []kgo.Opt {
+	opts := append(mem.FetchOpts(), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
 	return append(opts, kafkaOverrides(c.Consumer.Overrides, log)...)
 }
 
