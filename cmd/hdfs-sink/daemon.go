@@ -139,11 +139,10 @@ func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults,
 	if err != nil {
 		return err
 	}
-	cfg, err := sinkConfig(c, store, reg, log, faults)
+	cfg, err := sinkConfig(c, store, reg, mem, log, faults)
 	if err != nil {
 		return err
 	}
-	mem.apply(c, &cfg, log)
 	syncer := hiveSyncer(c, store, cfg.Partitioner, log)
 	syncDone := make(chan struct{})
 	if syncer != nil {

@@ -34,11 +34,9 @@ func newProcessMemory(ceiling int64, conns int, log *slog.Logger) processMemory 
 	return processMemory{plan: plan, budget: sink.NewMemoryBudget(plan.FileBudget)}
 }
 
-// apply bounds one connector's wiring by the process ceiling.
-func (m processMemory) apply(c *configs.Connector, cfg *sink.Config, log *slog.Logger) {
-	if m.budget == nil {
-		return
-	}
-	cfg.Budget = m.budget
-	cfg.KafkaOpts = kafkaOpts(c, sink.PlanMemory(c.MemoryMaxBytes, 1).Within(m.plan), log)
+// connector is one connector's memory plan: its own
+// hdfs.sink.memory.max.bytes, fetching no more than its share of the
+// process ceiling.
+func (m processMemory) connector(c *configs.Connector) sink.MemoryPlan {
+	return sink.PlanMemory(c.MemoryMaxBytes, 1).Within(m.plan)
 }

@@ -49,9 +49,10 @@ func hadoopConfDir(c *configs.Connector) string {
 	return filepath.Join(c.HadoopHome, "etc", "hadoop")
 }
 
-// sinkConfig turns a validated connector file into the sink's wiring. What
-// this build cannot do yet is refused here, before anything is consumed.
-func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *slog.Logger, faults sink.Faults) (sink.Config, error) {
+// sinkConfig turns a validated connector file into the sink's wiring,
+// within the process's memory. What this build cannot do yet is refused
+// here, before anything is consumed.
+func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, pm processMemory, log *slog.Logger, faults sink.Faults) (sink.Config, error) {
 	f, err := outputFormat(c)
 	if err != nil {
 		return sink.Config{}, err
@@ -64,6 +65,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	if err != nil {
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
+	mem := pm.connector(c)
 	cfg := sink.Config{
 		Compatibility: compat, ExtraColumns: c.ExtraColumns, MaxFileBytes: c.RotateMaxFileBytes, Schemaless: c.Schemaless,
 		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
@@ -73,7 +75,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 		RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, FailOnNull: c.NullValues == configs.NullFail,
-		MemoryMax: sink.PlanMemory(c.MemoryMaxBytes, 1).FileBudget, Faults: faults, Logger: log,
+		MemoryMax: mem.FileBudget, Budget: pm.budget, Faults: faults, Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
@@ -81,7 +83,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	cfg.KafkaOpts = kafkaOpts(c, sink.PlanMemory(c.MemoryMaxBytes, 1), log)
+	cfg.KafkaOpts = kafkaOpts(c, mem, log) // once: each build logs its warnings
 	return cfg, nil
 }
 
