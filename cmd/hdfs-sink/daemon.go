@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -201,7 +200,7 @@ func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error
 	}
 	reg, err := schema.NewClient(cfg)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("connector %q: schema registry", c.Name), err)
+		return nil, fmt.Errorf("connector %q: schema registry: %w", c.Name, err)
 	}
 	return reg, nil
 }
