@@ -42,6 +42,20 @@ func (b *statusBoard) set(name string, update func(*connStatus)) {
 	update(cs)
 }
 
+// unfinished names the connectors that have neither stopped nor failed.
+func (b *statusBoard) unfinished() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for name, cs := range b.conns {
+		if cs.state != "stopped" && cs.state != "failed" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // ConnectorStatus is one connector in the JSON status document.
 type ConnectorStatus struct {
 	Name     string           `json:"name"`
