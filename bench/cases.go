@@ -35,14 +35,15 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 		return caseResult{}, err
 	}
 	defer store.Close()
-	cfg, watch, err := sinkConfig(spec, store)
+	mem := sink.PlanMemory(spec.MemoryMax, 1)
+	cfg, watch, err := sinkConfig(spec, mem, store)
 	if err != nil {
 		return caseResult{}, err
 	}
-	if spec.MemoryMax > 0 {
+	if mem.Ceiling > 0 {
 		// As hdfs-sink run --memory-max-bytes does: the GC keeps the heap
 		// under the ceiling instead of letting it double (GOGC=100).
-		debug.SetMemoryLimit(sink.GoMemoryLimit(spec.MemoryMax))
+		debug.SetMemoryLimit(mem.GoLimit)
 	}
 	ends, err := endOffsets(ctx, spec.Topic)
 	if err != nil {
@@ -85,7 +86,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 // sinkConfig wires the connector as cmd/hdfs-sink/wiring.go does for a
 // connector file with these settings (kept in step by hand: main packages
 // cannot be imported).
-func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, error) {
+func sinkConfig(spec caseSpec, mem sink.MemoryPlan, store storage.FS) (sink.Config, *commitWatch, error) {
 	f, err := benchFormat(spec.Format)
 	if err != nil {
 		return sink.Config{}, nil, err
@@ -108,9 +109,9 @@ func sinkConfig(spec caseSpec, store storage.FS) (sink.Config, *commitWatch, err
 			LogsDir:   func(string) string { return spec.Dir + "/logs" },
 			Pad:       10, FlushSize: spec.FlushSize, RotateInterval: spec.Rotate, Location: time.UTC,
 		},
-		Registry: reg, MemoryMax: sink.FileBuffers(spec.MemoryMax),
+		Registry: reg, MemoryMax: mem.FileBudget,
 		RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
-		Logger: log, KafkaOpts: sink.FetchBounds(sink.FetchMemory(spec.MemoryMax)),
+		Logger: log, KafkaOpts: mem.FetchOpts(),
 	}
 	return cfg, watch, nil
 }
@@ -214,7 +215,7 @@ func countFiles(store storage.FS, dir string) (int64, error) {
 // no decode, no write, with the sink's fetch bounds.
 func runConsumeCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(itest.KafkaAddr()), kgo.ConsumeTopics(spec.Topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, sink.FetchBounds(sink.FetchMemory(spec.MemoryMax))...)
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, sink.PlanMemory(spec.MemoryMax, 1).FetchOpts()...)
 	var res caseResult
 	m := startMeter()
 	cl, err := kgo.NewClient(opts...)

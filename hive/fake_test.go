@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -13,12 +12,15 @@ import (
 
 	"github.com/apache/thrift/lib/go/thrift"
 	hms "github.com/beltran/gohive/hive_metastore"
+	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
 	// TSimpleServer.Stop waits for client goroutines forever by default.
 	thrift.ServerStopTimeout = 2 * time.Second
-	os.Exit(m.Run())
+	// Every Syncer and Client goroutine and connection must be gone when
+	// the tests end.
+	goleak.VerifyTestMain(m)
 }
 
 // fakeHMS is an in-memory metastore behind the real generated Thrift

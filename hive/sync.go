@@ -9,14 +9,18 @@ import (
 	"time"
 )
 
-// Metastore is the part of *Client a Syncer uses.
+// Metastore is the part of *Client a Syncer uses. The Syncer closes every
+// Metastore that SyncConfig.Connect hands it once it is done with it.
 type Metastore interface {
 	CreateDatabase(ctx context.Context, name, locationURI string) error
 	CreateTable(ctx context.Context, t Table) error
 	GetTable(ctx context.Context, db, name string) (*Table, error)
 	AlterTable(ctx context.Context, t Table, cascade bool) error
 	AddPartitions(ctx context.Context, db, table string, parts []Partition) error
+	Close() error
 }
+
+var _ Metastore = (*Client)(nil)
 
 // TopicTable says where a topic's table lives and how it is partitioned.
 type TopicTable struct {
@@ -132,16 +136,18 @@ func (s *Syncer) Pending() (n int, since time.Time, lastErr error) {
 	return n, s.since, s.lastErr
 }
 
-// Run works until ctx ends.
+// Run works until ctx ends; the metastore connection it holds is closed
+// before it returns.
 func (s *Syncer) Run(ctx context.Context) {
 	var ms Metastore
+	defer s.drop(&ms)
 	wait := s.cfg.Backoff
 	for {
 		err := s.round(ctx, &ms)
 		s.recordRound(err)
 		delay := time.Hour
 		if err != nil {
-			ms = nil // redial: the connection may be the problem
+			s.drop(&ms) // redial: the connection may be the problem
 			delay, wait = wait, min(2*wait, s.cfg.MaxBackoff)
 		} else {
 			wait = s.cfg.Backoff
@@ -162,9 +168,22 @@ func (s *Syncer) Drain(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var ms Metastore
+	defer s.drop(&ms)
 	err := s.round(ctx, &ms)
 	s.recordRound(err)
 	return err
+}
+
+// drop closes the connection *ms, if there is one, and forgets it. A close
+// error changes nothing: the connection is not used again either way.
+func (s *Syncer) drop(ms *Metastore) {
+	if *ms == nil {
+		return
+	}
+	if err := (*ms).Close(); err != nil {
+		s.cfg.Logger.Debug("hive metastore connection closed with an error", "err", err)
+	}
+	*ms = nil
 }
 
 func (s *Syncer) recordRound(err error) {
@@ -205,11 +224,8 @@ func (s *Syncer) connect(ctx context.Context, ms *Metastore) error {
 	if err != nil {
 		return err
 	}
-	if err := m.CreateDatabase(ctx, s.cfg.Database, ""); err != nil {
-		return err
-	}
-	*ms = m
-	return nil
+	*ms = m // from here on the caller's drop closes it, also on error
+	return m.CreateDatabase(ctx, s.cfg.Database, "")
 }
 
 func (s *Syncer) topics() []string {

@@ -12,13 +12,53 @@ import (
 	"time"
 )
 
-// memMetastore is an in-memory Metastore that can be "down".
+// memMetastore is an in-memory metastore that can be "down". The Syncer
+// talks to it through memConns, one per Connect, so that tests can check
+// that every connection is closed.
 type memMetastore struct {
 	mu     sync.Mutex
 	down   bool
 	tables map[string]Table
 	parts  map[string]map[string]bool // table → "k=v/..." partitions
 	alters int
+	conns  []*memConn // every connection handed out, in order
+}
+
+// memConn is one connection to a memMetastore.
+type memConn struct {
+	*memMetastore
+	closes int // how often Close was called
+}
+
+// connect hands out a new connection: the test Syncers' SyncConfig.Connect.
+func (m *memMetastore) connect(context.Context) (Metastore, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &memConn{memMetastore: m}
+	m.conns = append(m.conns, c)
+	return c, nil
+}
+
+func (c *memConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closes++
+	return nil
+}
+
+// open counts the connections not closed yet; closedTwice those closed more than once.
+func (m *memMetastore) open() (open, closedTwice int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, c := range m.conns {
+		if c.closes == 0 {
+			open++
+		}
+		if c.closes > 1 {
+			closedTwice++
+		}
+	}
+	return open, closedTwice
 }
 
 func newMemMetastore() *memMetastore {
@@ -120,7 +160,7 @@ func newTestSyncer(ms *memMetastore, onDisk func() []string) *Syncer {
 	return NewSyncer(SyncConfig{
 		Database: "db", Format: FormatAvro, Backoff: 5 * time.Millisecond, MaxBackoff: 20 * time.Millisecond,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Connect: func(context.Context) (Metastore, error) { return ms, ms.CreateDatabase(context.Background(), "", "") },
+		Connect: ms.connect,
 		Tables: func(topic string) TopicTable {
 			return TopicTable{
 				Name: TableName("${topic}", topic), Location: "hdfs://nn/topics/" + topic, PartitionKeys: []string{"partition"},
@@ -222,5 +262,32 @@ func TestSyncerDrainAfterStop(t *testing.T) {
 	}
 	if got := ms.partitions("t"); len(got) != 1 || got[0] != "partition=7" {
 		t.Fatalf("partitions after Drain: %v", got)
+	}
+}
+
+// TestSyncerClosesConnections: a connection dropped for a redial, the one
+// held when Run ends and the one Drain opens are all closed, each once.
+func TestSyncerClosesConnections(t *testing.T) {
+	ms := newMemMetastore()
+	ms.setDown(true)
+	s := newTestSyncer(ms, func() []string { return nil })
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Run(ctx); close(done) }()
+	s.SchemaSeen("t", 1, syncSchemaV1)
+	waitUntil(t, "a redial", func() bool { ms.mu.Lock(); defer ms.mu.Unlock(); return len(ms.conns) >= 2 })
+	ms.setDown(false)
+	waitUntil(t, "table", func() bool { _, err := ms.GetTable(ctx, "db", "t"); return err == nil })
+	if open, _ := ms.open(); open != 1 {
+		t.Fatalf("%d connections open while Run works, want 1: dropped ones must be closed", open)
+	}
+	stop()
+	<-done
+	s.Committed("t", []string{"partition=1"})
+	if err := s.Drain(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if open, twice := ms.open(); open != 0 || twice != 0 {
+		t.Fatalf("after Run and Drain: %d connections open, %d closed twice; want 0 and 0", open, twice)
 	}
 }

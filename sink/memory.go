@@ -5,8 +5,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // MemoryBudget bounds the bytes buffered by the open files of all the
@@ -75,53 +73,6 @@ func (b *MemoryBudget) Buffered() int64 {
 	}
 	return total
 }
-
-// assumedCompression is how much larger fetched batches grow when
-// decompressed. franz-go bounds fetches by their compressed size; the
-// benchmark's 1 KB records grew about 6× (143 MB held for 24 MB fetched),
-// so the bound leaves room for 8×.
-const assumedCompression = 8
-
-// fetchesHeld is how many fetches can hold memory at once: two buffered
-// (MaxConcurrentFetches) and the one whose records are being written.
-const fetchesHeld = 3
-
-// FetchBounds keeps fetched but not yet written records within fetchMem
-// bytes once decompressed, for data that compresses up to
-// assumedCompression times.
-func FetchBounds(fetchMem int64) []kgo.Opt {
-	if fetchMem <= 0 {
-		return nil
-	}
-	perFetch := int32(min(max(fetchMem/(fetchesHeld*assumedCompression), 1<<20), 1<<30))
-	return []kgo.Opt{
-		kgo.FetchMaxBytes(perFetch),
-		kgo.FetchMaxPartitionBytes(min(perFetch, 1<<20)),
-		kgo.BrokerMaxReadBytes(perFetch + 1<<20),
-		kgo.MaxConcurrentFetches(fetchesHeld - 1),
-	}
-}
-
-// How a memory ceiling (hdfs.sink.memory.max.bytes, run --memory-max-bytes)
-// is split: open files get 5/16, fetched records 3/16, and the other half
-// is headroom for garbage not yet collected, for encoding (a Parquet row
-// group briefly needs its encoded pages next to its columns) and for memory
-// that is not Go's. Measured: with 5/8 of the ceiling live (3/8 files, 1/4
-// fetch), the 64-partition Parquet benchmark held 180 MB live and reached
-// 280 MB resident under a 268 MB ceiling.
-
-// FileBuffers is the share of ceiling for the buffers of open files.
-func FileBuffers(ceiling int64) int64 { return ceiling / 16 * 5 }
-
-// FetchMemory is the share of ceiling for fetched, unwritten records.
-func FetchMemory(ceiling int64) int64 { return ceiling / 16 * 3 }
-
-// GoMemoryLimit is the soft limit (debug.SetMemoryLimit) for a process whose
-// resident size must stay under ceiling. The Go runtime counts only the
-// memory it manages; the binary's own pages and what is not Go's take
-// about 40 MB more, so that much plus some, or a tenth, is left, whichever
-// is more.
-func GoMemoryLimit(ceiling int64) int64 { return ceiling - max(ceiling/10, 64<<20) }
 
 // enforceMemory rotates the partitions holding the most buffered bytes
 // until the connector is within MemoryMax and its share of the process

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -75,47 +78,67 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 			log.Error("status endpoint unavailable", "addr", *statusAddr, "err", err)
 		}
 	}
-	mem := newProcessMemory(*memMax, len(conns), log)
-	return runConnectors(ctx, conns, faults, mem, board, log)
+	d := newDaemon(faults, newProcessMemory(*memMax, len(conns), log), board, log)
+	return d.runConnectors(ctx, conns)
+}
+
+// daemon is what the connectors of one `run` share, and how it reaches the
+// store, the registry and the metastore (tests put fakes there).
+type daemon struct {
+	faults sink.Faults
+	mem    processMemory
+	board  *statusBoard
+	log    *slog.Logger
+
+	openStore func(*configs.Connector) (storage.FS, error)
+	registry  func(*configs.Connector, *slog.Logger) (schema.Registry, error)
+	dialHive  func(ctx context.Context, uris string) (hive.Metastore, error)
+}
+
+func newDaemon(faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) *daemon {
+	return &daemon{faults: faults, mem: mem, board: board, log: log,
+		openStore: openStore, registry: registryFor, dialHive: dialHive}
 }
 
 // runConnectors runs every connector until ctx ends. A connector that fails
-// stops alone: the others go on. The exit code is 1 when all of them failed.
-func runConnectors(ctx context.Context, conns []*configs.Connector, faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) int {
+// stops alone: the others go on. The exit code is 1 when all of them
+// failed. Once ctx has ended it waits shutdownBound at most; connectors
+// still running then are named in the log and left to the process's exit.
+func (d *daemon) runConnectors(ctx context.Context, conns []*configs.Connector) int {
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	failed := 0
+	var failed atomic.Int64
 	for _, c := range conns {
-		clog := log.With("connector", c.Name)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := runConnector(ctx, c, faults, mem, board, log)
-			board.set(c.Name, func(cs *connStatus) { cs.state, cs.err = "stopped", err })
-			if err != nil {
-				board.set(c.Name, func(cs *connStatus) { cs.state = "failed" })
-				clog.Error("connector FAILED; other connectors keep running", "err", err)
-				mu.Lock()
-				failed++
-				mu.Unlock()
+		wg.Go(func() {
+			if d.runConnector(ctx, c) != nil {
+				failed.Add(1)
 			}
-		}()
+		})
 	}
+	if !waitBounded(ctx, &wg, shutdownBound(conns)) {
+		d.log.Warn("shutdown took too long; exiting with work left for recovery", "still_running", d.board.unfinished())
+	}
+	if n := failed.Load(); n > 0 && n == int64(len(conns)) {
+		return 1
+	}
+	return 0
+}
+
+// waitBounded waits for wg, and once ctx has ended for bound more at most.
+// It reports whether wg finished.
+func waitBounded(ctx context.Context, wg *sync.WaitGroup, bound time.Duration) bool {
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		return true
 	case <-ctx.Done():
-		select {
-		case <-done:
-		case <-time.After(shutdownBound(conns)):
-			log.Warn("shutdown took too long; exiting with work left for recovery")
-		}
 	}
-	if failed > 0 && failed == len(conns) {
-		return 1
+	select {
+	case <-done:
+		return true
+	case <-time.After(bound):
+		return false
 	}
-	return 0
 }
 
 // shutdownBound is how long SIGTERM may take: the longest connector's
@@ -128,57 +151,95 @@ func shutdownBound(conns []*configs.Connector) time.Duration {
 	return d + 15*time.Second
 }
 
-func runConnector(ctx context.Context, c *configs.Connector, faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) error {
-	board.set(c.Name, func(*connStatus) {})
-	store, err := openStoreRetrying(ctx, c, log)
+// runConnector runs one connector until it stops and reports how it ended.
+func (d *daemon) runConnector(ctx context.Context, c *configs.Connector) error {
+	err := d.connector(ctx, c)
+	state := "stopped"
+	if err != nil {
+		state = "failed"
+		d.log.Error("connector FAILED; other connectors keep running", "connector", c.Name, "err", err)
+	}
+	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.err = state, err })
+	return err
+}
+
+// connector runs one connector with its store and, with hive.integration,
+// its Hive syncer. The store is closed last, when nothing uses it any more.
+func (d *daemon) connector(ctx context.Context, c *configs.Connector) error {
+	d.board.set(c.Name, func(*connStatus) {})
+	store, err := d.openStoreRetrying(ctx, c)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	reg, err := registryFor(c, log)
+	conn, syncer, err := d.newConnector(c, store)
 	if err != nil {
 		return err
 	}
-	cfg, err := sinkConfig(c, store, reg, log, faults)
+	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.conn, cs.syncer = "running", conn, syncer })
+	return runGroup(ctx, conn, syncer, d.log.With("connector", c.Name))
+}
+
+// newConnector wires a connector and its syncer (nil without
+// hive.integration); neither runs yet.
+func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Connector, *hive.Syncer, error) {
+	reg, err := d.registry(c, d.log)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	mem.apply(c, &cfg, log)
-	syncer := hiveSyncer(c, store, cfg.Partitioner, log)
-	syncDone := make(chan struct{})
+	cfg, err := sinkConfig(c, store, reg, d.mem, d.log, d.faults)
+	if err != nil {
+		return nil, nil, err
+	}
+	syncer := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
 	if syncer != nil {
-		cfg.Catalog = syncer
-		go func() { syncer.Run(ctx); close(syncDone) }()
+		cfg.Catalog = syncer // not a nil *Syncer in a non-nil Catalog
 	}
 	conn, err := sink.New(cfg)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	board.set(c.Name, func(cs *connStatus) { cs.state, cs.conn, cs.syncer = "running", conn, syncer })
-	err = conn.Run(ctx)
-	if syncer != nil && ctx.Err() != nil {
-		<-syncDone
-		if derr := syncer.Drain(hiveDrainTimeout); derr != nil {
-			log.Warn("hive registrations still pending at shutdown; made at next start", "connector", c.Name, "err", derr)
-		}
+	return conn, syncer, nil
+}
+
+// runGroup runs a connector and its syncer (nil: none) as one group. When
+// the connector returns, failed or shut down, the syncer is stopped and
+// waited for, and what it still has pending is registered within
+// hiveDrainTimeout. Nothing of the group uses the store once it returns.
+func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer, log *slog.Logger) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var g errgroup.Group
+	g.Go(func() error {
+		defer cancel() // the syncer serves this connector only
+		return conn.Run(ctx)
+	})
+	if syncer == nil {
+		return g.Wait()
+	}
+	g.Go(func() error { syncer.Run(ctx); return nil })
+	err := g.Wait()
+	if derr := syncer.Drain(hiveDrainTimeout); derr != nil {
+		log.Warn("hive registrations still pending as the connector stops; made at next start", "err", derr)
 	}
 	return err
 }
 
-// hiveDrainTimeout bounds the Hive work done at shutdown, after the last
-// commit; it fits in shutdownBound's 15 s allowance for leaving the group.
+// hiveDrainTimeout bounds the Hive work done after a connector's last
+// commit (at shutdown, or once it failed); it fits in shutdownBound's 15 s
+// allowance for leaving the group.
 const hiveDrainTimeout = 10 * time.Second
 
 // openStoreRetrying waits out a store that is down at start: an outage is
 // not a configuration error.
-func openStoreRetrying(ctx context.Context, c *configs.Connector, log *slog.Logger) (storage.FS, error) {
+func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (storage.FS, error) {
 	wait := c.RetryBackoff
 	for attempt := 1; ; attempt++ {
-		store, err := openStore(c)
+		store, err := d.openStore(c)
 		if err == nil {
 			return store, nil
 		}
-		log.Error("store unreachable; retrying", "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
+		d.log.Error("store unreachable; retrying", "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("connector %q: store never became reachable: %w", c.Name, err)
@@ -202,7 +263,7 @@ func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error
 	}
 	reg, err := schema.NewClient(cfg)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("connector %q: schema registry", c.Name), err)
+		return nil, fmt.Errorf("connector %q: schema registry: %w", c.Name, err)
 	}
 	return reg, nil
 }

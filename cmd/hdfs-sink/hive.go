@@ -13,8 +13,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
-// hiveSyncer wires hive.integration: nil when it is off.
-func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partitioner, log *slog.Logger) *hive.Syncer {
+// hiveSyncer wires hive.integration: nil when it is off. dial connects to
+// hive.metastore.uris.
+func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partitioner,
+	dial func(ctx context.Context, uris string) (hive.Metastore, error), log *slog.Logger) *hive.Syncer {
 	if !c.Hive.Enabled {
 		return nil
 	}
@@ -27,7 +29,7 @@ func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partiti
 		Database: c.Hive.Database, Format: format, Backoff: c.RetryBackoff,
 		Logger: log.With("connector", c.Name),
 		Connect: func(ctx context.Context) (hive.Metastore, error) {
-			return hive.Dial(ctx, uris)
+			return dial(ctx, uris)
 		},
 		Tables: func(topic string) hive.TopicTable {
 			dir := layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}.Dir()
@@ -38,6 +40,15 @@ func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partiti
 			}
 		},
 	})
+}
+
+// dialHive connects to a metastore of uris.
+func dialHive(ctx context.Context, uris string) (hive.Metastore, error) {
+	c, err := hive.Dial(ctx, uris)
+	if err != nil {
+		return nil, err // not a nil *Client in a non-nil Metastore
+	}
+	return c, nil
 }
 
 // storeURI is the scheme and authority of the store, for Hive locations.

@@ -1,31 +1,51 @@
 package main
 
 import (
+	"bytes"
 	"log/slog"
+	"strings"
 	"testing"
 
-	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
 func TestProcessMemory(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	c := &configs.Connector{Name: "a", MemoryMaxBytes: 256 << 20}
+	c := loadConnector(t, t.TempDir(), "a", map[string]string{"hdfs.sink.memory.max.bytes": "268435456"})
 
-	var off sink.Config
-	newProcessMemory(0, 2, log).apply(c, &off, log)
-	if off.Budget != nil || off.KafkaOpts != nil {
-		t.Fatalf("no --memory-max-bytes must leave the wiring alone: %+v", off)
+	off := newProcessMemory(0, 2, log)
+	if off.budget != nil || off.connector(c) != sink.PlanMemory(256<<20, 1) {
+		t.Fatalf("no --memory-max-bytes must leave the connector's own plan alone: %+v", off.connector(c))
 	}
 
-	mem := newProcessMemory(1<<30, 2, log)
-	var a, b sink.Config
-	mem.apply(c, &a, log)
-	mem.apply(c, &b, log)
+	mem := newProcessMemory(1<<30, 8, log) // 1 GiB / 8 connectors: 24 MiB fetch each
+	got := mem.connector(c)
+	if got.FetchBytes != 24<<20 || got.FileBudget != 80<<20 {
+		t.Fatalf("connector plan %+v: want its own 80 MiB for files and the process's 24 MiB fetch share", got)
+	}
+	a, err := sinkConfig(c, nil, nil, mem, log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sinkConfig(c, nil, nil, mem, log, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if a.Budget == nil || a.Budget != b.Budget {
 		t.Fatal("connectors of one process must share one budget")
 	}
-	if len(a.KafkaOpts) == 0 {
-		t.Fatal("fetch bounds not applied")
+}
+
+// TestKafkaOptionsBuiltOnce: with --memory-max-bytes the client options
+// were built twice, and each build logged its warnings.
+func TestKafkaOptionsBuiltOnce(t *testing.T) {
+	var out bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&out, nil))
+	c := loadConnector(t, t.TempDir(), "a", map[string]string{"consumer.override.fetch.min.bytes": "1"})
+	if _, err := sinkConfig(c, nil, nil, newProcessMemory(1<<30, 1, log), log, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "no franz-go equivalent"); n != 1 {
+		t.Fatalf("override warning logged %d times, want once:\n%s", n, out.String())
 	}
 }

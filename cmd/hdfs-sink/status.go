@@ -42,6 +42,20 @@ func (b *statusBoard) set(name string, update func(*connStatus)) {
 	update(cs)
 }
 
+// unfinished names the connectors that have neither stopped nor failed.
+func (b *statusBoard) unfinished() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for name, cs := range b.conns {
+		if cs.state != "stopped" && cs.state != "failed" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // ConnectorStatus is one connector in the JSON status document.
 type ConnectorStatus struct {
 	Name     string           `json:"name"`
@@ -99,9 +113,16 @@ func hiveStatus(s *hive.Syncer) *HiveStatus {
 	return h
 }
 
-func (b *statusBoard) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"connectors": b.snapshot()})
+// handler answers GET /status with the status document.
+func (b *statusBoard) handler(log *slog.Logger) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		// Only the write can fail (the document is plain data), mostly
+		// because the client went away: worth a line, not more.
+		if err := json.NewEncoder(w).Encode(map[string]any{"connectors": b.snapshot()}); err != nil {
+			log.Warn("status response not sent", "remote", r.RemoteAddr, "err", err)
+		}
+	}
 }
 
 // serve answers GET /status on addr until ctx ends.
@@ -111,7 +132,7 @@ func (b *statusBoard) serve(ctx context.Context, addr string, log *slog.Logger) 
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /status", b)
+	mux.Handle("GET /status", b.handler(log))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()

@@ -50,9 +50,10 @@ func hadoopConfDir(c *configs.Connector) string {
 	return filepath.Join(c.HadoopHome, "etc", "hadoop")
 }
 
-// sinkConfig turns a validated connector file into the sink's wiring. What
-// this build cannot do yet is refused here, before anything is consumed.
-func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *slog.Logger, faults sink.Faults) (sink.Config, error) {
+// sinkConfig turns a validated connector file into the sink's wiring,
+// within the process's memory. What this build cannot do yet is refused
+// here, before anything is consumed.
+func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, pm processMemory, log *slog.Logger, faults sink.Faults) (sink.Config, error) {
 	f, err := outputFormat(c)
 	if err != nil {
 		return sink.Config{}, err
@@ -65,6 +66,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	if err != nil {
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
+	mem := pm.connector(c)
 	cfg := sink.Config{
 		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
 		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
@@ -77,7 +79,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 		Registry: reg, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, FailOnNull: c.NullValues == configs.NullFail,
-		MemoryMax: sink.FileBuffers(c.MemoryMaxBytes), Logger: log,
+		MemoryMax: mem.FileBudget, Budget: pm.budget, Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
@@ -85,7 +87,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, log *s
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	cfg.KafkaOpts = kafkaOpts(c, c.MemoryMaxBytes, log)
+	cfg.KafkaOpts = kafkaOpts(c, mem, log) // once: each build logs its warnings
 	return cfg, nil
 }
 
@@ -140,11 +142,11 @@ const (
 	defaultHeartbeatInterval = 3 * time.Second
 )
 
-// kafkaOpts are the client options from the connector file: memMax's
-// share for fetched records, group timeouts, then the consumer.override.* keys, which
-// win because franz-go applies options in order.
-func kafkaOpts(c *configs.Connector, memMax int64, log *slog.Logger) []kgo.Opt {
-	opts := append(sink.FetchBounds(sink.FetchMemory(memMax)), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
+// kafkaOpts are the client options from the connector file: the memory
+// plan's fetch bounds, group timeouts, then the consumer.override.* keys,
+// which win because franz-go applies options in order.
+func kafkaOpts(c *configs.Connector, mem sink.MemoryPlan, log *slog.Logger) []kgo.Opt {
+	opts := append(mem.FetchOpts(), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
 	return append(opts, kafkaOverrides(c.Consumer.Overrides, log)...)
 }
 
