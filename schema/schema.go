@@ -14,6 +14,8 @@ import (
 	"fmt"
 
 	"github.com/linkedin/goavro/v2"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // Registry resolves schema ids. Implementations retry transient failures
@@ -25,11 +27,14 @@ type Registry interface {
 }
 
 // Schema is an Avro writer schema as the registry stores it. It is immutable
-// and safe for concurrent use.
+// and safe for concurrent use. Build it with New, which parses the text once
+// for every use; a Schema built by hand is parsed again each time.
 type Schema struct {
 	ID    int32
 	Text  string // schema JSON exactly as the registry returned it
 	Codec *goavro.Codec
+
+	parsed *parsed // what New derived from Text; nil if built by hand
 }
 
 // New parses text as an Avro schema registered under id.
@@ -38,7 +43,24 @@ func New(id int32, text string) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{ID: id, Reason: "invalid Avro schema", Err: err}
 	}
-	return &Schema{ID: id, Text: text, Codec: codec}, nil
+	s := &Schema{ID: id, Text: text, Codec: codec}
+	s.parsed = newParsed(s)
+	return s, nil
+}
+
+// Columnar returns the parsed schema as the output formats and Hive map
+// it, or the *avsc.SchemaError that says why they cannot (avsc.Parse's
+// error for Text: the top level is not a record, a record contains
+// itself, ...). It is parsed once, in New, not once per file.
+func (s *Schema) Columnar() (*avsc.Node, error) {
+	p, _ := parse(s)
+	switch {
+	case p.mapErr != nil:
+		return nil, p.mapErr
+	case p.readErr != nil:
+		return nil, p.readErr
+	}
+	return p.tree, nil
 }
 
 // Validate checks datum against s and fails with a *DatumError
