@@ -1,12 +1,13 @@
 // Package schema owns the Confluent side of the data: the wire format
-// (magic byte + schema id + datum), Avro writer schemas and the checks made
-// on datums, and fetching schemas by id from a Confluent-API registry
-// (Confluent, Apicurio ccompat, Karapace) with an immutable id cache,
-// request coalescing and retry through outages. It also owns schema
+// (magic byte + schema id + datum, wire.go), Avro writer schemas and the
+// checks made on datums (schema.go, scan.go, field.go), and schema
 // evolution: what a material schema change is, the connector's
 // schema.compatibility decision (Compatibility.Decide: same, rotate or
-// project) and Avro schema resolution of datums (Project), which goavro
-// lacks.
+// project, compat.go) and Avro schema resolution of datums (Project,
+// project.go, resolve.go, defaults.go), which goavro lacks. Every part
+// walks the one Avro model of package avsc, parsed once per Schema
+// (model.go). Fetching schemas by id is package registry's; this package
+// declares the Registry it is consumed through.
 package schema
 
 import (
@@ -21,7 +22,7 @@ import (
 // Registry resolves schema ids. Implementations retry transient failures
 // themselves: an error means the id is unknown (ErrUnknownSchema), the schema
 // is unusable (ErrUnsupportedSchema), the registry refuses us for good
-// (*RegistryError), or ctx ended.
+// (*registry.Error), or ctx ended. Package registry has the implementations.
 type Registry interface {
 	SchemaByID(ctx context.Context, id int32) (*Schema, error)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 	"github.com/hdfs-sink/hdfs-sink/writer"
@@ -39,7 +40,7 @@ func writeFile(t *testing.T, fs storage.FS, kind string, s *schema.Schema, offse
 }
 
 func TestCheckFindsEveryViolation(t *testing.T) {
-	reg := schema.NewMemRegistry()
+	reg := registry.NewMemory()
 	id, _ := reg.Register(demodata.Schema)
 	s, _ := reg.SchemaByID(context.Background(), id)
 	for _, tc := range []struct {
