@@ -22,6 +22,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/itest"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
@@ -95,7 +96,7 @@ func sinkConfig(spec caseSpec, mem sink.MemoryPlan, store storage.FS) (sink.Conf
 	if err != nil {
 		return sink.Config{}, nil, err
 	}
-	reg, err := schema.NewClient(schema.ClientConfig{URLs: []string{itest.RegistryURL()}})
+	reg, err := registry.NewClient(registry.ClientConfig{URLs: []string{itest.RegistryURL()}})
 	if err != nil {
 		return sink.Config{}, nil, err
 	}

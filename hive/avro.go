@@ -12,14 +12,18 @@ import (
 // maxDecimalPrecision is Hive's DECIMAL limit (HiveDecimal.MAX_PRECISION).
 const maxDecimalPrecision = 38
 
-// SchemaError says why an Avro schema cannot become Hive columns. It
-// matches ErrInvalidSchema.
-type SchemaError struct {
+// ColumnError says why an Avro schema cannot become Hive columns: either
+// avsc refused the schema (its *avsc.SchemaError restated, so callers
+// match one type whichever step refused it) or Hive's own rules do (no
+// empty struct, names unique regardless of case, decimal precision at
+// most 38). Unlike *avsc.SchemaError it matches this package's
+// ErrInvalidSchema, the Kind a *Error reports for it.
+type ColumnError struct {
 	Path string // dotted field path, empty for the schema itself
 	Msg  string
 }
 
-func (e *SchemaError) Error() string {
+func (e *ColumnError) Error() string {
 	if e.Path == "" {
 		return "avro schema: " + e.Msg
 	}
@@ -27,7 +31,7 @@ func (e *SchemaError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrInvalidSchema) true.
-func (e *SchemaError) Is(target error) bool { return target == ErrInvalidSchema }
+func (e *ColumnError) Is(target error) bool { return target == ErrInvalidSchema }
 
 // TableName expands the hive.table.name pattern ("${topic}" when empty)
 // and replaces the characters Hive refuses in names, '.' and '-', with '_'
@@ -76,14 +80,14 @@ func HiveColumns(avroSchemaJSON string) ([]Column, error) {
 	return cols, nil
 }
 
-// fromAvsc restates a parse error as this package's SchemaError, so
-// callers match one error type whichever step refused the schema.
+// fromAvsc restates a parse error as a *ColumnError, so callers match one
+// error type whichever step refused the schema.
 func fromAvsc(err error) error {
 	var se *avsc.SchemaError
 	if errors.As(err, &se) {
-		return &SchemaError{Path: se.Path, Msg: se.Msg}
+		return &ColumnError{Path: se.Path, Msg: se.Msg}
 	}
-	return &SchemaError{Msg: err.Error()}
+	return &ColumnError{Msg: err.Error()}
 }
 
 type field struct{ name, typ, doc string }
@@ -139,7 +143,7 @@ var logicalTypes = map[avsc.Logical]string{
 func scalarType(n *avsc.Node, path string) (string, error) {
 	if n.Logical == avsc.Decimal {
 		if n.Precision > maxDecimalPrecision {
-			return "", &SchemaError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds Hive's maximum %d", n.Precision, maxDecimalPrecision)}
+			return "", &ColumnError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds Hive's maximum %d", n.Precision, maxDecimalPrecision)}
 		}
 		return fmt.Sprintf("decimal(%d,%d)", n.Precision, n.Scale), nil
 	}
@@ -185,14 +189,14 @@ func structOf(fields []field) string {
 // '.'/'-' replacement as table names), unique regardless of case.
 func structFields(rec *avsc.Node, path string) ([]field, error) {
 	if len(rec.Fields) == 0 {
-		return nil, &SchemaError{Path: path, Msg: fmt.Sprintf("record %s has no fields (Hive has no empty struct)", rec.Name)}
+		return nil, &ColumnError{Path: path, Msg: fmt.Sprintf("record %s has no fields (Hive has no empty struct)", rec.Name)}
 	}
 	fields := make([]field, 0, len(rec.Fields))
 	seen := map[string]bool{}
 	for _, f := range rec.Fields {
 		name := sanitize(f.Name)
 		if !hiveName.MatchString(name) {
-			return nil, &SchemaError{Path: join(path, f.Name), Msg: fmt.Sprintf("invalid field name %q", f.Name)}
+			return nil, &ColumnError{Path: join(path, f.Name), Msg: fmt.Sprintf("invalid field name %q", f.Name)}
 		}
 		fpath := join(path, name)
 		t, err := hiveType(f.Type, fpath)
@@ -201,7 +205,7 @@ func structFields(rec *avsc.Node, path string) ([]field, error) {
 		}
 		key := strings.ToLower(name)
 		if seen[key] {
-			return nil, &SchemaError{Path: fpath, Msg: "duplicate field name (Hive names ignore case)"}
+			return nil, &ColumnError{Path: fpath, Msg: "duplicate field name (Hive names ignore case)"}
 		}
 		seen[key] = true
 		fields = append(fields, field{name: name, typ: t, doc: f.Doc})

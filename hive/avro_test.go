@@ -180,9 +180,9 @@ func TestHiveColumnsErrors(t *testing.T) {
 			if !errors.Is(err, ErrInvalidSchema) {
 				t.Errorf("error %v does not match ErrInvalidSchema", err)
 			}
-			var se *SchemaError
+			var se *ColumnError
 			if !errors.As(err, &se) {
-				t.Errorf("error %T is not a *SchemaError", err)
+				t.Errorf("error %T is not a *ColumnError", err)
 			}
 			if !strings.Contains(err.Error(), tt.wantMsg) {
 				t.Errorf("error %q does not contain %q", err, tt.wantMsg)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // Compatibility is the connector's schema.compatibility: what a
@@ -135,7 +137,7 @@ func (c Compatibility) Decide(current, incoming *Schema) (Decision, error) {
 }
 
 // rotates holds the reference's per-mode checks for a material change.
-func (c Compatibility) rotates(cur, inc *node, curID, incID int32) bool {
+func (c Compatibility) rotates(cur, inc *avsc.Node, curID, incID int32) bool {
 	switch c {
 	case CompatBackward, CompatFull:
 		return incID > curID || topLevelDiffers(cur, inc)
@@ -148,10 +150,9 @@ func (c Compatibility) rotates(cur, inc *node, curID, incID int32) bool {
 // topLevelDiffers is the reference's BACKWARD/FULL check on the outermost
 // schema: type (numeric promotion allowed), name and parameters, where the
 // parameters that matter to us are the logical type attributes.
-func topLevelDiffers(cur, inc *node) bool {
-	if inc.kind != cur.kind {
-		return promotion(inc.kind, cur.kind) == nil
+func topLevelDiffers(cur, inc *avsc.Node) bool {
+	if inc.Kind != cur.Kind {
+		return promotion(inc.Kind, cur.Kind) == nil
 	}
-	return inc.name != cur.name || inc.logical != cur.logical ||
-		inc.precision != cur.precision || inc.scale != cur.scale
+	return inc.Name != cur.Name || inc.Declared != cur.Declared
 }

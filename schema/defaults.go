@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // defaultValue converts a field default (JSON decoded with UseNumber) into
@@ -14,40 +16,40 @@ import (
 // default belongs to its first branch. goavro's own default handling is not
 // used: it takes the UTF-8 bytes of a bytes default and does not convert
 // defaults of records, arrays, maps or fixed.
-func defaultValue(n *node, v any) (any, error) {
-	switch n.kind {
-	case kNull:
+func defaultValue(n *avsc.Node, v any) (any, error) {
+	switch n.Kind {
+	case avsc.Null:
 		if v != nil {
 			return nil, fmt.Errorf("null default must be null")
 		}
 		return nil, nil
-	case kBoolean:
+	case avsc.Boolean:
 		return typed[bool](v, "boolean")
-	case kInt:
+	case avsc.Int:
 		i, err := integer(v, 32)
 		return int32(i), err
-	case kLong:
+	case avsc.Long:
 		return integer(v, 64)
-	case kFloat:
+	case avsc.Float:
 		f, err := number(v)
 		return float32(f), err
-	case kDouble:
+	case avsc.Double:
 		return number(v)
-	case kString:
+	case avsc.String:
 		return typed[string](v, "string")
-	case kBytes, kFixed:
+	case avsc.Bytes, avsc.Fixed:
 		return latin1(n, v)
-	case kEnum:
+	case avsc.Enum:
 		s, err := typed[string](v, "enum symbol")
-		if err == nil && !slices.Contains(n.symbols, s) {
-			err = fmt.Errorf("%q is not a symbol of enum %s", s, n.name)
+		if err == nil && !slices.Contains(n.Symbols, s) {
+			err = fmt.Errorf("%q is not a symbol of enum %s", s, n.Name)
 		}
 		return s, err
-	case kArray:
+	case avsc.Array:
 		return arrayDefault(n, v)
-	case kMap:
+	case avsc.Map:
 		return mapDefault(n, v)
-	case kRecord:
+	case avsc.Record:
 		return recordDefault(n, v)
 	}
 	return unionDefault(n, v)
@@ -86,7 +88,7 @@ func number(v any) (float64, error) {
 	return num.Float64()
 }
 
-func latin1(n *node, v any) ([]byte, error) {
+func latin1(n *avsc.Node, v any) ([]byte, error) {
 	s, err := typed[string](v, "string")
 	if err != nil {
 		return nil, err
@@ -98,55 +100,56 @@ func latin1(n *node, v any) ([]byte, error) {
 		}
 		b = append(b, byte(r))
 	}
-	if n.kind == kFixed && len(b) != n.size {
-		return nil, fmt.Errorf("default has %d bytes, fixed %s has %d", len(b), n.name, n.size)
+	if n.Kind == avsc.Fixed && len(b) != n.Size {
+		return nil, fmt.Errorf("default has %d bytes, fixed %s has %d", len(b), n.Name, n.Size)
 	}
 	return b, nil
 }
 
-func arrayDefault(n *node, v any) (any, error) {
+func arrayDefault(n *avsc.Node, v any) (any, error) {
 	in, err := typed[[]any](v, "array")
 	if err != nil {
 		return nil, err
 	}
 	out := make([]any, len(in))
 	for i, x := range in {
-		if out[i], err = defaultValue(n.items, x); err != nil {
+		if out[i], err = defaultValue(n.Items, x); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func mapDefault(n *node, v any) (any, error) {
+func mapDefault(n *avsc.Node, v any) (any, error) {
 	in, err := typed[map[string]any](v, "map")
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]any, len(in))
 	for k, x := range in {
-		if out[k], err = defaultValue(n.items, x); err != nil {
+		if out[k], err = defaultValue(n.Values, x); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func recordDefault(n *node, v any) (any, error) {
+func recordDefault(n *avsc.Node, v any) (any, error) {
 	in, err := typed[map[string]any](v, "record")
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(n.fields))
-	for _, f := range n.fields {
-		x, ok := in[f.name]
-		if !ok && !f.hasDef {
-			return nil, fmt.Errorf("record default lacks field %q, which has no default", f.name)
+	out := make(map[string]any, len(n.Fields))
+	for i := range n.Fields {
+		f := &n.Fields[i]
+		x, ok := in[f.Name]
+		if !ok && !f.HasDefault {
+			return nil, fmt.Errorf("record default lacks field %q, which has no default", f.Name)
 		}
 		if !ok {
-			x = f.def
+			x = f.Default
 		}
-		if out[f.name], err = defaultValue(f.typ, x); err != nil {
+		if out[f.Name], err = defaultValue(f.Type, x); err != nil {
 			return nil, err
 		}
 	}
@@ -156,9 +159,9 @@ func recordDefault(n *node, v any) (any, error) {
 // unionDefault follows the spec (first branch) but, rather than fail a
 // projection over a schema the registry accepted, also takes a value that
 // fits a later branch.
-func unionDefault(n *node, v any) (any, error) {
+func unionDefault(n *avsc.Node, v any) (any, error) {
 	var firstErr error
-	for _, b := range n.branches {
+	for _, b := range n.Branches {
 		x, err := defaultValue(b, v)
 		if err != nil {
 			if firstErr == nil {
@@ -166,10 +169,10 @@ func unionDefault(n *node, v any) (any, error) {
 			}
 			continue
 		}
-		if b.kind == kNull {
+		if b.Kind == avsc.Null {
 			return nil, nil
 		}
-		return map[string]any{b.unionKey(): x}, nil
+		return map[string]any{rawKey(b): x}, nil
 	}
 	if firstErr == nil {
 		firstErr = fmt.Errorf("empty union")

@@ -85,44 +85,6 @@ func (e *SchemaError) Error() string {
 // Unwrap exposes both ErrUnsupportedSchema and the parser's error.
 func (e *SchemaError) Unwrap() []error { return []error{ErrUnsupportedSchema, e.Err} }
 
-// RegistryError reports a failed registry request for one schema id.
-type RegistryError struct {
-	ID      int32
-	URL     string // registry base URL that was asked
-	Status  int    // HTTP status; 0 when no response arrived
-	Code    int    // registry error_code from the body, 0 if absent
-	Message string // registry message from the body
-	Err     error  // transport or decoding error, if any
-
-	retryable bool
-}
-
-// Retryable reports whether the failure is transient (no response, timeout,
-// HTTP 408/429/5xx), so the lookup is worth repeating.
-func (e *RegistryError) Retryable() bool { return e.retryable }
-
-// NotFound reports a definitive "no such schema" (HTTP 404).
-func (e *RegistryError) NotFound() bool { return e.Status == 404 }
-
-func (e *RegistryError) Error() string {
-	prefix := fmt.Sprintf("schema: registry %s: id %d", e.URL, e.ID)
-	if e.NotFound() {
-		prefix += ": " + ErrUnknownSchema.Error()
-	}
-	if e.Status == 0 {
-		return fmt.Sprintf("%s: %v", prefix, e.Err)
-	}
-	return fmt.Sprintf("%s: HTTP %d (error_code %d): %s", prefix, e.Status, e.Code, e.Message)
-}
-
-// Unwrap exposes ErrUnknownSchema for a 404 and the underlying error.
-func (e *RegistryError) Unwrap() []error {
-	if e.NotFound() {
-		return []error{ErrUnknownSchema, e.Err}
-	}
-	return []error{e.Err}
-}
-
 // IncompatibleError reports why a datum written with schema WriterID cannot
 // be projected onto schema ReaderID. Path names the place in the reader
 // schema, e.g. "User.address.zip", "User.tags[]", "User.attrs{}".

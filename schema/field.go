@@ -1,6 +1,10 @@
 package schema
 
-import "github.com/linkedin/goavro/v2"
+import (
+	"github.com/linkedin/goavro/v2"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
+)
 
 // FieldNative decodes only the value at path (field names through nested
 // records) of datum, in the same native form as the corresponding part of
@@ -17,7 +21,7 @@ func (s *Schema) FieldNative(datum []byte, path []string) (v any, ok bool) {
 	}
 	n, b := p.tree, datum
 	for _, name := range path {
-		if n.kind != kRecord {
+		if n.Kind != avsc.Record {
 			return nil, false
 		}
 		if n, b, err = seekField(n, b, name); err != nil || n == nil {
@@ -34,13 +38,14 @@ func (s *Schema) FieldNative(datum []byte, path []string) (v any, ok bool) {
 
 // seekField skips the fields of record n before name and returns name's
 // type and bytes; a nil node means n has no such field.
-func seekField(n *node, b []byte, name string) (*node, []byte, error) {
-	for _, f := range n.fields {
-		if f.name == name {
-			return f.typ, b, nil
+func seekField(n *avsc.Node, b []byte, name string) (*avsc.Node, []byte, error) {
+	for i := range n.Fields {
+		f := &n.Fields[i]
+		if f.Name == name {
+			return f.Type, b, nil
 		}
 		var err error
-		if b, err = scan(f.typ, b, 0); err != nil {
+		if b, err = scan(f.Type, b, 0); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -49,11 +54,11 @@ func seekField(n *node, b []byte, name string) (*node, []byte, error) {
 
 // leafCodec returns a codec for the subtree n of p, made once. Its form
 // defines every named type it uses, so it stands alone.
-func (p *parsed) leafCodec(n *node) (*goavro.Codec, error) {
+func (p *parsed) leafCodec(n *avsc.Node) (*goavro.Codec, error) {
 	if c, ok := p.leaves.Load(n); ok {
 		return c.(*goavro.Codec), nil
 	}
-	c, err := goavro.NewCodec(n.form(true))
+	c, err := goavro.NewCodec(n.CanonicalLogical())
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/linkedin/goavro/v2"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // Projection implements Avro schema resolution (spec, "Schema Resolution"),
@@ -20,52 +22,14 @@ import (
 // sink only pays it for records whose schema differs materially from the
 // open file's; Decide answers Same for the rest.
 
-// parsed is what this package derives once per *Schema.
-type parsed struct {
-	tree     *node
-	material string        // canonical form plus logical type attributes
-	raw      *goavro.Codec // codec for the form without logical types
-	leaves   sync.Map      // *node → *goavro.Codec of that subtree (FieldNative)
-}
-
-// cacheLimit bounds the package caches; schemas are few in practice, and a
-// full cache is simply emptied (entries are cheap to rebuild).
+// cacheLimit bounds each schema's projector cache; schemas are few in
+// practice, and a full cache is simply emptied (entries are cheap to
+// rebuild).
 const cacheLimit = 4096
-
-var (
-	parsedCache    = newBoundedCache[*Schema, parsedResult]()
-	projectorCache = newBoundedCache[[2]*Schema, projectorResult]()
-)
-
-type parsedResult struct {
-	p   *parsed
-	err error
-}
 
 type projectorResult struct {
 	p   *Projector
 	err error
-}
-
-// parse returns the model of s, cached by pointer (a *Schema is immutable).
-func parse(s *Schema) (*parsed, error) {
-	r := parsedCache.get(s, func() parsedResult {
-		p, err := buildParsed(s)
-		return parsedResult{p, err}
-	})
-	return r.p, r.err
-}
-
-func buildParsed(s *Schema) (*parsed, error) {
-	tree, err := parseAvsc(s.Text)
-	if err != nil {
-		return nil, &SchemaError{ID: s.ID, Reason: "cannot model schema", Err: err}
-	}
-	raw, err := goavro.NewCodec(tree.form(false))
-	if err != nil {
-		return nil, &SchemaError{ID: s.ID, Reason: "cannot build codec without logical types", Err: err}
-	}
-	return &parsed{tree: tree, material: tree.form(true), raw: raw}, nil
 }
 
 // Projector rewrites datums written with one schema into datums of
@@ -92,7 +56,7 @@ func NewProjector(writer, reader *Schema) (*Projector, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &compiler{memo: map[[2]*node]*conv{}}
+	c := &compiler{memo: map[[2]*avsc.Node]*conv{}}
 	fn, err := c.compile(w.tree, r.tree, rootPath(r.tree))
 	if err != nil {
 		return nil, withIDs(err, writer.ID, reader.ID)
@@ -118,8 +82,10 @@ func Project(writer, reader *Schema, datum []byte) ([]byte, error) {
 
 // cachedProjector is NewProjector memoised per (writer, reader) pointer
 // pair, failures included, so Decide and Project compile each pair once.
+// The memo is the writer's: it lives as long as the schema does.
 func cachedProjector(writer, reader *Schema) (*Projector, error) {
-	r := projectorCache.get([2]*Schema{writer, reader}, func() projectorResult {
+	w, _ := parse(writer)
+	r := w.projectors.get(reader, func() projectorResult {
 		p, err := NewProjector(writer, reader)
 		return projectorResult{p, err}
 	})
@@ -190,24 +156,20 @@ func withIDs(err error, writer, reader int32) error {
 	return &cp
 }
 
-func rootPath(n *node) string {
-	switch n.kind {
-	case kRecord, kEnum, kFixed:
-		return short(n.name)
+func rootPath(n *avsc.Node) string {
+	switch n.Kind {
+	case avsc.Record, avsc.Enum, avsc.Fixed:
+		return short(n.Name)
 	}
-	return n.kind.String()
+	return n.Kind.String()
 }
 
-// boundedCache is a mutex-guarded map emptied when it reaches cacheLimit.
-// Values are built outside the lock; two racing builds of one key are
-// harmless because builds are pure.
+// boundedCache is a mutex-guarded map emptied when it reaches cacheLimit;
+// the zero value is empty and ready. Values are built outside the lock;
+// two racing builds of one key are harmless because builds are pure.
 type boundedCache[K comparable, V any] struct {
 	mu sync.Mutex
 	m  map[K]V
-}
-
-func newBoundedCache[K comparable, V any]() *boundedCache[K, V] {
-	return &boundedCache[K, V]{m: map[K]V{}}
 }
 
 func (c *boundedCache[K, V]) get(k K, build func() V) V {
@@ -222,6 +184,9 @@ func (c *boundedCache[K, V]) get(k K, build func() V) V {
 	defer c.mu.Unlock()
 	if len(c.m) >= cacheLimit {
 		clear(c.m)
+	}
+	if c.m == nil {
+		c.m = map[K]V{}
 	}
 	c.m[k] = v
 	return v

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // richSchema covers every type; %X% marks where widenedSchema adds a field
@@ -43,57 +45,57 @@ func richSchemas(t testing.TB) (plain, wide *Schema) {
 }
 
 // gen builds a random raw native value of n.
-func gen(n *node, rng *rand.Rand, depth int) any {
-	switch n.kind {
-	case kNull:
+func gen(n *avsc.Node, rng *rand.Rand, depth int) any {
+	switch n.Kind {
+	case avsc.Null:
 		return nil
-	case kBoolean:
+	case avsc.Boolean:
 		return rng.IntN(2) == 1
-	case kInt:
+	case avsc.Int:
 		return []int32{0, -1, math.MinInt32, math.MaxInt32, rng.Int32() - rng.Int32()}[rng.IntN(5)]
-	case kLong:
+	case avsc.Long:
 		return []int64{0, -1, math.MinInt64, math.MaxInt64, rng.Int64() - rng.Int64()}[rng.IntN(5)]
-	case kFloat:
+	case avsc.Float:
 		return math.Float32frombits(rng.Uint32()) // includes NaN payloads and infinities
-	case kDouble:
+	case avsc.Double:
 		return math.Float64frombits(rng.Uint64())
-	case kBytes:
+	case avsc.Bytes:
 		return randBytes(rng, rng.IntN(6))
-	case kString:
+	case avsc.String:
 		return string(randBytes(rng, rng.IntN(6))) // not necessarily UTF-8
-	case kEnum:
-		return n.symbols[rng.IntN(len(n.symbols))]
-	case kFixed:
-		return randBytes(rng, n.size)
-	case kArray:
+	case avsc.Enum:
+		return n.Symbols[rng.IntN(len(n.Symbols))]
+	case avsc.Fixed:
+		return randBytes(rng, n.Size)
+	case avsc.Array:
 		out := make([]any, rng.IntN(maxLen(depth)))
 		for i := range out {
-			out[i] = gen(n.items, rng, depth+1)
+			out[i] = gen(n.Items, rng, depth+1)
 		}
 		return out
-	case kMap:
+	case avsc.Map:
 		// Avro does not order map entries and goavro decodes into Go maps,
 		// so only maps of at most one entry have a unique encoding.
 		out := map[string]any{}
 		for range rng.IntN(2) {
-			out[string(randBytes(rng, 3))] = gen(n.items, rng, depth+1)
+			out[string(randBytes(rng, 3))] = gen(n.Values, rng, depth+1)
 		}
 		return out
-	case kRecord:
-		out := make(map[string]any, len(n.fields))
-		for _, f := range n.fields {
-			out[f.name] = gen(f.typ, rng, depth+1)
+	case avsc.Record:
+		out := make(map[string]any, len(n.Fields))
+		for _, f := range n.Fields {
+			out[f.Name] = gen(f.Type, rng, depth+1)
 		}
 		return out
 	}
-	b := n.branches[rng.IntN(len(n.branches))]
+	b := n.Branches[rng.IntN(len(n.Branches))]
 	if depth > 4 {
-		b = n.branches[0] // null: keeps recursive values finite
+		b = n.Branches[0] // null: keeps recursive values finite
 	}
-	if b.kind == kNull {
+	if b.Kind == avsc.Null {
 		return nil
 	}
-	return map[string]any{b.unionKey(): gen(b, rng, depth+1)}
+	return map[string]any{rawKey(b): gen(b, rng, depth+1)}
 }
 
 func maxLen(depth int) int {

@@ -443,3 +443,18 @@ func BenchmarkProject(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkProjectParallel is BenchmarkProject's projection from parallel
+// goroutines, as partitions sharing one schema pair run it.
+func BenchmarkProjectParallel(b *testing.B) {
+	w, r := mustSchema(b, 1, userV1), mustSchema(b, 2, userV2)
+	datum := encode(b, w, map[string]any{"id": int64(1), "name": "ada lovelace"})
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := Project(w, r, datum); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

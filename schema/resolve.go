@@ -3,6 +3,8 @@ package schema
 import (
 	"fmt"
 	"slices"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // conv turns a goavro native value (raw form, no logical types) of the
@@ -11,7 +13,7 @@ type conv func(any) (any, error)
 
 // compiler builds convs. memo breaks the cycles of recursive records.
 type compiler struct {
-	memo map[[2]*node]*conv
+	memo map[[2]*avsc.Node]*conv
 }
 
 func incompat(path, format string, args ...any) *IncompatibleError {
@@ -19,29 +21,29 @@ func incompat(path, format string, args ...any) *IncompatibleError {
 }
 
 // compile returns the conv reading w as r, nil when values need no change.
-func (c *compiler) compile(w, r *node, path string) (conv, error) {
-	if w.kind == kUnion || r.kind == kUnion {
+func (c *compiler) compile(w, r *avsc.Node, path string) (conv, error) {
+	if w.Kind == avsc.Union || r.Kind == avsc.Union {
 		return c.union(w, r, path)
 	}
 	if err := checkLogical(w, r, path); err != nil {
 		return nil, err
 	}
-	if w.kind != r.kind {
-		if fn := promotion(w.kind, r.kind); fn != nil {
+	if w.Kind != r.Kind {
+		if fn := promotion(w.Kind, r.Kind); fn != nil {
 			return fn, nil
 		}
-		return nil, incompat(path, "writer type %s cannot be read as %s", w.kind, r.kind)
+		return nil, incompat(path, "writer type %s cannot be read as %s", w.Kind, r.Kind)
 	}
-	switch w.kind {
-	case kRecord:
+	switch w.Kind {
+	case avsc.Record:
 		return c.record(w, r, path)
-	case kEnum:
+	case avsc.Enum:
 		return enumConv(w, r, path)
-	case kFixed:
+	case avsc.Fixed:
 		return nil, fixedCheck(w, r, path)
-	case kArray:
+	case avsc.Array:
 		return c.array(w, r, path)
-	case kMap:
+	case avsc.Map:
 		return c.mapOf(w, r, path)
 	}
 	return nil, nil // same primitive
@@ -49,25 +51,31 @@ func (c *compiler) compile(w, r *node, path string) (conv, error) {
 
 // namesMatch is the spec's rule for named types: same unqualified name, or
 // the writer's name is an alias of the reader's type.
-func namesMatch(w, r *node) bool {
-	ws := short(w.name)
-	return ws == short(r.name) || slices.Contains(r.aliases, ws)
+func namesMatch(w, r *avsc.Node) bool {
+	ws := short(w.Name)
+	return ws == short(r.Name) || hasAlias(r.Aliases, ws)
+}
+
+// hasAlias reports whether name is the unqualified part of an alias.
+func hasAlias(aliases []string, name string) bool {
+	return slices.ContainsFunc(aliases, func(a string) bool { return short(a) == name })
 }
 
 // checkLogical keeps logical values meaningful: the spec resolves on the
 // underlying types only, but a long read as a timestamp, or a decimal read
 // with another scale, would change the value the output column shows.
-func checkLogical(w, r *node, path string) error {
-	wl, rl := w.logical, r.logical
+func checkLogical(w, r *avsc.Node, path string) error {
+	wd, rd := w.Declared, r.Declared
+	wl, rl := wd.LogicalType, rd.LogicalType
 	if (wl == "uuid" && rl == "") || (wl == "" && rl == "uuid") {
 		return nil // a uuid is a string either way
 	}
 	if wl != rl {
 		return incompat(path, "logical type %s cannot be read as %s", logicalName(wl), logicalName(rl))
 	}
-	if wl == "decimal" && (w.scale != r.scale || r.precision < w.precision) {
+	if wl == "decimal" && (wd.Scale != rd.Scale || rd.Precision < wd.Precision) {
 		return incompat(path, "decimal(%d,%d) cannot be read as decimal(%d,%d)",
-			w.precision, w.scale, r.precision, r.scale)
+			wd.Precision, wd.Scale, rd.Precision, rd.Scale)
 	}
 	return nil
 }
@@ -80,40 +88,40 @@ func logicalName(l string) string {
 }
 
 // promotion returns the spec's promotions, nil if there is none.
-func promotion(w, r kind) conv {
+func promotion(w, r avsc.Kind) conv {
 	switch {
-	case w == kInt && r == kLong:
+	case w == avsc.Int && r == avsc.Long:
 		return func(v any) (any, error) { return int64(v.(int32)), nil }
-	case w == kInt && r == kFloat:
+	case w == avsc.Int && r == avsc.Float:
 		return func(v any) (any, error) { return float32(v.(int32)), nil }
-	case w == kInt && r == kDouble:
+	case w == avsc.Int && r == avsc.Double:
 		return func(v any) (any, error) { return float64(v.(int32)), nil }
-	case w == kLong && r == kFloat:
+	case w == avsc.Long && r == avsc.Float:
 		return func(v any) (any, error) { return float32(v.(int64)), nil }
-	case w == kLong && r == kDouble:
+	case w == avsc.Long && r == avsc.Double:
 		return func(v any) (any, error) { return float64(v.(int64)), nil }
-	case w == kFloat && r == kDouble:
+	case w == avsc.Float && r == avsc.Double:
 		return func(v any) (any, error) { return float64(v.(float32)), nil }
-	case w == kString && r == kBytes:
+	case w == avsc.String && r == avsc.Bytes:
 		return func(v any) (any, error) { return []byte(v.(string)), nil }
-	case w == kBytes && r == kString:
+	case w == avsc.Bytes && r == avsc.String:
 		return func(v any) (any, error) { return string(v.([]byte)), nil }
 	}
 	return nil
 }
 
-func fixedCheck(w, r *node, path string) error {
+func fixedCheck(w, r *avsc.Node, path string) error {
 	if !namesMatch(w, r) {
-		return incompat(path, "fixed %s cannot be read as fixed %s: names differ", w.name, r.name)
+		return incompat(path, "fixed %s cannot be read as fixed %s: names differ", w.Name, r.Name)
 	}
-	if w.size != r.size {
-		return incompat(path, "fixed %s has size %d, reader expects %d", w.name, w.size, r.size)
+	if w.Size != r.Size {
+		return incompat(path, "fixed %s has size %d, reader expects %d", w.Name, w.Size, r.Size)
 	}
 	return nil
 }
 
-func (c *compiler) array(w, r *node, path string) (conv, error) {
-	item, err := c.compile(w.items, r.items, path+"[]")
+func (c *compiler) array(w, r *avsc.Node, path string) (conv, error) {
+	item, err := c.compile(w.Items, r.Items, path+"[]")
 	if item == nil || err != nil {
 		return nil, err
 	}
@@ -131,8 +139,8 @@ func (c *compiler) array(w, r *node, path string) (conv, error) {
 	}, nil
 }
 
-func (c *compiler) mapOf(w, r *node, path string) (conv, error) {
-	val, err := c.compile(w.items, r.items, path+"{}")
+func (c *compiler) mapOf(w, r *avsc.Node, path string) (conv, error) {
+	val, err := c.compile(w.Values, r.Values, path+"{}")
 	if val == nil || err != nil {
 		return nil, err
 	}
@@ -152,26 +160,26 @@ func (c *compiler) mapOf(w, r *node, path string) (conv, error) {
 
 // enumConv maps writer symbols the reader lacks to the reader's default;
 // without a default, such a symbol fails the datum that carries it.
-func enumConv(w, r *node, path string) (conv, error) {
+func enumConv(w, r *avsc.Node, path string) (conv, error) {
 	if !namesMatch(w, r) {
-		return nil, incompat(path, "enum %s cannot be read as enum %s: names differ", w.name, r.name)
+		return nil, incompat(path, "enum %s cannot be read as enum %s: names differ", w.Name, r.Name)
 	}
 	renamed := map[string]string{}
 	missing := map[string]error{}
-	for _, s := range w.symbols {
+	for _, s := range w.Symbols {
 		switch {
-		case slices.Contains(r.symbols, s):
-		case r.enumDefault != nil:
-			renamed[s] = *r.enumDefault
+		case slices.Contains(r.Symbols, s):
+		case r.EnumDefault != nil:
+			renamed[s] = *r.EnumDefault
 		default:
-			missing[s] = incompat(path, "enum symbol %q is not in reader enum %s, which has no default", s, r.name)
+			missing[s] = incompat(path, "enum symbol %q is not in reader enum %s, which has no default", s, r.Name)
 		}
 	}
 	if len(renamed)+len(missing) == 0 {
 		return nil, nil
 	}
-	if len(missing) == len(w.symbols) {
-		return nil, incompat(path, "no symbol of enum %s is in reader enum %s", w.name, r.name)
+	if len(missing) == len(w.Symbols) {
+		return nil, incompat(path, "no symbol of enum %s is in reader enum %s", w.Name, r.Name)
 	}
 	return func(v any) (any, error) {
 		s := v.(string)
@@ -194,11 +202,11 @@ type fieldPlan struct {
 	hasDef bool
 }
 
-func (c *compiler) record(w, r *node, path string) (conv, error) {
+func (c *compiler) record(w, r *avsc.Node, path string) (conv, error) {
 	if !namesMatch(w, r) {
-		return nil, incompat(path, "record %s cannot be read as record %s: names differ", w.name, r.name)
+		return nil, incompat(path, "record %s cannot be read as record %s: names differ", w.Name, r.Name)
 	}
-	key := [2]*node{w, r}
+	key := [2]*avsc.Node{w, r}
 	if p, ok := c.memo[key]; ok { // recursive reference: resolve later
 		return func(v any) (any, error) { return (*p)(v) }, nil
 	}
@@ -218,44 +226,45 @@ func (c *compiler) record(w, r *node, path string) (conv, error) {
 	return *self, nil
 }
 
-func (c *compiler) planFields(w, r *node, path string) ([]fieldPlan, bool, error) {
-	plans := make([]fieldPlan, 0, len(r.fields))
+func (c *compiler) planFields(w, r *avsc.Node, path string) ([]fieldPlan, bool, error) {
+	plans := make([]fieldPlan, 0, len(r.Fields))
 	identity := true
-	for _, rf := range r.fields {
-		fpath := path + "." + rf.name
+	for i := range r.Fields {
+		rf := &r.Fields[i]
+		fpath := path + "." + rf.Name
 		if wf := writerField(w, rf); wf != nil {
-			fc, err := c.compile(wf.typ, rf.typ, fpath)
+			fc, err := c.compile(wf.Type, rf.Type, fpath)
 			if err != nil {
 				return nil, false, err
 			}
-			identity = identity && fc == nil && wf.name == rf.name
-			plans = append(plans, fieldPlan{name: rf.name, from: wf.name, conv: fc})
+			identity = identity && fc == nil && wf.Name == rf.Name
+			plans = append(plans, fieldPlan{name: rf.Name, from: wf.Name, conv: fc})
 			continue
 		}
-		if !rf.hasDef {
+		if !rf.HasDefault {
 			return nil, false, incompat(fpath, "field is missing from the writer schema and has no default in the reader schema")
 		}
-		def, err := defaultValue(rf.typ, rf.def)
+		def, err := defaultValue(rf.Type, rf.Default)
 		if err != nil {
-			return nil, false, incompat(fpath, "invalid default %v: %v", rf.def, err)
+			return nil, false, incompat(fpath, "invalid default %v: %v", rf.Default, err)
 		}
 		identity = false
-		plans = append(plans, fieldPlan{name: rf.name, def: def, hasDef: true})
+		plans = append(plans, fieldPlan{name: rf.Name, def: def, hasDef: true})
 	}
 	return plans, identity, nil
 }
 
 // writerField finds the writer field feeding rf: same name, else one of
 // rf's aliases.
-func writerField(w *node, rf *field) *field {
-	for _, wf := range w.fields {
-		if wf.name == rf.name {
-			return wf
+func writerField(w *avsc.Node, rf *avsc.Field) *avsc.Field {
+	for i := range w.Fields {
+		if w.Fields[i].Name == rf.Name {
+			return &w.Fields[i]
 		}
 	}
-	for _, wf := range w.fields {
-		if slices.Contains(rf.aliases, wf.name) {
-			return wf
+	for i := range w.Fields {
+		if hasAlias(rf.Aliases, w.Fields[i].Name) {
+			return &w.Fields[i]
 		}
 	}
 	return nil
@@ -293,21 +302,21 @@ type unionBranch struct {
 
 // union resolves a writer union branch by branch, or a writer value into a
 // reader union (first exactly matching branch, else first promotable one).
-func (c *compiler) union(w, r *node, path string) (conv, error) {
-	wbranches := []*node{w}
-	if w.kind == kUnion {
-		wbranches = w.branches
+func (c *compiler) union(w, r *avsc.Node, path string) (conv, error) {
+	wbranches := []*avsc.Node{w}
+	if w.Kind == avsc.Union {
+		wbranches = w.Branches
 	}
 	table := make(map[string]unionBranch, len(wbranches))
 	var firstErr error
-	identity := w.kind == kUnion && r.kind == kUnion
+	identity := w.Kind == avsc.Union && r.Kind == avsc.Union
 	for _, wb := range wbranches {
 		b := c.branch(wb, r, path)
 		if b.err != nil && firstErr == nil {
 			firstErr = b.err
 		}
-		identity = identity && b.err == nil && b.conv == nil && b.key == wb.unionKey()
-		table[wb.unionKey()] = b
+		identity = identity && b.err == nil && b.conv == nil && b.key == rawKey(wb)
+		table[rawKey(wb)] = b
 	}
 	if firstErr != nil && countOK(table) == 0 {
 		return nil, firstErr
@@ -315,8 +324,8 @@ func (c *compiler) union(w, r *node, path string) (conv, error) {
 	if identity {
 		return nil, nil
 	}
-	if w.kind != kUnion {
-		return table[w.unionKey()].apply, nil
+	if w.Kind != avsc.Union {
+		return table[rawKey(w)].apply, nil
 	}
 	return func(v any) (any, error) {
 		key, inner := unwrapUnion(v)
@@ -338,27 +347,27 @@ func countOK(t map[string]unionBranch) int {
 	return n
 }
 
-func (c *compiler) branch(wb, r *node, path string) unionBranch {
-	if r.kind != kUnion {
+func (c *compiler) branch(wb, r *avsc.Node, path string) unionBranch {
+	if r.Kind != avsc.Union {
 		fn, err := c.compile(wb, r, path)
 		return unionBranch{conv: fn, err: err}
 	}
-	target := selectBranch(wb, r.branches)
+	target := selectBranch(wb, r.Branches)
 	if target == nil {
-		return unionBranch{err: incompat(path, "writer type %s matches no branch of the reader union", wb.unionKey())}
+		return unionBranch{err: incompat(path, "writer type %s matches no branch of the reader union", rawKey(wb))}
 	}
 	fn, err := c.compile(wb, target, path)
-	return unionBranch{key: target.unionKey(), conv: fn, err: err}
+	return unionBranch{key: rawKey(target), conv: fn, err: err}
 }
 
-func selectBranch(w *node, branches []*node) *node {
+func selectBranch(w *avsc.Node, branches []*avsc.Node) *avsc.Node {
 	for _, b := range branches {
-		if b.kind == w.kind && (b.name == "" || namesMatch(w, b)) {
+		if b.Kind == w.Kind && (b.Name == "" || namesMatch(w, b)) {
 			return b
 		}
 	}
 	for _, b := range branches {
-		if promotion(w.kind, b.kind) != nil {
+		if promotion(w.Kind, b.Kind) != nil {
 			return b
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // goavro sizes an array from the block count before reading any item, so a
@@ -22,42 +24,44 @@ const (
 var errScanEnd = errors.New("datum ends early")
 
 // scan checks that b starts with a datum of n and returns the rest.
-func scan(n *node, b []byte, depth int) ([]byte, error) {
+func scan(n *avsc.Node, b []byte, depth int) ([]byte, error) {
 	if depth > maxScanDepth {
 		return nil, fmt.Errorf("nested deeper than %d levels", maxScanDepth)
 	}
-	switch n.kind {
-	case kNull:
+	switch n.Kind {
+	case avsc.Null:
 		return b, nil
-	case kBoolean:
+	case avsc.Boolean:
 		return scanBoolean(b)
-	case kInt:
+	case avsc.Int:
 		return scanInt(b)
-	case kLong:
+	case avsc.Long:
 		_, rest, err := varint(b)
 		return rest, err
-	case kEnum:
+	case avsc.Enum:
 		return scanEnum(n, b)
-	case kFloat:
+	case avsc.Float:
 		return skipN(b, 4)
-	case kDouble:
+	case avsc.Double:
 		return skipN(b, 8)
-	case kFixed:
-		return skipN(b, n.size)
-	case kBytes, kString:
+	case avsc.Fixed:
+		return skipN(b, n.Size)
+	case avsc.Bytes, avsc.String:
 		return skipBytes(b)
-	case kRecord:
+	case avsc.Record:
 		return scanFields(n, b, depth)
-	case kArray, kMap:
-		return scanBlocks(n, b, depth)
+	case avsc.Array:
+		return scanBlocks(n, n.Items, b, depth)
+	case avsc.Map:
+		return scanBlocks(n, n.Values, b, depth)
 	}
 	return scanUnion(n, b, depth)
 }
 
-func scanFields(n *node, b []byte, depth int) ([]byte, error) {
+func scanFields(n *avsc.Node, b []byte, depth int) ([]byte, error) {
 	var err error
-	for _, f := range n.fields {
-		if b, err = scan(f.typ, b, depth+1); err != nil {
+	for i := range n.Fields {
+		if b, err = scan(n.Fields[i].Type, b, depth+1); err != nil {
 			return nil, err
 		}
 	}
@@ -88,30 +92,32 @@ func scanInt(b []byte) ([]byte, error) {
 	return rest, nil
 }
 
-func scanEnum(n *node, b []byte) ([]byte, error) {
+func scanEnum(n *avsc.Node, b []byte) ([]byte, error) {
 	i, rest, err := varint(b)
 	if err != nil {
 		return nil, err
 	}
-	if i < 0 || i >= int64(len(n.symbols)) {
-		return nil, fmt.Errorf("enum %s index %d out of range (%d symbols)", n.name, i, len(n.symbols))
+	if i < 0 || i >= int64(len(n.Symbols)) {
+		return nil, fmt.Errorf("enum %s index %d out of range (%d symbols)", n.Name, i, len(n.Symbols))
 	}
 	return rest, nil
 }
 
-func scanUnion(n *node, b []byte, depth int) ([]byte, error) {
+func scanUnion(n *avsc.Node, b []byte, depth int) ([]byte, error) {
 	i, b, err := varint(b)
 	if err != nil {
 		return nil, err
 	}
-	if i < 0 || i >= int64(len(n.branches)) {
+	if i < 0 || i >= int64(len(n.Branches)) {
 		return nil, fmt.Errorf("union index %d out of range", i)
 	}
-	return scan(n.branches[i], b, depth+1)
+	return scan(n.Branches[i], b, depth+1)
 }
 
-func scanBlocks(n *node, b []byte, depth int) ([]byte, error) {
-	zeroWidth := n.kind == kArray && minWidth(n.items, map[*node]bool{}) == 0
+// scanBlocks scans the blocks of array or map n, whose items (or values)
+// are of type items.
+func scanBlocks(n, items *avsc.Node, b []byte, depth int) ([]byte, error) {
+	zeroWidth := n.Kind == avsc.Array && minWidth(items, map[*avsc.Node]bool{}) == 0
 	for {
 		count, rest, err := varint(b)
 		if err != nil {
@@ -134,12 +140,12 @@ func scanBlocks(n *node, b []byte, depth int) ([]byte, error) {
 			return nil, fmt.Errorf("block of %d items cannot fit (limit %d)", count, limit)
 		}
 		for range count {
-			if n.kind == kMap {
+			if n.Kind == avsc.Map {
 				if b, err = skipBytes(b); err != nil {
 					return nil, err
 				}
 			}
-			if b, err = scan(n.items, b, depth+1); err != nil {
+			if b, err = scan(items, b, depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -156,21 +162,21 @@ func blockLimit(zeroWidth bool, remaining int) int64 {
 // minWidth is the fewest bytes a value of n encodes to. seen holds the
 // records being measured; only an invalid schema (a record containing
 // itself outside any union or array) meets one again.
-func minWidth(n *node, seen map[*node]bool) int {
-	switch n.kind {
-	case kNull:
+func minWidth(n *avsc.Node, seen map[*avsc.Node]bool) int {
+	switch n.Kind {
+	case avsc.Null:
 		return 0
-	case kFixed:
-		return n.size
-	case kRecord:
+	case avsc.Fixed:
+		return n.Size
+	case avsc.Record:
 		if seen[n] {
 			return 1
 		}
 		seen[n] = true
 		defer delete(seen, n)
 		w := 0
-		for _, f := range n.fields {
-			w += minWidth(f.typ, seen)
+		for i := range n.Fields {
+			w += minWidth(n.Fields[i].Type, seen)
 		}
 		return w
 	}

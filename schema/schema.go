@@ -1,12 +1,13 @@
 // Package schema owns the Confluent side of the data: the wire format
-// (magic byte + schema id + datum), Avro writer schemas and the checks made
-// on datums, and fetching schemas by id from a Confluent-API registry
-// (Confluent, Apicurio ccompat, Karapace) with an immutable id cache,
-// request coalescing and retry through outages. It also owns schema
+// (magic byte + schema id + datum, wire.go), Avro writer schemas and the
+// checks made on datums (schema.go, scan.go, field.go), and schema
 // evolution: what a material schema change is, the connector's
 // schema.compatibility decision (Compatibility.Decide: same, rotate or
-// project) and Avro schema resolution of datums (Project), which goavro
-// lacks.
+// project, compat.go) and Avro schema resolution of datums (Project,
+// project.go, resolve.go, defaults.go), which goavro lacks. Every part
+// walks the one Avro model of package avsc, parsed once per Schema
+// (model.go). Fetching schemas by id is package registry's; this package
+// declares the Registry it is consumed through.
 package schema
 
 import (
@@ -14,22 +15,27 @@ import (
 	"fmt"
 
 	"github.com/linkedin/goavro/v2"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // Registry resolves schema ids. Implementations retry transient failures
 // themselves: an error means the id is unknown (ErrUnknownSchema), the schema
 // is unusable (ErrUnsupportedSchema), the registry refuses us for good
-// (*RegistryError), or ctx ended.
+// (*registry.Error), or ctx ended. Package registry has the implementations.
 type Registry interface {
 	SchemaByID(ctx context.Context, id int32) (*Schema, error)
 }
 
 // Schema is an Avro writer schema as the registry stores it. It is immutable
-// and safe for concurrent use.
+// and safe for concurrent use. Build it with New, which parses the text once
+// for every use; a Schema built by hand is parsed again each time.
 type Schema struct {
 	ID    int32
 	Text  string // schema JSON exactly as the registry returned it
 	Codec *goavro.Codec
+
+	parsed *parsed // what New derived from Text; nil if built by hand
 }
 
 // New parses text as an Avro schema registered under id.
@@ -38,7 +44,24 @@ func New(id int32, text string) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{ID: id, Reason: "invalid Avro schema", Err: err}
 	}
-	return &Schema{ID: id, Text: text, Codec: codec}, nil
+	s := &Schema{ID: id, Text: text, Codec: codec}
+	s.parsed = newParsed(s)
+	return s, nil
+}
+
+// Columnar returns the parsed schema as the output formats and Hive map
+// it, or the *avsc.SchemaError that says why they cannot (avsc.Parse's
+// error for Text: the top level is not a record, a record contains
+// itself, ...). It is parsed once, in New, not once per file.
+func (s *Schema) Columnar() (*avsc.Node, error) {
+	p, _ := parse(s)
+	switch {
+	case p.mapErr != nil:
+		return nil, p.mapErr
+	case p.readErr != nil:
+		return nil, p.readErr
+	}
+	return p.tree, nil
 }
 
 // Validate checks datum against s and fails with a *DatumError

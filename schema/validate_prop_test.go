@@ -111,3 +111,27 @@ func mutate(rng *rand.Rand, b []byte) []byte {
 	}
 	return d
 }
+
+// BenchmarkValidate measures the scan of a datum of every type, alone and
+// from parallel goroutines (partitions share their *Schema).
+func BenchmarkValidate(b *testing.B) {
+	s := mustSchema(b, 1, richSchema)
+	datum := richDatum(b, s)
+	b.Run("serial", func(b *testing.B) {
+		for b.Loop() {
+			if err := s.Validate(datum); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := s.Validate(datum); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}

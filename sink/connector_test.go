@@ -19,6 +19,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
@@ -26,7 +27,7 @@ import (
 type kafkaFixture struct {
 	t       *testing.T
 	cluster *kfake.Cluster
-	reg     *schema.MemRegistry
+	reg     *registry.Memory
 	id      int32
 	fs      storage.FS
 }
@@ -37,7 +38,7 @@ func newKafkaFixture(t *testing.T, parts int32, topics ...string) *kafkaFixture 
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	reg := schema.NewMemRegistry()
+	reg := registry.NewMemory()
 	id, err := reg.Register(demodata.Schema)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
@@ -64,7 +65,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, fs storage.FS) *fixture {
-	reg := schema.NewMemRegistry()
+	reg := registry.NewMemory()
 	id, err := reg.Register(demodata.Schema)
 	if err != nil {
 		t.Fatal(err)
@@ -474,7 +475,7 @@ func TestSchemaCompatibility(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.compat, tc.wantError), func(t *testing.T) {
 			ctx := context.Background()
-			reg := schema.NewMemRegistry()
+			reg := registry.NewMemory()
 			id1, _ := reg.Register(demodata.Schema)
 			id2, _ := reg.Register(demodata.SchemaV2)
 			if tc.wantError {

@@ -15,6 +15,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -253,15 +254,15 @@ func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error
 	if c.Schemaless {
 		return nil, nil // values are not Avro: no registry
 	}
-	cfg := schema.ClientConfig{URLs: c.Registry.URLs, Logger: log.With("connector", c.Name)}
+	cfg := registry.ClientConfig{URLs: c.Registry.URLs, Logger: log.With("connector", c.Name)}
 	if c.Registry.UserInfo != "" {
-		u, p, err := schema.ParseUserInfo(c.Registry.UserInfo)
+		u, p, err := registry.ParseUserInfo(c.Registry.UserInfo)
 		if err != nil {
 			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
 		}
 		cfg.Username, cfg.Password = u, p
 	}
-	reg, err := schema.NewClient(cfg)
+	reg, err := registry.NewClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: schema registry: %w", c.Name, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/local"
 )
@@ -130,7 +131,7 @@ func newDaemonFixture(t *testing.T, names ...string) *daemonFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(cluster.Close)
-	reg := schema.NewMemRegistry()
+	reg := registry.NewMemory()
 	id, err := reg.Register(demodata.Schema)
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage/local"
 )
@@ -64,7 +65,7 @@ func demo(ctx context.Context, n int, parts int32, dir string, out io.Writer, lo
 		return fmt.Errorf("embedded kafka: %w", err)
 	}
 	defer cluster.Close()
-	reg := schema.NewMemRegistry()
+	reg := registry.NewMemory()
 	fmt.Fprintf(out, "embedded Kafka at %v, topic %q with %d partitions; writing to %s\n", cluster.ListenAddrs(), demoTopic, parts, dir)
 
 	id, err := reg.Register(demodata.Schema)

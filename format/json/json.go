@@ -102,7 +102,7 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	root, err := avsc.Parse(s.Text)
+	root, err := s.Columnar()
 	if err != nil {
 		return nil, fmt.Errorf("json: schema %d: %w", s.ID, err)
 	}

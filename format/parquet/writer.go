@@ -10,7 +10,6 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/format/internal/sticky"
 	"github.com/hdfs-sink/hdfs-sink/schema"
-	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // createdBy names the writer in the file footer. Hive 3.1 applies its
@@ -52,7 +51,7 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := avsc.Parse(s.Text)
+	root, err := s.Columnar()
 	if err != nil {
 		return nil, fmt.Errorf("parquet: schema %d: %w", s.ID, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
@@ -50,7 +51,7 @@ func formats(t *testing.T) []format.Format {
 }
 
 func TestCheckFindsEveryViolation(t *testing.T) {
-	reg := schema.NewMemRegistry()
+	reg := registry.NewMemory()
 	id, _ := reg.Register(demodata.Schema)
 	s, _ := reg.SchemaByID(context.Background(), id)
 	for _, tc := range []struct {

@@ -1,6 +1,7 @@
 package avsc
 
 import (
+	"encoding/json"
 	"errors"
 	"math/big"
 	"strings"
@@ -190,5 +191,78 @@ func TestParseFailureMessages(t *testing.T) {
 				t.Fatalf("Parse = %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadAcceptsWhatFormatsRefuse: Read models every schema goavro reads
+// (recursion as a cycle, any top level) and reports, as mapErr, the error
+// Parse gives for it.
+func TestReadAcceptsWhatFormatsRefuse(t *testing.T) {
+	recursive := `{"type":"record","name":"R","fields":[{"name":"next","type":["null","R"]}]}`
+	root, mapErr, err := Read(recursive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next, _ := root.Fields[0].Type.Nullable(); next != root {
+		t.Fatalf("R.next is %+v, want R itself", next)
+	}
+	_, perr := Parse(recursive)
+	if mapErr == nil || mapErr.Error() != perr.Error() || !strings.Contains(perr.Error(), "recursive type R") {
+		t.Fatalf("mapErr %v, Parse error %v", mapErr, perr)
+	}
+	for _, text := range []string{`"string"`, `["null","int"]`, `{"type":"array","items":"long"}`} {
+		root, mapErr, err := Read(text)
+		if err != nil || root == nil || mapErr == nil || !strings.Contains(mapErr.Error(), "top level must be a record") {
+			t.Errorf("Read(%s) = %v, %v, %v", text, root, mapErr, err)
+		}
+	}
+	if _, _, err := Read(`{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}`); err == nil {
+		t.Error("unknown type read")
+	}
+}
+
+// TestReadEvolutionAttributes: what schema resolution needs is kept as
+// written: aliases, exact defaults, enum defaults, declared logical types.
+func TestReadEvolutionAttributes(t *testing.T) {
+	root, _, err := Read(`{"type":"record","name":"R","namespace":"n","aliases":["old.Q"],"fields":[
+		{"name":"big","aliases":["was"],"type":"long","default":9007199254740993},
+		{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"],"default":"A"}},
+		{"name":"ts","type":"long","logicalType":"timestamp-millis"},
+		{"name":"x","type":{"type":"string","logicalType":"x-custom"}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := root.Fields
+	switch {
+	case len(root.Aliases) != 1 || root.Aliases[0] != "old.Q":
+		t.Errorf("record aliases %q", root.Aliases)
+	case len(f[0].Aliases) != 1 || f[0].Aliases[0] != "was" || !f[0].HasDefault || f[0].Default.(json.Number) != "9007199254740993":
+		t.Errorf("field big: %+v", f[0])
+	case f[1].Type.EnumDefault == nil || *f[1].Type.EnumDefault != "A" || f[1].HasDefault:
+		t.Errorf("enum: %+v", f[1])
+	case f[2].Type.Logical != None || f[2].Type.Declared.LogicalType != "timestamp-millis":
+		t.Errorf("field-level logical type: %+v", f[2].Type)
+	case f[3].Type.Logical != None || f[3].Type.Declared.LogicalType != "x-custom":
+		t.Errorf("unknown logical type: %+v", f[3].Type)
+	}
+}
+
+// TestCanonicalForms: Parsing Canonical Form drops docs, aliases and
+// defaults and writes a named type once; CanonicalLogical keeps the
+// declared logical type attributes.
+func TestCanonicalForms(t *testing.T) {
+	root, _, err := Read(`{"type":"record","name":"R","namespace":"n","doc":"d","fields":[
+		{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2},"default":"\u0000"},
+		{"name":"next","type":["null","R"]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const canonical = `{"name":"n.R","type":"record","fields":[{"name":"d","type":"bytes"},{"name":"next","type":["null","n.R"]}]}`
+	const logical = `{"name":"n.R","type":"record","fields":[{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}},{"name":"next","type":["null","n.R"]}]}`
+	if got := root.Canonical(); got != canonical {
+		t.Errorf("Canonical = %s", got)
+	}
+	if got := root.CanonicalLogical(); got != logical {
+		t.Errorf("CanonicalLogical = %s", got)
 	}
 }

@@ -1,13 +1,15 @@
-package schema
+package registry
 
 import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
-func TestMemRegistry(t *testing.T) {
-	m := NewMemRegistry()
+func TestMemory(t *testing.T) {
+	m := NewMemory()
 	id1, err := m.Register(userSchema)
 	if err != nil || id1 != 1 {
 		t.Fatalf("Register = %d, %v; want 1", id1, err)
@@ -19,14 +21,14 @@ func TestMemRegistry(t *testing.T) {
 	if again, _ := m.Register(userSchema); again != id1 {
 		t.Fatalf("re-register = %d, want %d", again, id1)
 	}
-	if _, err := m.Register(`{`); !errors.Is(err, ErrUnsupportedSchema) {
+	if _, err := m.Register(`{`); !errors.Is(err, schema.ErrUnsupportedSchema) {
 		t.Fatalf("invalid schema: %v", err)
 	}
 	s, err := m.SchemaByID(context.Background(), id1)
 	if err != nil || s.ID != id1 || s.Text != userSchema {
 		t.Fatalf("SchemaByID = %+v, %v", s, err)
 	}
-	if _, err := m.SchemaByID(context.Background(), 99); !errors.Is(err, ErrUnknownSchema) {
+	if _, err := m.SchemaByID(context.Background(), 99); !errors.Is(err, schema.ErrUnknownSchema) {
 		t.Fatalf("unknown id: %v", err)
 	}
 	if m.Lookups() != 2 {

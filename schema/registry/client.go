@@ -1,4 +1,9 @@
-package schema
+// Package registry fetches Avro writer schemas by id from a Confluent-API
+// schema registry (Confluent, Apicurio ccompat, Karapace): Client, with an
+// immutable id cache, request coalescing and retry through outages, and
+// Memory, an in-process registry for tests and the embedded demo. Both
+// satisfy schema.Registry, which the sink consumes.
+package registry
 
 import (
 	"context"
@@ -18,6 +23,8 @@ import (
 
 	"github.com/riferrei/srclient"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
 // Defaults for ClientConfig's zero values.
@@ -57,7 +64,7 @@ func ParseUserInfo(s string) (user, password string, err error) {
 	return user, password, nil
 }
 
-// Client is a Registry backed by riferrei/srclient. It caches schemas by id
+// Client is a schema.Registry backed by riferrei/srclient. It caches schemas by id
 // forever (ids are immutable), makes one request for concurrent misses of
 // one id, and retries transient failures until ctx ends: a registry outage
 // means waiting, never a skipped record.
@@ -69,7 +76,7 @@ type Client struct {
 	log      *slog.Logger
 
 	mu    sync.RWMutex
-	cache map[int32]*Schema
+	cache map[int32]*schema.Schema
 	group singleflight.Group
 }
 
@@ -78,10 +85,10 @@ type backend struct {
 	sr  *srclient.SchemaRegistryClient
 }
 
-var _ Registry = (*Client)(nil)
+var _ schema.Registry = (*Client)(nil)
 
 // NewClient validates cfg and returns a *Client. No request is made.
-func NewClient(cfg ClientConfig) (Registry, error) {
+func NewClient(cfg ClientConfig) (schema.Registry, error) {
 	if len(cfg.URLs) == 0 {
 		return nil, errors.New("schema: client: no registry URL")
 	}
@@ -90,7 +97,7 @@ func NewClient(cfg ClientConfig) (Registry, error) {
 	}
 	cfg = withDefaults(cfg)
 	hc := &http.Client{Timeout: cfg.Timeout, Transport: statusTransport{base: cfg.Transport}}
-	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, cache: map[int32]*Schema{}}
+	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, cache: map[int32]*schema.Schema{}}
 	for _, raw := range cfg.URLs {
 		base, err := normalizeURL(raw)
 		if err != nil {
@@ -143,7 +150,7 @@ func normalizeURL(raw string) (string, error) {
 }
 
 // SchemaByID returns the schema with id, from cache or the registry.
-func (c *Client) SchemaByID(ctx context.Context, id int32) (*Schema, error) {
+func (c *Client) SchemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
 	if s := c.cached(id); s != nil {
 		return s, nil
 	}
@@ -157,7 +164,7 @@ func (c *Client) SchemaByID(ctx context.Context, id int32) (*Schema, error) {
 		if ctx.Err() != nil {
 			return nil, gaveUp(ctx, id, attempt-1, last)
 		}
-		var re *RegistryError
+		var re *Error
 		if !errors.As(err, &re) || !re.Retryable() {
 			return nil, err
 		}
@@ -183,7 +190,7 @@ func gaveUp(ctx context.Context, id int32, failures int, last error) error {
 // fetchShared runs one registry request per id at a time; every concurrent
 // caller shares its result. A caller whose ctx ends stops waiting, but the
 // request completes (bounded by the HTTP timeout) and fills the cache.
-func (c *Client) fetchShared(ctx context.Context, id int32) (*Schema, error) {
+func (c *Client) fetchShared(ctx context.Context, id int32) (*schema.Schema, error) {
 	ch := c.group.DoChan(strconv.Itoa(int(id)), func() (any, error) { return c.fetch(id) })
 	select {
 	case <-ctx.Done():
@@ -192,11 +199,11 @@ func (c *Client) fetchShared(ctx context.Context, id int32) (*Schema, error) {
 		if r.Err != nil {
 			return nil, r.Err
 		}
-		return r.Val.(*Schema), nil
+		return r.Val.(*schema.Schema), nil
 	}
 }
 
-func (c *Client) fetch(id int32) (*Schema, error) {
+func (c *Client) fetch(id int32) (*schema.Schema, error) {
 	if s := c.cached(id); s != nil { // filled by a flight that just ended
 		return s, nil
 	}
@@ -220,27 +227,27 @@ func (c *Client) fetch(id int32) (*Schema, error) {
 	return s, nil
 }
 
-func (c *Client) cached(id int32) *Schema {
+func (c *Client) cached(id int32) *schema.Schema {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.cache[id]
 }
 
-func fromSrclient(id int32, raw *srclient.Schema) (*Schema, error) {
+func fromSrclient(id int32, raw *srclient.Schema) (*schema.Schema, error) {
 	if t := raw.SchemaType(); t != nil && *t != "" && *t != srclient.Avro {
-		return nil, &SchemaError{ID: id, Reason: fmt.Sprintf("schema type %s is not AVRO", *t)}
+		return nil, &schema.SchemaError{ID: id, Reason: fmt.Sprintf("schema type %s is not AVRO", *t)}
 	}
 	if refs := raw.References(); len(refs) > 0 {
-		return nil, &SchemaError{ID: id, Reason: fmt.Sprintf("schema references are not supported (%d references, first %q)", len(refs), refs[0].Name)}
+		return nil, &schema.SchemaError{ID: id, Reason: fmt.Sprintf("schema references are not supported (%d references, first %q)", len(refs), refs[0].Name)}
 	}
-	return New(id, raw.Schema())
+	return schema.New(id, raw.Schema())
 }
 
-// classify turns an srclient error into a *RegistryError. statusTransport
+// classify turns an srclient error into an *Error. statusTransport
 // makes every HTTP error status arrive as *statusError inside *url.Error;
 // any other *url.Error means no usable response (refused, reset, timeout).
-func classify(err error, id int32, base string) *RegistryError {
-	re := &RegistryError{ID: id, URL: base, Err: err}
+func classify(err error, id int32, base string) *Error {
+	re := &Error{ID: id, URL: base, Err: err}
 	var se *statusError
 	var ue *url.Error
 	switch {

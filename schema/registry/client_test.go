@@ -1,4 +1,4 @@
-package schema
+package registry
 
 import (
 	"context"
@@ -15,7 +15,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
+
+const userSchema = `{"type":"record","name":"User","fields":[
+	{"name":"id","type":"long"},
+	{"name":"name","type":"string"},
+	{"name":"email","type":["null","string"],"default":null}]}`
 
 // fastConfig retries quickly so outage tests finish in milliseconds.
 func fastConfig(urls ...string) ClientConfig {
@@ -42,7 +49,7 @@ func countIDRequests(reg *srfake.Registry) *atomic.Int64 {
 	return &n
 }
 
-func mustClient(t *testing.T, cfg ClientConfig) Registry {
+func mustClient(t *testing.T, cfg ClientConfig) schema.Registry {
 	t.Helper()
 	c, err := NewClient(cfg)
 	if err != nil {
@@ -196,22 +203,22 @@ func TestClientPermanentFailures(t *testing.T) {
 		intercept srfake.Interceptor
 		check     func(error) bool
 	}{
-		{"unknown id is 404", 99, nil, func(err error) bool { return errors.Is(err, ErrUnknownSchema) }},
-		{"404 without JSON body", 7, reply(404, "not here"), func(err error) bool { return errors.Is(err, ErrUnknownSchema) }},
+		{"unknown id is 404", 99, nil, func(err error) bool { return errors.Is(err, schema.ErrUnknownSchema) }},
+		{"404 without JSON body", 7, reply(404, "not here"), func(err error) bool { return errors.Is(err, schema.ErrUnknownSchema) }},
 		{"unauthorized", 7, reply(401, `{"error_code":401,"message":"no"}`), func(err error) bool {
-			var re *RegistryError
-			return errors.As(err, &re) && re.Status == 401 && !errors.Is(err, ErrUnknownSchema)
+			var re *Error
+			return errors.As(err, &re) && re.Status == 401 && !errors.Is(err, schema.ErrUnknownSchema)
 		}},
 		{"not avro", 7, reply(200, `{"schema":"syntax = \"proto3\";","schemaType":"PROTOBUF"}`), func(err error) bool {
-			return errors.Is(err, ErrUnsupportedSchema) && strings.Contains(err.Error(), "PROTOBUF")
+			return errors.Is(err, schema.ErrUnsupportedSchema) && strings.Contains(err.Error(), "PROTOBUF")
 		}},
 		{"references", 7, reply(200, `{"schema":"{\"type\":\"record\",\"name\":\"U\",\"fields\":[{\"name\":\"a\",\"type\":\"Address\"}]}","references":[{"name":"Address","subject":"addr","version":1}]}`),
 			func(err error) bool {
-				return errors.Is(err, ErrUnsupportedSchema) && strings.Contains(err.Error(), "references")
+				return errors.Is(err, schema.ErrUnsupportedSchema) && strings.Contains(err.Error(), "references")
 			}},
-		{"invalid avro", 7, reply(200, `{"schema":"{\"type\":\"recrod\"}"}`), func(err error) bool { return errors.Is(err, ErrUnsupportedSchema) }},
+		{"invalid avro", 7, reply(200, `{"schema":"{\"type\":\"recrod\"}"}`), func(err error) bool { return errors.Is(err, schema.ErrUnsupportedSchema) }},
 		{"garbage 200 body", 7, reply(200, `<html>`), func(err error) bool {
-			var re *RegistryError
+			var re *Error
 			return errors.As(err, &re) && !re.Retryable()
 		}},
 	}
@@ -292,7 +299,7 @@ func TestClientSendsBasicAuth(t *testing.T) {
 
 	cfg.Password = "wrong"
 	_, err := mustClient(t, cfg).SchemaByID(context.Background(), 7)
-	var re *RegistryError
+	var re *Error
 	if !errors.As(err, &re) || re.Status != http.StatusForbidden || re.Retryable() {
 		t.Fatalf("wrong password: %v, want permanent 403", err)
 	}

@@ -1,36 +1,38 @@
-package schema
+package registry
 
 import (
 	"context"
 	"sync"
 	"sync/atomic"
+
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
-// MemRegistry is an in-process Registry for unit tests and the embedded
+// Memory is an in-process schema.Registry for unit tests and the embedded
 // demo. Like a real registry it hands out ids from 1 and returns the same id
 // when the same schema text is registered again.
-type MemRegistry struct {
+type Memory struct {
 	mu      sync.RWMutex
-	byID    map[int32]*Schema
+	byID    map[int32]*schema.Schema
 	byText  map[string]int32
 	next    int32
 	lookups atomic.Int64
 }
 
-// NewMemRegistry returns an empty registry.
-func NewMemRegistry() *MemRegistry {
-	return &MemRegistry{byID: map[int32]*Schema{}, byText: map[string]int32{}, next: 1}
+// NewMemory returns an empty registry.
+func NewMemory() *Memory {
+	return &Memory{byID: map[int32]*schema.Schema{}, byText: map[string]int32{}, next: 1}
 }
 
 // Register stores schemaJSON and returns its id; an invalid Avro schema
-// fails with ErrUnsupportedSchema.
-func (m *MemRegistry) Register(schemaJSON string) (int32, error) {
+// fails with schema.ErrUnsupportedSchema.
+func (m *Memory) Register(schemaJSON string) (int32, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if id, ok := m.byText[schemaJSON]; ok {
 		return id, nil
 	}
-	s, err := New(m.next, schemaJSON)
+	s, err := schema.New(m.next, schemaJSON)
 	if err != nil {
 		return 0, err
 	}
@@ -39,8 +41,8 @@ func (m *MemRegistry) Register(schemaJSON string) (int32, error) {
 	return s.ID, nil
 }
 
-// SchemaByID implements Registry.
-func (m *MemRegistry) SchemaByID(ctx context.Context, id int32) (*Schema, error) {
+// SchemaByID implements schema.Registry.
+func (m *Memory) SchemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
 	m.lookups.Add(1)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -50,8 +52,8 @@ func (m *MemRegistry) SchemaByID(ctx context.Context, id int32) (*Schema, error)
 	if s, ok := m.byID[id]; ok {
 		return s, nil
 	}
-	return nil, &RegistryError{ID: id, URL: "mem://", Status: 404, Code: 40403, Message: "Schema not found"}
+	return nil, &Error{ID: id, URL: "mem://", Status: 404, Code: 40403, Message: "Schema not found"}
 }
 
 // Lookups counts SchemaByID calls, for tests of callers' caching.
-func (m *MemRegistry) Lookups() int64 { return m.lookups.Load() }
+func (m *Memory) Lookups() int64 { return m.lookups.Load() }
