@@ -164,22 +164,53 @@ func (m *MemFS) Create(name string) (storage.File, error) {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f, faulty := m.takeFault(OpCreate, name)
-	if faulty && !f.after {
-		return nil, f.err
-	}
-	if _, ok := m.nodes[name]; ok {
-		return nil, pathErr("create", name, fs.ErrExist)
-	}
-	if err := m.mkdirAll(path.Dir(name)); err != nil {
+	var file *memFile
+	err := m.faulted(OpCreate, func() error {
+		if _, ok := m.nodes[name]; ok {
+			return pathErr("create", name, fs.ErrExist)
+		}
+		if err := m.mkdirAll(path.Dir(name)); err != nil {
+			return err
+		}
+		n := &node{modTime: time.Now()}
+		m.nodes[name] = n
+		file = &memFile{fs: m, name: name, node: n, epoch: m.epoch}
+		return nil
+	}, name)
+	if err != nil {
 		return nil, err
 	}
-	n := &node{modTime: time.Now()}
-	m.nodes[name] = n
+	return file, nil
+}
+
+// faulted runs apply under the faults registered for op on names: a fault
+// fails the call before apply, or after it (a reply lost once the server
+// applied the call). The caller holds m.mu.
+func (m *MemFS) faulted(op Op, apply func() error, names ...string) error {
+	f, faulty := m.takeFault(op, names...)
+	if faulty && !f.after {
+		return f.err
+	}
+	if err := apply(); err != nil {
+		return err
+	}
 	if faulty {
+		return f.err
+	}
+	return nil
+}
+
+// find is what every read starts with: its fault, then the lookup. The
+// caller holds m.mu.
+func (m *MemFS) find(op Op, verb, name string) (*node, error) {
+	if f, ok := m.takeFault(op, name); ok {
 		return nil, f.err
 	}
-	return &memFile{fs: m, name: name, node: n, epoch: m.epoch}, nil
+	n, ok := m.nodes[name]
+	if !ok {
+		return nil, pathErr(verb, name, fs.ErrNotExist)
+	}
+	return n, nil
 }
 
 // Open returns a reader over a snapshot of name's current contents.
@@ -187,12 +218,9 @@ func (m *MemFS) Open(name string) (io.ReadCloser, error) {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if f, ok := m.takeFault(OpOpen, name); ok {
-		return nil, f.err
-	}
-	n, ok := m.nodes[name]
-	if !ok {
-		return nil, pathErr("open", name, fs.ErrNotExist)
+	n, err := m.find(OpOpen, "open", name)
+	if err != nil {
+		return nil, err
 	}
 	if n.dir {
 		return nil, pathErr("open", name, syscall.EISDIR)
@@ -207,17 +235,7 @@ func (m *MemFS) Rename(oldpath, newpath string) error {
 	oldpath, newpath = clean(oldpath), clean(newpath)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f, faulty := m.takeFault(OpRename, oldpath, newpath)
-	if faulty && !f.after {
-		return f.err
-	}
-	if err := m.rename(oldpath, newpath); err != nil {
-		return err
-	}
-	if faulty {
-		return f.err
-	}
-	return nil
+	return m.faulted(OpRename, func() error { return m.rename(oldpath, newpath) }, oldpath, newpath)
 }
 
 func (m *MemFS) rename(oldpath, newpath string) error {
@@ -284,17 +302,7 @@ func (m *MemFS) Remove(name string) error {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f, faulty := m.takeFault(OpRemove, name)
-	if faulty && !f.after {
-		return f.err
-	}
-	if err := m.remove(name); err != nil {
-		return err
-	}
-	if faulty {
-		return f.err
-	}
-	return nil
+	return m.faulted(OpRemove, func() error { return m.remove(name) }, name)
 }
 
 func (m *MemFS) remove(name string) error {
@@ -316,19 +324,14 @@ func (m *MemFS) RemoveAll(name string) error {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	f, faulty := m.takeFault(OpRemove, name)
-	if faulty && !f.after {
-		return f.err
-	}
-	for n := range m.nodes {
-		if n != "/" && (n == name || strings.HasPrefix(n, name+"/") || name == "/") {
-			delete(m.nodes, n)
+	return m.faulted(OpRemove, func() error {
+		for n := range m.nodes {
+			if n != "/" && (n == name || strings.HasPrefix(n, name+"/") || name == "/") {
+				delete(m.nodes, n)
+			}
 		}
-	}
-	if faulty {
-		return f.err
-	}
-	return nil
+		return nil
+	}, name)
 }
 
 // ReadDir lists a directory's direct children sorted by name.
@@ -336,12 +339,9 @@ func (m *MemFS) ReadDir(name string) ([]fs.FileInfo, error) {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if f, ok := m.takeFault(OpReadDir, name); ok {
-		return nil, f.err
-	}
-	n, ok := m.nodes[name]
-	if !ok {
-		return nil, pathErr("readdir", name, fs.ErrNotExist)
+	n, err := m.find(OpReadDir, "readdir", name)
+	if err != nil {
+		return nil, err
 	}
 	if !n.dir {
 		return nil, pathErr("readdir", name, syscall.ENOTDIR)
@@ -361,12 +361,9 @@ func (m *MemFS) Stat(name string) (fs.FileInfo, error) {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if f, ok := m.takeFault(OpStat, name); ok {
-		return nil, f.err
-	}
-	n, ok := m.nodes[name]
-	if !ok {
-		return nil, pathErr("stat", name, fs.ErrNotExist)
+	n, err := m.find(OpStat, "stat", name)
+	if err != nil {
+		return nil, err
 	}
 	return newInfo(name, n), nil
 }
