@@ -11,6 +11,7 @@ package layout
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 )
 
@@ -48,6 +49,28 @@ func (t Topic) TempRoot(p int32) string {
 	return path.Join(t.TopicsDir, TempDirName, t.Name, fmt.Sprint(p))
 }
 
+// claimDigits is the width of a claim directory's name: every uint64 fits,
+// and names sort in claim order (as WAL segment names do).
+const claimDigits = 20
+
+// ClaimTempDir is TempRoot(p)/<claim seq, 20 digits>: where the owner whose
+// claim is WAL segment seq creates its temp files. Temp paths are unique per
+// claim, not only per process, and recovery under claim S removes only
+// what lies below claim directories < S, never a newer owner's files.
+func (t Topic) ClaimTempDir(p int32, seq uint64) string {
+	return path.Join(t.TempRoot(p), fmt.Sprintf("%0*d", claimDigits, seq))
+}
+
+// ParseClaimDir returns the claim sequence number a directory name below
+// TempRoot stands for; ok is false for any other name.
+func ParseClaimDir(name string) (seq uint64, ok bool) {
+	if len(name) != claimDigits || strings.Trim(name, "0123456789") != "" {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(name, 10, 64)
+	return seq, err == nil
+}
+
 // TopicTempDir is <topics.dir>/+tmp/<topic>: the temp roots of all its partitions.
 func (t Topic) TopicTempDir() string { return path.Join(t.TopicsDir, TempDirName, t.Name) }
 
@@ -58,4 +81,37 @@ func (t Topic) WALDir(p int32) string { return path.Join(t.LogsDir, t.Name, fmt.
 // start..end goes: <topics.dir>/<topic>/<encoded>/<final name>.
 func (t Topic) FinalPath(encoded string, p int32, start, end int64, pad int, ext string) string {
 	return path.Join(t.Dir(), encoded, FinalName(t.Name, p, start, end, pad, ext))
+}
+
+// MaxNameBytes is the longest name one path element may have: HDFS's
+// dfs.namenode.fs-limits.max-component-length default and Linux's NAME_MAX.
+const MaxNameBytes = 255
+
+// maxOffsetDigits is the widest an int64 offset prints.
+const maxOffsetDigits = 19
+
+// CheckNames fails when a committed file name of partition p could exceed
+// MaxNameBytes: the topic's name plus the partition and two offsets of the
+// widest possible value. Run before anything of the partition is published,
+// so that a commit never stands whose rename can never succeed.
+func (t Topic) CheckNames(p int32, pad int, ext string) error {
+	width := max(pad, maxOffsetDigits)
+	longest := len(t.Name) + 3 + len(strconv.Itoa(int(p))) + 2*width + len(ext)
+	if longest > MaxNameBytes {
+		return &NameError{Topic: t.Name, Partition: p, Length: longest}
+	}
+	return nil
+}
+
+// NameError says that a topic's committed file names would be too long.
+type NameError struct {
+	Topic     string
+	Partition int32
+	Length    int // of the longest possible committed file name
+}
+
+func (e *NameError) Error() string {
+	suffix := e.Length - len(e.Topic)
+	return fmt.Sprintf("topic %q partition %d: committed file names can reach %d bytes, more than the %d the store allows in one name; "+
+		"topics of at most %d characters can be written with this format", e.Topic, e.Partition, e.Length, MaxNameBytes, MaxNameBytes-suffix)
 }
