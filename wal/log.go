@@ -214,7 +214,14 @@ func (l *Log) publish(staging string, seq uint64, data []byte) error {
 	if _, serr := l.fsys.Stat(final); serr != nil {
 		return fmt.Errorf("rename %s: %w", staging, err)
 	}
-	if l.holds(final, data) {
+	ours, rerr := l.holds(final, data)
+	switch {
+	case rerr != nil:
+		// The segment stands, but whose it is cannot be told: the outcome
+		// is unknown, never "taken". A caller that took it for taken would
+		// discard the files of what may be its own published commit.
+		return fmt.Errorf("rename %s: %w; reading segment %d back to see whose it is failed (outcome unknown): %w", staging, err, seq, rerr)
+	case ours:
 		return nil
 	}
 	return ErrSeqTaken
@@ -222,10 +229,13 @@ func (l *Log) publish(staging string, seq uint64, data []byte) error {
 
 // holds reports whether the segment in dir has exactly the bytes data. Each
 // entry carries its writer's epoch and a timestamp, so another writer's
-// segment does not match.
-func (l *Log) holds(dir string, data []byte) bool {
+// segment does not match. An error means the answer is unknown.
+func (l *Log) holds(dir string, data []byte) (bool, error) {
 	got, err := l.readFile(path.Join(dir, segmentFile))
-	return err == nil && bytes.Equal(got, data)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(got, data), nil
 }
 
 func (l *Log) writeFile(name string, data []byte) error {
