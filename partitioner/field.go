@@ -58,9 +58,18 @@ func (f *Field) Encode(r Record) (string, error) {
 			return "", &RecordError{What: fmt.Sprintf("field %q", f.names[i]), Reason: reason}
 		}
 		parts[i] = escapePathName(f.names[i]) + "=" + escapePathName(s)
+		if len(parts[i]) > maxDirName {
+			return "", &RecordError{What: fmt.Sprintf("field %q", f.names[i]),
+				Reason: fmt.Sprintf("its directory name would be %d bytes, over the %d a store allows in one name", len(parts[i]), maxDirName)}
+		}
 	}
 	return strings.Join(parts, "/"), nil
 }
+
+// maxDirName is the longest name one path element may have (HDFS's
+// dfs.namenode.fs-limits.max-component-length default, Linux's NAME_MAX): a
+// value that would make a longer directory cannot be placed, ever.
+const maxDirName = 255
 
 // format formats a field value, or says why it cannot.
 func (f *Field) format(v any) (string, string) {

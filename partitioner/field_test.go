@@ -106,3 +106,22 @@ func TestFieldErrors(t *testing.T) {
 func rec(change func(map[string]any)) func(t *testing.T) Record {
 	return func(t *testing.T) Record { return order(t, change) }
 }
+
+// TestFieldValueTooLongForADirectoryIsARecordError: a value whose directory
+// name would pass the store's 255-byte limit can never be written; it is
+// the record's fault (a bad record), not a store failure to retry forever.
+func TestFieldValueTooLongForADirectoryIsARecordError(t *testing.T) {
+	f, err := NewField([]string{"customer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("x", 250)
+	_, err = f.Encode(Record{Value: func() (any, error) { return map[string]any{"customer": long}, nil }})
+	var re *RecordError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "259 bytes, over the 255") {
+		t.Fatalf("err = %v; want a RecordError naming the length", err)
+	}
+	if _, err := f.Encode(Record{Value: func() (any, error) { return map[string]any{"customer": long[:200]}, nil }}); err != nil {
+		t.Fatalf("a 209-byte directory name: %v", err)
+	}
+}

@@ -35,7 +35,7 @@ type owned struct {
 	log      *slog.Logger
 	broken   error
 	retryAt  time.Time
-	attempts int
+	failures int // breaks and failed recoveries since the last batch went through
 }
 
 // partitions is the connector's registry of owned partitions, shared by the
@@ -107,9 +107,10 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 		}
 	}
 	starts := make([]kgo.Offset, len(assigned))
+	scans := newTopicScans()
 	_ = c.parallel(len(assigned), func(i int) error {
 		o := c.newOwned(assigned[i])
-		starts[i] = c.startOffset(ctx, o)
+		starts[i] = c.startOffset(ctx, o, scans)
 		c.parts.put(o) // visible to the poll loop only once recovered
 		return nil
 	})
@@ -129,6 +130,7 @@ func (c *Connector) newOwned(t tp) *owned {
 		Owner:         c.owner,
 		Epoch:         c.epoch,
 		Logger:        log,
+		Stats:         &c.Stats,
 		OnCommit:      func(next int64) { c.committed(t, next) },
 		PruneEvery:    defaultPruneEvery,
 	})
@@ -137,14 +139,16 @@ func (c *Connector) newOwned(t tp) *owned {
 
 // startOffset recovers a partition and decides, explicitly and in the log,
 // where its consumption starts.
-func (c *Connector) startOffset(ctx context.Context, o *owned) kgo.Offset {
-	next, err := o.p.resume(ctx)
+func (c *Connector) startOffset(ctx context.Context, o *owned, scans *topicScans) kgo.Offset {
+	next, err := o.p.resume(ctx, scans)
 	c.Stats.Recoveries.Add(1)
 	switch {
 	case err != nil:
-		// Keep the assignment but fetch nothing until recovery succeeds.
+		// Keep the assignment but fetch nothing until recovery succeeds;
+		// if it then finds nothing committed, fetching starts where the
+		// start policy says.
 		c.breakPartition(o, err)
-		return kgo.NewOffset().AtStart()
+		return c.startPolicy()
 	case next >= 0:
 		o.log.Info("start position from HDFS", "next_offset", next)
 		return kgo.NewOffset().At(next).WithEpoch(-1)
@@ -155,6 +159,14 @@ func (c *Connector) startOffset(ctx context.Context, o *owned) kgo.Offset {
 		o.log.Info("nothing committed in HDFS for this partition: starting at the log start")
 		return kgo.NewOffset().AtStart()
 	}
+}
+
+// startPolicy is where a partition HDFS knows nothing of starts.
+func (c *Connector) startPolicy() kgo.Offset {
+	if c.cfg.StartAtEnd {
+		return kgo.NewOffset().AtEnd()
+	}
+	return kgo.NewOffset().AtStart()
 }
 
 // onRevoked commits what revoked partitions hold: we still own them until

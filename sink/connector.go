@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
@@ -101,6 +103,12 @@ type Catalog interface {
 // (rotations that committed), not files.
 type Stats struct {
 	Records, Commits, DeadLettered, NullsIgnored, Recoveries, Fenced atomic.Int64
+	// Rewinds counts batches refused because Kafka's offsets went below
+	// what HDFS holds (RewindError); RetentionGaps counts offsets ranges
+	// that retention removed before they were written.
+	Rewinds, RetentionGaps atomic.Int64
+	// MissingFiles counts commits whose files vanished before their rename.
+	MissingFiles atomic.Int64
 	// MemoryRotations counts rotations forced by MemoryMax; PeakBuffered is
 	// the most the open files held after a batch was written and the
 	// ceiling enforced.
@@ -115,10 +123,11 @@ type Connector struct {
 	cl    *kgo.Client
 	Stats Stats
 
-	extras *extras
-	parts  partitions
-	epoch  string
-	owner  string
+	extras   *extras
+	parts    partitions
+	fetchLog logLimiter
+	epoch    string
+	owner    string
 }
 
 // New validates the wiring and creates the Kafka client (which connects lazily).
@@ -204,7 +213,7 @@ func (c *Connector) Run(ctx context.Context) error {
 		if fetches.IsClientClosed() {
 			return nil
 		}
-		c.logFetchErrors(fetches)
+		gone := c.fetchErrors(fetches)
 		err := c.process(ctx, fetches)
 		if err == nil {
 			err = c.tickAll(ctx)
@@ -221,22 +230,74 @@ func (c *Connector) Run(ctx context.Context) error {
 			c.cl.Close()
 			return err
 		}
+		c.followRecreated(gone)
 	}
 }
 
-func (c *Connector) logFetchErrors(f kgo.Fetches) {
+// fetchErrors logs fetch errors, each (partition, error) at most once per
+// fetchErrorEvery, and returns the topics Kafka no longer knows by the id
+// the client holds: deleted, and maybe re-created.
+func (c *Connector) fetchErrors(f kgo.Fetches) (gone []string) {
 	f.EachError(func(topic string, p int32, err error) {
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return
+		}
+		if errors.Is(err, kerr.UnknownTopicID) && !slices.Contains(gone, topic) {
+			gone = append(gone, topic)
+		}
+		if c.fetchLog.allow(fmt.Sprint(topic, p, err), c.cfg.Now()) {
 			c.cfg.Logger.Warn("fetch error", "topic", topic, "partition", p, "err", err)
 		}
 	})
+	return gone
+}
+
+// followRecreated subscribes anew to topics that were deleted and maybe
+// re-created: franz-go keeps fetching a deleted topic's id until the topic
+// is purged and added back. Added back, the topic's partitions are assigned
+// and recovered again, and a re-created topic's offsets, which start below
+// what HDFS holds, are refused by beginBatch (RewindError): the operator
+// hears of it, and nothing already committed is replaced.
+func (c *Connector) followRecreated(topics []string) {
+	if len(topics) == 0 {
+		return
+	}
+	c.cfg.Logger.Warn("topic deleted (and maybe re-created) under the connector; subscribing to it anew", "topics", topics)
+	c.cl.PurgeTopicsFromConsuming(topics...)
+	if c.cfg.TopicsRegex == "" {
+		c.cl.AddConsumeTopics(topics...)
+	}
+}
+
+// fetchErrorEvery is how often one partition's same fetch error is logged:
+// a broker refusing every fetch would otherwise log thousands of lines a
+// second.
+const fetchErrorEvery = 10 * time.Second
+
+// logLimiter lets one message per key through every fetchErrorEvery.
+type logLimiter struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+func (l *logLimiter) allow(key string, now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.last == nil {
+		l.last = map[string]time.Time{}
+	}
+	if t, ok := l.last[key]; ok && now.Sub(t) < fetchErrorEvery {
+		return false
+	}
+	l.last[key] = now
+	return true
 }
 
 // process writes one poll's records, partitions in parallel.
 func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
 	type batch struct {
-		o    *owned
-		recs []*kgo.Record
+		o   *owned
+		ftp kgo.FetchTopicPartition
 	}
 	var batches []batch
 	fetches.EachPartition(func(ftp kgo.FetchTopicPartition) {
@@ -247,10 +308,10 @@ func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
 		if o == nil || o.broken != nil {
 			return // not ours, or waiting for recovery: refetched after the rewind
 		}
-		batches = append(batches, batch{o, ftp.Records})
+		batches = append(batches, batch{o, ftp})
 	})
 	return c.parallel(len(batches), func(i int) error {
-		return c.writeRecords(ctx, batches[i].o, batches[i].recs)
+		return c.writeRecords(ctx, batches[i].o, batches[i].ftp.FetchPartition)
 	})
 }
 
@@ -275,8 +336,13 @@ func (c *Connector) parallel(n int, fn func(i int) error) error {
 
 // writeRecords feeds one partition's records to its state machine. It returns
 // only fatal errors; anything else marks the partition broken for recovery.
-func (c *Connector) writeRecords(ctx context.Context, o *owned, recs []*kgo.Record) error {
-	o.p.beginBatch()
+func (c *Connector) writeRecords(ctx context.Context, o *owned, fp kgo.FetchPartition) error {
+	recs := fp.Records
+	b := fetchedBatch{First: recs[0].Offset, Last: recs[len(recs)-1].Offset, LogStart: fp.LogStartOffset, HighWatermark: fp.HighWatermark}
+	if err := o.p.beginBatch(b); err != nil {
+		c.breakPartition(o, err)
+		return nil
+	}
 	for _, kr := range recs {
 		err := c.writeRecord(ctx, o.p, kr)
 		if err != nil && !isBadRecord(err) {
@@ -292,7 +358,9 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, recs []*kgo.Reco
 	}
 	if err := o.p.endBatch(ctx); err != nil {
 		c.breakPartition(o, err)
+		return nil
 	}
+	o.failures = 0 // a batch went through: the next failure starts the backoff anew
 	return nil
 }
 
@@ -356,7 +424,8 @@ func (c *Connector) committed(t tp, next int64) {
 // files are left for recovery, and fetching pauses so nothing is lost or
 // written twice meanwhile.
 func (c *Connector) breakPartition(o *owned, err error) {
-	wait := c.cfg.RetryBackoff
+	o.failures++
+	wait := c.backoff(o.failures)
 	if errors.Is(err, ErrFenced) {
 		c.Stats.Fenced.Add(1)
 		// Usually a rebalance is under way and will revoke this partition.
@@ -389,25 +458,28 @@ func (c *Connector) retryBroken(ctx context.Context) {
 		if o.broken == nil || now.Before(o.retryAt) {
 			continue
 		}
-		next, err := o.p.resume(ctx)
+		next, err := o.p.resume(ctx, nil)
 		c.Stats.Recoveries.Add(1)
 		if err != nil {
-			o.attempts++
-			o.retryAt = now.Add(c.backoff(o.attempts))
-			o.log.Error("recovery failed; will retry", "attempt", o.attempts, "err", err)
+			o.failures++
+			o.retryAt = now.Add(c.backoff(o.failures))
+			o.log.Error("recovery failed; will retry", "failures", o.failures, "err", err)
 			continue
 		}
 		if next >= 0 {
 			c.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{o.topic: {o.partition: {Epoch: -1, Offset: next}}})
 		}
 		c.cl.ResumeFetchPartitions(o.asMap())
-		o.log.Info("partition recovered", "next_offset", next, "after_attempts", o.attempts+1)
-		o.broken, o.attempts = nil, 0
+		o.log.Info("partition recovered", "next_offset", next, "failures", o.failures)
+		o.broken = nil
 	}
 }
 
-func (c *Connector) backoff(attempt int) time.Duration {
-	d := c.cfg.RetryBackoff << min(attempt, 6)
+// backoff is the wait after the n-th failure in a row (n >= 1): doubling
+// from RetryBackoff, at most 5 minutes, so that a lasting condition (a
+// RewindError, a store that refuses) is retried ever more rarely.
+func (c *Connector) backoff(n int) time.Duration {
+	d := c.cfg.RetryBackoff << min(n-1, 6)
 	return min(d, 5*time.Minute)
 }
 

@@ -11,15 +11,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
-	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/wal"
 	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 	"github.com/hdfs-sink/hdfs-sink/writer"
 )
-
-// ErrFenced means another owner claimed the partition after we did: this
-// process must not commit it again until it recovers it anew.
-var ErrFenced = errors.New("fenced: another owner claimed the partition")
 
 // claimAttempts bounds how often recovery retries when other owners keep
 // publishing segments between our read and our claim.
@@ -34,6 +29,7 @@ type partitionConfig struct {
 	Owner     string // host:pid, recorded in WAL entries
 	Epoch     string // this connector incarnation, the prefix of its temp names
 	Logger    *slog.Logger
+	Stats     *Stats // the connector's counters, which partitions add to
 	// OnCommit is called after every commit, once its files carry their
 	// final names, with the next offset to consume.
 	OnCommit func(next int64)
@@ -59,24 +55,25 @@ type partition struct {
 	committed int64  // highest Kafka offset durably committed; -1: none
 	next      time.Time
 	firstSeen int64          // first offset fetched since the last recovery; -1: none
-	current   *schema.Schema // the schema files are written with (schema.compatibility)
+	expect    int64          // the offset the next fetched record should have; -1: unknown
+	current   *schema.Schema // the newest schema written since recovery (schema.compatibility)
 }
 
 func newPartition(cfg partitionConfig) *partition {
 	if cfg.OnCommit == nil {
 		cfg.OnCommit = func(int64) {}
 	}
-	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, cfg.Layout.WALDir(cfg.Partition)), committed: -1, firstSeen: -1}
-	p.w = writer.New(writer.Options{
-		FS: cfg.FS, Format: cfg.Format, Layout: cfg.Layout, Partition: cfg.Partition, Pad: cfg.Pad,
-		TempDir: p.tempDir(), Prefix: cfg.Epoch,
-	})
+	if cfg.Stats == nil {
+		cfg.Stats = &Stats{}
+	}
+	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, cfg.Layout.WALDir(cfg.Partition)), committed: -1, firstSeen: -1, expect: -1}
+	// No temp directory until a claim names one: nothing is written before
+	// the partition is recovered.
+	p.w = p.newWriter("")
 	return p
 }
 
 func (p *partition) topic() string { return p.cfg.Layout.Name }
-
-func (p *partition) tempDir() string { return p.cfg.Layout.TempRoot(p.cfg.Partition) }
 
 // empty reports whether the partition holds no open file.
 func (p *partition) empty() bool { return p.w.Empty() }
@@ -93,167 +90,6 @@ func (p *partition) enter(s State) {
 	if p.cfg.Faults != nil {
 		p.cfg.Faults.Enter(s)
 	}
-}
-
-// resume recovers the partition and returns the offset to fetch next: the
-// one after the last commit, else the first offset fetched since the last
-// recovery (so a failed first file is fetched again), else -1: HDFS holds
-// nothing of this partition and the start policy decides.
-func (p *partition) resume(ctx context.Context) (int64, error) {
-	next, err := p.recover(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if next < 0 {
-		next = p.firstSeen
-	}
-	p.firstSeen = -1
-	return next, nil
-}
-
-// recover runs the recovery machine: finish the last commit, claim the
-// partition (fencing every earlier owner), remove orphans, and return the
-// offset to fetch next; -1 means HDFS holds nothing of this partition.
-func (p *partition) recover(ctx context.Context) (int64, error) {
-	p.enter(RecoveryStarted)
-	if err := p.w.Discard(); err != nil {
-		p.cfg.Logger.Warn("discard open temp files", "err", err)
-	}
-	// Nothing of this partition is fetched until recovery returns an offset.
-	p.enter(RecoveryPartitionPaused)
-	if err := p.claim(ctx); err != nil {
-		return 0, err
-	}
-	p.enter(WALApplied)
-	if err := p.removeOrphans(); err != nil {
-		return 0, err
-	}
-	p.enter(OffsetReset)
-	if err := p.log.Prune(p.seq); err != nil {
-		return 0, fmt.Errorf("prune WAL: %w", err)
-	}
-	p.enter(WALTruncated)
-	p.enter(WriteStarted)
-	p.next = time.Time{}
-	if p.committed < 0 {
-		return -1, nil
-	}
-	return p.committed + 1, nil
-}
-
-// claim applies the newest WAL segment and publishes a claim right after it.
-// Publishing is exclusive, so once the claim stands, any earlier owner that
-// tries to commit finds its next sequence number taken and stops.
-func (p *partition) claim(ctx context.Context) error {
-	for attempt := 1; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		head, committed, err := p.applyHead()
-		if err != nil {
-			return err
-		}
-		e := p.walEntry(entry.KindClaim, committed, nil)
-		err = p.log.Publish(head+1, e)
-		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
-			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", head+1)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("claim WAL segment %d: %w", head+1, err)
-		}
-		p.seq, p.committed = head+1, committed
-		p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", committed, "epoch", p.cfg.Epoch)
-		return nil
-	}
-}
-
-// applyHead rolls the newest segment forward if it is a commit and returns
-// its sequence number and committed offset. Only the newest segment can be
-// unfinished: an owner publishes a segment only after finishing the one
-// before, and segments below the newest that appear later are a fenced
-// owner's, which nobody applies.
-func (p *partition) applyHead() (uint64, int64, error) {
-	seqs, err := p.log.Segments()
-	if err != nil {
-		return 0, 0, fmt.Errorf("list WAL: %w", err)
-	}
-	if len(seqs) == 0 {
-		committed, err := p.scanCommitted()
-		return 0, committed, err
-	}
-	head := seqs[len(seqs)-1]
-	e, err := p.log.Read(head)
-	if err != nil {
-		return 0, 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.topic(), p.cfg.Partition, err)
-	}
-	if e.Kind == entry.KindCommit {
-		if err := p.applyMoves(e.Files); err != nil {
-			return 0, 0, err
-		}
-	}
-	return head, e.CommittedOffset, nil
-}
-
-// applyMoves renames committed temp files to their final names. It is
-// idempotent: a move whose temp file is gone and whose final file exists was
-// done before (by us or by an earlier owner).
-func (p *partition) applyMoves(moves []entry.FileMove) error {
-	for _, m := range moves {
-		err := p.cfg.FS.Rename(m.Temp, m.Final)
-		if err == nil {
-			continue
-		}
-		if _, serr := p.cfg.FS.Stat(m.Temp); !errors.Is(serr, fs.ErrNotExist) {
-			return fmt.Errorf("commit %s -> %s: %w", m.Temp, m.Final, err)
-		}
-		if _, ferr := p.cfg.FS.Stat(m.Final); ferr != nil {
-			// Committed once, since moved or deleted by someone else: the WAL
-			// cannot bring it back; say so loudly and go on.
-			p.cfg.Logger.Error("committed file is missing; was it moved out of topics.dir?", "final", m.Final, "offsets", fmt.Sprintf("%d-%d", m.StartOffset, m.EndOffset))
-		}
-	}
-	return nil
-}
-
-// removeOrphans deletes this partition's temp files and stale staging
-// directories. It runs after our claim: every temp file still there belongs
-// to no published commit, whoever wrote it.
-func (p *partition) removeOrphans() error {
-	if err := p.cfg.FS.RemoveAll(p.tempDir()); err != nil {
-		return fmt.Errorf("remove orphaned temp files in %s: %w", p.tempDir(), err)
-	}
-	if err := p.log.RemoveStaging(); err != nil {
-		return fmt.Errorf("remove WAL staging: %w", err)
-	}
-	return nil
-}
-
-// scanCommitted finds the last committed offset from committed file names
-// when there is no WAL at all (a fresh start, or files written by the
-// reference connector). It lists only this partition's directory when the
-// partitioner allows, and walks the topic directory otherwise.
-func (p *partition) scanCommitted() (int64, error) {
-	root := p.cfg.Layout.Dir()
-	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
-		root = p.cfg.Layout.PartitionDir(p.cfg.Partition)
-	} else {
-		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", root)
-	}
-	last := int64(-1)
-	err := storage.WalkFiles(p.cfg.FS, root, layout.IsTempDir, func(name string) error {
-		if r, ok := layout.ParseFinalName(name); ok && r.Topic == p.topic() && r.Partition == p.cfg.Partition && r.End > last {
-			last = r.End
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("scan %s for committed files: %w", root, err)
-	}
-	if last >= 0 {
-		p.cfg.Logger.Info("no WAL: last committed offset taken from file names", "offset", last)
-	}
-	return last, nil
 }
 
 func (p *partition) walEntry(kind entry.Kind, committed int64, files []writer.Closed) entry.Entry {
@@ -293,8 +129,48 @@ func (r *record) field(path []string) (any, bool) {
 	return r.Schema.FieldNative(r.Datum, path)
 }
 
-// beginBatch marks the start of a batch of fetched records.
-func (p *partition) beginBatch() { p.enter(WritePartitionPaused) }
+// fetchedBatch describes one poll's records of the partition as Kafka
+// returned them.
+type fetchedBatch struct {
+	First, Last   int64 // offsets of the first and last record
+	LogStart      int64 // the partition's log start offset; -1: unknown
+	HighWatermark int64
+}
+
+// beginBatch starts writing a batch of fetched records. It refuses a batch
+// that starts at or below the committed offset: after a recovery the
+// sink's own start position is past it, so Kafka has reset the position
+// because the log now ends below what HDFS holds (topic re-created,
+// truncation). Writing on would drop records silently; stopping is loud.
+func (p *partition) beginBatch(b fetchedBatch) error {
+	p.enter(WritePartitionPaused)
+	if p.firstSeen < 0 {
+		p.firstSeen = b.First // before decoding, so a failed first batch is fetched again
+	}
+	if p.committed >= 0 && b.First <= p.committed {
+		return p.rewound(b)
+	}
+	p.noteGap(b)
+	p.expect = b.Last + 1
+	return nil
+}
+
+// noteGap reports offsets that retention removed before they were read:
+// inherent (Kafka deleted them), but never silent.
+func (p *partition) noteGap(b fetchedBatch) {
+	if p.expect < 0 || b.First <= p.expect || b.LogStart <= p.expect {
+		return // contiguous, or a gap of compaction or transaction markers
+	}
+	p.cfg.Stats.RetentionGaps.Add(1)
+	p.cfg.Logger.Error("offsets removed by Kafka's retention before they were written: a gap in HDFS",
+		"missing_from", p.expect, "missing_to", b.LogStart-1, "log_start", b.LogStart)
+}
+
+func (p *partition) rewound(b fetchedBatch) error {
+	p.cfg.Stats.Rewinds.Add(1)
+	return &RewindError{Topic: p.topic(), Partition: p.cfg.Partition, Committed: p.committed,
+		Offset: b.First, LogStart: b.LogStart, HighWatermark: b.HighWatermark}
+}
 
 // endBatch runs the rotation check the reference runs when its buffer is empty.
 func (p *partition) endBatch(ctx context.Context) error {
@@ -308,12 +184,10 @@ func (p *partition) endBatch(ctx context.Context) error {
 // write appends one record, rotating first when a trigger says so: the
 // record that trips a trigger starts the next file, as in the reference.
 func (p *partition) write(ctx context.Context, r record) error {
-	if p.firstSeen < 0 {
-		p.firstSeen = r.Offset
-	}
 	if r.Offset <= p.committed {
-		// Already committed: a refetch after a rewind. Never write it twice.
-		return nil
+		// Already committed; beginBatch refuses such batches, so this
+		// never happens: never write an offset twice.
+		return p.rewound(fetchedBatch{First: r.Offset, LogStart: -1, HighWatermark: -1})
 	}
 	if err := p.resolveSchema(&r); err != nil {
 		return err
@@ -340,6 +214,9 @@ func (p *partition) append(enc string, r record) error {
 	if err := p.w.Append(enc, r.Schema, r.Offset, r.Datum, now); err != nil {
 		return err
 	}
+	if r.Schema != nil {
+		p.current = r.Schema // current follows what is written, never what was only decided
+	}
 	if wasEmpty {
 		p.next = p.nextScheduled(now)
 		if p.cfg.Catalog != nil && r.Schema != nil {
@@ -349,18 +226,13 @@ func (p *partition) append(enc string, r record) error {
 	return nil
 }
 
-// resolveSchema applies schema.compatibility to a record: it keeps the
-// current schema (a doc-only change, or a record projected to it) or makes
-// its own schema current, which rotates the open files.
+// resolveSchema applies schema.compatibility to a record: it reads the
+// record with the current schema (a doc-only change, or a record projected
+// to it) or keeps its own schema, which rotates the open files before it
+// and becomes current once the record is written.
 func (p *partition) resolveSchema(r *record) error {
-	if r.Schema == nil {
-		return nil // schemaless values
-	}
-	if p.current == nil || p.current.ID == r.Schema.ID {
-		if p.current == nil {
-			p.current = r.Schema
-		}
-		return nil
+	if r.Schema == nil || p.current == nil || p.current.ID == r.Schema.ID {
+		return nil // schemaless, the first record, or no change
 	}
 	d, err := p.cfg.Compatibility.Decide(p.current, r.Schema)
 	if err != nil {
@@ -375,8 +247,6 @@ func (p *partition) resolveSchema(r *record) error {
 			return err
 		}
 		r.Schema, r.Datum = p.current, datum
-	case schema.Rotate:
-		p.current = r.Schema
 	}
 	return nil
 }
@@ -480,7 +350,7 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 		return err
 	}
 	p.enter(WALAppended)
-	if err := p.applyMoves(e.Files); err != nil {
+	if err := p.applyOwnMoves(e.Files); err != nil {
 		return err
 	}
 	p.enter(FileCommitted)
@@ -490,6 +360,22 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	p.cfg.OnCommit(p.committed + 1)
 	p.pruneSometimes()
 	p.enter(WritePartitionPaused)
+	return nil
+}
+
+// applyOwnMoves renames the files of the commit this owner just published.
+// A move with neither its temp nor its final file can never be legitimate
+// here: the error stops the partition instead of advancing past lost data.
+func (p *partition) applyOwnMoves(moves []entry.FileMove) error {
+	for _, m := range moves {
+		err := p.move(m)
+		if errors.Is(err, errCommittedFileMissing) {
+			p.cfg.Stats.MissingFiles.Add(1)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -543,11 +429,11 @@ func (p *partition) publishCommit(e entry.Entry, closed []writer.Closed) error {
 		return fmt.Errorf("publish WAL segment %d: %w", seq, err)
 	}
 	p.seq = seq
-	seqs, err := p.log.Segments()
+	head, err := p.newestSegment()
 	if err != nil {
 		return fmt.Errorf("list WAL after publishing %d: %w", seq, err)
 	}
-	if head := seqs[len(seqs)-1]; head != seq {
+	if head != seq {
 		return fmt.Errorf("%w (segment %d published below the newest, %d)", ErrFenced, seq, head)
 	}
 	return nil

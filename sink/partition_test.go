@@ -62,6 +62,7 @@ type fixture struct {
 	n          int
 	part       partitioner.Partitioner // default when nil
 	pruneEvery uint64                  // 0: prune the WAL after every commit
+	flushSize  int64                   // 0: 100
 }
 
 func newFixture(t *testing.T, fs storage.FS) *fixture {
@@ -76,17 +77,32 @@ func newFixture(t *testing.T, fs storage.FS) *fixture {
 
 func (f *fixture) partition(faults Faults) *partition {
 	f.n++
+	return f.owner(f.fs, fmt.Sprintf("epoch%d", f.n), faults)
+}
+
+// owner is a new owner of the test partition writing through fsys, with
+// the given process epoch (owners of one process share it).
+func (f *fixture) owner(fsys storage.FS, epoch string, faults Faults) *partition {
+	return f.ownerOf(0, fsys, epoch, faults)
+}
+
+// ownerOf is owner for Kafka partition part of the test topic.
+func (f *fixture) ownerOf(part int32, fsys storage.FS, epoch string, faults Faults) *partition {
 	avroFormat, err := avro.New(avro.Options{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
+	flush := f.flushSize
+	if flush == 0 {
+		flush = 100
+	}
 	return newPartition(partitionConfig{
 		WriteSettings: WriteSettings{
-			FS: f.fs, Format: avroFormat, Partitioner: f.partitioner(), Pad: 10, FlushSize: 100,
+			FS: fsys, Format: avroFormat, Partitioner: f.partitioner(), Pad: 10, FlushSize: flush,
 			Location: time.UTC, Faults: faults, Now: time.Now,
 		},
 		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: testTopic},
-		Partition: 0, Owner: "test", Epoch: fmt.Sprintf("epoch%d", f.n),
+		Partition: part, Owner: "test", Epoch: epoch,
 		Logger: testLogger(), PruneEvery: f.pruneEvery,
 	})
 }
@@ -122,11 +138,13 @@ func (f *fixture) drive(p *partition, n int64) (crashed bool, err error) {
 		}
 	}()
 	ctx := context.Background()
-	next, err := p.recover(ctx)
+	next, err := p.resume(ctx, nil)
 	if err != nil {
 		return false, err
 	}
-	p.beginBatch()
+	if err := p.beginBatch(batchOf(max(next, 0), n-1)); err != nil {
+		return false, err
+	}
 	for off := max(next, 0); off < n; off++ {
 		if err := p.write(ctx, f.record(off)); err != nil {
 			return false, err
@@ -139,6 +157,11 @@ func (f *fixture) drive(p *partition, n int64) (crashed bool, err error) {
 		return false, p.rotate(ctx, "end of test")
 	}
 	return false, nil
+}
+
+// batchOf is a fetched batch of offsets first..last with no log offsets known.
+func batchOf(first, last int64) fetchedBatch {
+	return fetchedBatch{First: first, Last: last, LogStart: -1, HighWatermark: -1}
 }
 
 func (f *fixture) check(n int64) verify.Report {
@@ -266,7 +289,7 @@ func TestZombieCannotCommitAfterClaim(t *testing.T) {
 	mem := storagetest.NewMemFS()
 	f := newFixture(t, mem)
 	zombie := f.partition(nil)
-	if _, err := zombie.recover(ctx); err != nil {
+	if _, err := zombie.resume(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	for off := int64(0); off < 150; off++ { // commits 0-99, holds 100-149 open
@@ -275,7 +298,7 @@ func TestZombieCannotCommitAfterClaim(t *testing.T) {
 		}
 	}
 	owner := f.partition(nil)
-	next, err := owner.recover(ctx)
+	next, err := owner.resume(ctx, nil)
 	if err != nil || next != 100 {
 		t.Fatalf("new owner starts at %d (%v), want 100", next, err)
 	}
@@ -298,7 +321,7 @@ func TestZombiePublishingPrunedSegmentIsFenced(t *testing.T) {
 	f := newFixture(t, mem)
 	hooks := hookFaults{}
 	zombie := f.partition(hooks)
-	if _, err := zombie.recover(ctx); err != nil {
+	if _, err := zombie.resume(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	hooks[TempFileClosed] = func() { // frozen here; meanwhile a new owner works
@@ -326,13 +349,13 @@ func TestRecoveryResumesAfterLastCommit(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, storagetest.NewMemFS())
 	p := f.partition(nil)
-	if next, err := p.recover(ctx); err != nil || next != -1 {
+	if next, err := p.resume(ctx, nil); err != nil || next != -1 {
 		t.Fatalf("empty store: next = %d, %v; want -1 (nothing committed)", next, err)
 	}
 	if _, err := f.drive(p, 250); err != nil {
 		t.Fatal(err)
 	}
-	if next, err := f.partition(nil).recover(ctx); err != nil || next != 250 {
+	if next, err := f.partition(nil).resume(ctx, nil); err != nil || next != 250 {
 		t.Fatalf("next = %d, %v; want 250", next, err)
 	}
 }
@@ -349,7 +372,7 @@ func TestRecoveryWithoutWALUsesFileNames(t *testing.T) {
 	if err := mem.RemoveAll("/logs"); err != nil {
 		t.Fatal(err)
 	}
-	if next, err := f.partition(nil).recover(ctx); err != nil || next != 120 {
+	if next, err := f.partition(nil).resume(ctx, nil); err != nil || next != 120 {
 		t.Fatalf("next = %d, %v; want 120", next, err)
 	}
 }
@@ -360,7 +383,7 @@ func TestOffsetGaps(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, storagetest.NewMemFS())
 	p := f.partition(nil)
-	if _, err := p.recover(ctx); err != nil {
+	if _, err := p.resume(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	offs := []int64{0, 1, 5, 6, 7, 40}
@@ -372,7 +395,7 @@ func TestOffsetGaps(t *testing.T) {
 	if err := p.rotate(ctx, "test"); err != nil {
 		t.Fatal(err)
 	}
-	if next, err := f.partition(nil).recover(ctx); err != nil || next != 41 {
+	if next, err := f.partition(nil).resume(ctx, nil); err != nil || next != 41 {
 		t.Fatalf("next = %d, %v; want 41", next, err)
 	}
 }
@@ -422,31 +445,35 @@ func TestParseState(t *testing.T) {
 
 func TestFaultsFromEnv(t *testing.T) {
 	for _, tc := range []struct {
-		env  string
-		want *CrashAt
-		err  bool
+		crash, freeze string
+		want          *CrashAt
+		err           bool
 	}{
-		{"", nil, false},
-		{"WAL_APPENDED", &CrashAt{State: WALAppended, N: 1}, false},
-		{"temp_file_closed:3", &CrashAt{State: TempFileClosed, N: 3}, false},
-		{"WAL_APPENDED:0", nil, true},
-		{"WAL_APPENDED:x", nil, true},
-		{"BOGUS", nil, true},
+		{"", "", nil, false},
+		{"WAL_APPENDED", "", &CrashAt{State: WALAppended, N: 1}, false},
+		{"temp_file_closed:3", "", &CrashAt{State: TempFileClosed, N: 3}, false},
+		{"", "WAL_APPLIED:2", &CrashAt{State: WALApplied, N: 2, Freeze: true}, false},
+		{"WAL_APPENDED:0", "", nil, true},
+		{"WAL_APPENDED:x", "", nil, true},
+		{"BOGUS", "", nil, true},
+		{"", "BOGUS", nil, true},
+		{"WAL_APPENDED", "WAL_APPLIED", nil, true},
 	} {
-		t.Setenv("HDFS_SINK_CRASH_AT", tc.env)
+		t.Setenv("HDFS_SINK_CRASH_AT", tc.crash)
+		t.Setenv("HDFS_SINK_FREEZE_AT", tc.freeze)
 		got, err := FaultsFromEnv()
 		if (err != nil) != tc.err {
-			t.Fatalf("%q: err = %v", tc.env, err)
+			t.Fatalf("%q/%q: err = %v", tc.crash, tc.freeze, err)
 		}
 		if tc.want == nil {
 			if !tc.err && got != nil {
-				t.Fatalf("%q: got %v, want none", tc.env, got)
+				t.Fatalf("%q/%q: got %v, want none", tc.crash, tc.freeze, got)
 			}
 			continue
 		}
 		c, ok := got.(*CrashAt)
-		if !ok || c.State != tc.want.State || c.N != tc.want.N {
-			t.Fatalf("%q: got %+v", tc.env, got)
+		if !ok || c.State != tc.want.State || c.N != tc.want.N || c.Freeze != tc.want.Freeze {
+			t.Fatalf("%q/%q: got %+v", tc.crash, tc.freeze, got)
 		}
 	}
 }
@@ -486,7 +513,7 @@ func TestSchemaCompatibility(t *testing.T) {
 			f := newFixture(t, storagetest.NewMemFS())
 			p := f.partition(nil)
 			p.cfg.Compatibility = tc.compat
-			if _, err := p.recover(ctx); err != nil {
+			if _, err := p.resume(ctx, nil); err != nil {
 				t.Fatal(err)
 			}
 			rec := func(off int64, s *schema.Schema) record {
@@ -559,7 +586,7 @@ func TestValueTheFormatCannotHoldIsABadRecord(t *testing.T) {
 	}
 	p.cfg.Format = pq
 	p.w = newPartition(p.cfg).w
-	if _, err := p.recover(ctx); err != nil {
+	if _, err := p.resume(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := demodata.ValueAt(f.sch.ID, 0, 0, time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))
@@ -589,7 +616,7 @@ func TestWALPrunedEveryNthCommit(t *testing.T) {
 	if len(seqs) < 2 || len(seqs) > 8 {
 		t.Fatalf("%d segments after 20 commits with PruneEvery 8: %v", len(seqs), seqs)
 	}
-	if next, err := f.partition(nil).recover(context.Background()); err != nil || next != 2000 {
+	if next, err := f.partition(nil).resume(context.Background(), nil); err != nil || next != 2000 {
 		t.Fatalf("next = %d, %v; want 2000", next, err)
 	}
 	f.check(2000)

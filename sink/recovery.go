@@ -1,0 +1,312 @@
+package sink
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sync"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/wal"
+	"github.com/hdfs-sink/hdfs-sink/wal/entry"
+	"github.com/hdfs-sink/hdfs-sink/writer"
+)
+
+// resume recovers the partition and returns the offset to fetch next: the
+// one after the last commit, else the first offset fetched since the last
+// recovery (so a failed first file is fetched again), else -1: HDFS holds
+// nothing of this partition and the start policy decides. scans, when not
+// nil, shares one walk of a topic's files between the partitions recovered
+// together (non-default partitioners without a WAL).
+func (p *partition) resume(ctx context.Context, scans *topicScans) (int64, error) {
+	if err := p.cfg.Layout.CheckNames(p.cfg.Partition, p.cfg.Pad, p.cfg.Format.Extension()); err != nil {
+		return 0, err // refused before anything is published
+	}
+	next, err := p.recover(ctx, scans)
+	if err != nil {
+		return 0, err
+	}
+	if next < 0 {
+		next = p.firstSeen
+	}
+	p.firstSeen, p.expect = -1, next
+	return next, nil
+}
+
+// recover runs the recovery machine: finish the last commit, claim the
+// partition (fencing every earlier owner), remove orphans, and return the
+// offset to fetch next; -1 means HDFS holds nothing of this partition.
+func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, error) {
+	p.enter(RecoveryStarted)
+	if err := p.w.Discard(); err != nil {
+		p.cfg.Logger.Warn("discard open temp files", "err", err)
+	}
+	// The schema of files written so far is gone with them: the next
+	// record's schema is current again, as after a restart.
+	p.current = nil
+	// Nothing of this partition is fetched until recovery returns an offset.
+	p.enter(RecoveryPartitionPaused)
+	if err := p.claim(ctx, scans); err != nil {
+		return 0, err
+	}
+	p.w = p.newWriter(p.cfg.Layout.ClaimTempDir(p.cfg.Partition, p.seq))
+	p.enter(WALApplied)
+	p.removeOrphans()
+	p.enter(OffsetReset)
+	if err := p.log.Prune(p.seq); err != nil {
+		// Housekeeping: old segments cost nothing, the next prune removes them.
+		p.cfg.Logger.Warn("prune WAL after claiming", "err", err)
+	}
+	p.enter(WALTruncated)
+	p.enter(WriteStarted)
+	p.next = time.Time{}
+	if p.committed < 0 {
+		return -1, nil
+	}
+	return p.committed + 1, nil
+}
+
+// claim applies the newest WAL segment and publishes a claim right after it.
+// Publishing is exclusive, so once the claim stands, any earlier owner that
+// tries to commit finds its next sequence number taken and stops. A claim
+// counts only if it is the newest segment once published, exactly as a
+// commit: pruning frees old numbers, and a claim at a freed number is below
+// the head, where it fences nobody (docs/design.md §6).
+func (p *partition) claim(ctx context.Context, scans *topicScans) error {
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		head, committed, err := p.applyHead(scans)
+		if err != nil {
+			return err
+		}
+		err = p.publishClaim(head+1, committed)
+		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
+			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", head+1, "err", err)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("claim WAL segment %d: %w", head+1, err)
+		}
+		p.seq, p.committed = head+1, committed
+		p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", committed, "epoch", p.cfg.Epoch)
+		return nil
+	}
+}
+
+// publishClaim publishes a claim at seq and checks that it is the newest
+// segment; otherwise it reports wal.ErrSeqTaken, and the caller re-reads.
+func (p *partition) publishClaim(seq uint64, committed int64) error {
+	if err := p.log.Publish(seq, p.walEntry(entry.KindClaim, committed, nil)); err != nil {
+		return err
+	}
+	head, err := p.newestSegment()
+	if err != nil {
+		return fmt.Errorf("list WAL after claiming %d: %w", seq, err)
+	}
+	if head != seq {
+		return fmt.Errorf("%w: claim %d published below the newest segment %d (a number freed by pruning)", wal.ErrSeqTaken, seq, head)
+	}
+	return nil
+}
+
+// newestSegment is the highest published sequence number. An empty log
+// after publishing means someone deleted the WAL of a running partition.
+func (p *partition) newestSegment() (uint64, error) {
+	seqs, err := p.log.Segments()
+	if err != nil {
+		return 0, err
+	}
+	if len(seqs) == 0 {
+		return 0, fmt.Errorf("WAL directory %s is empty right after a publish: was it deleted?", p.log.Dir())
+	}
+	return seqs[len(seqs)-1], nil
+}
+
+// applyHead rolls the newest segment forward if it is a commit and returns
+// its sequence number and committed offset. Only the newest segment can be
+// unfinished: an owner publishes a segment only after finishing the one
+// before, and segments below the newest that appear later are a fenced
+// owner's, which nobody applies.
+func (p *partition) applyHead(scans *topicScans) (uint64, int64, error) {
+	seqs, err := p.log.Segments()
+	if err != nil {
+		return 0, 0, fmt.Errorf("list WAL: %w", err)
+	}
+	if len(seqs) == 0 {
+		committed, err := p.scanCommitted(scans)
+		return 0, committed, err
+	}
+	head := seqs[len(seqs)-1]
+	e, err := p.log.Read(head)
+	if err != nil {
+		return 0, 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.topic(), p.cfg.Partition, err)
+	}
+	if e.Kind == entry.KindCommit {
+		if err := p.rollForward(e.Files); err != nil {
+			return 0, 0, err
+		}
+	}
+	return head, e.CommittedOffset, nil
+}
+
+// rollForward finishes the renames of a commit found as the WAL head. Unlike
+// an owner's own commit, a move whose final file exists is skipped, never
+// repeated: a delayed rename must not replace a committed file. A move
+// with neither file may be legitimate here (an operator moved committed
+// files out of topics.dir), so it is reported and recovery goes on.
+func (p *partition) rollForward(moves []entry.FileMove) error {
+	for _, m := range moves {
+		if _, err := p.cfg.FS.Stat(m.Final); err == nil {
+			continue
+		}
+		err := p.move(m)
+		if errors.Is(err, errCommittedFileMissing) {
+			p.cfg.Logger.Error("committed file is missing; was it moved out of topics.dir?", "final", m.Final, "offsets", fmt.Sprintf("%d-%d", m.StartOffset, m.EndOffset))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// move renames one committed temp file to its final name. It is idempotent:
+// a move whose temp file is gone and whose final file exists was done
+// before (by us, an earlier owner, or a reply that was lost).
+func (p *partition) move(m entry.FileMove) error {
+	err := p.cfg.FS.Rename(m.Temp, m.Final)
+	if err == nil {
+		return nil
+	}
+	if _, serr := p.cfg.FS.Stat(m.Temp); !errors.Is(serr, fs.ErrNotExist) {
+		return fmt.Errorf("commit %s -> %s: %w", m.Temp, m.Final, err)
+	}
+	if _, ferr := p.cfg.FS.Stat(m.Final); ferr != nil {
+		return fmt.Errorf("%w: %s (offsets %d-%d)", errCommittedFileMissing, m.Final, m.StartOffset, m.EndOffset)
+	}
+	return nil
+}
+
+// removeOrphans deletes what lies in this partition's temp root apart from
+// the claim directories of our claim and newer ones, and stale WAL staging
+// directories. Everything older belongs to owners our claim fenced: their
+// one possibly unapplied commit, the head we found, was rolled forward
+// before we claimed, and no commit of theirs can be applied later. A newer
+// owner's directory has a higher number, so a cleanup that runs late never
+// touches it (docs/design.md §5). Failures are housekeeping: the orphans
+// are removed by the next recovery.
+func (p *partition) removeOrphans() {
+	root := p.cfg.Layout.TempRoot(p.cfg.Partition)
+	infos, err := p.cfg.FS.ReadDir(root)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		p.cfg.Logger.Warn("list temp files for cleanup", "dir", root, "err", err)
+	}
+	for _, fi := range infos {
+		if seq, ok := layout.ParseClaimDir(fi.Name()); ok && fi.IsDir() && seq >= p.seq {
+			continue
+		}
+		if err := p.cfg.FS.RemoveAll(root + "/" + fi.Name()); err != nil {
+			p.cfg.Logger.Warn("remove orphaned temp files", "path", root+"/"+fi.Name(), "err", err)
+		}
+	}
+	if err := p.log.RemoveStaging(); err != nil {
+		p.cfg.Logger.Warn("remove WAL staging directories", "err", err)
+	}
+}
+
+// scanCommitted finds the last committed offset from committed file names
+// when there is no WAL at all (a fresh start, or files written by the
+// reference connector). It lists only this partition's directory when the
+// partitioner allows, and walks the topic directory otherwise.
+func (p *partition) scanCommitted(scans *topicScans) (int64, error) {
+	if _, ok := p.cfg.Partitioner.(partitioner.Default); !ok {
+		return scans.last(p)
+	}
+	ends, err := scanEnds(p.cfg.FS, p.cfg.Layout, p.cfg.Layout.PartitionDir(p.cfg.Partition))
+	if err != nil {
+		return 0, err
+	}
+	return p.noteScanned(ends), nil
+}
+
+func (p *partition) noteScanned(ends map[int32]int64) int64 {
+	last, ok := ends[p.cfg.Partition]
+	if !ok {
+		return -1
+	}
+	p.cfg.Logger.Info("no WAL: last committed offset taken from file names", "offset", last)
+	return last
+}
+
+// scanEnds walks root for committed files of the topic and returns, per
+// Kafka partition, the highest offset their names give.
+func scanEnds(fsys storage.FS, t layout.Topic, root string) (map[int32]int64, error) {
+	ends := map[int32]int64{}
+	err := storage.WalkFiles(fsys, root, layout.IsTempDir, func(name string) error {
+		r, ok := layout.ParseFinalName(name)
+		if ok && r.Topic == t.Name {
+			if last, seen := ends[r.Partition]; !seen || r.End > last {
+				ends[r.Partition] = r.End
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scan %s for committed files: %w", root, err)
+	}
+	return ends, nil
+}
+
+// topicScans walks each topic's directory at most once for the partitions
+// recovered together (one assignment): without it a first start on a large
+// migrated topic walks the whole tree once per partition. Its results are
+// used only during that assignment, never cached across recoveries: a
+// later walk must see later commits.
+type topicScans struct {
+	mu    sync.Mutex
+	walks map[string]*topicWalk
+}
+
+type topicWalk struct {
+	once sync.Once
+	ends map[int32]int64
+	err  error
+}
+
+func newTopicScans() *topicScans { return &topicScans{walks: map[string]*topicWalk{}} }
+
+// last walks (once per topic when s is not nil) and returns p's last offset.
+func (s *topicScans) last(p *partition) (int64, error) {
+	walk := &topicWalk{}
+	if s != nil {
+		s.mu.Lock()
+		if s.walks[p.topic()] == nil {
+			s.walks[p.topic()] = walk
+		}
+		walk = s.walks[p.topic()]
+		s.mu.Unlock()
+	}
+	walk.once.Do(func() {
+		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", p.cfg.Layout.Dir())
+		walk.ends, walk.err = scanEnds(p.cfg.FS, p.cfg.Layout, p.cfg.Layout.Dir())
+	})
+	if walk.err != nil {
+		return 0, walk.err
+	}
+	return p.noteScanned(walk.ends), nil
+}
+
+// newWriter is a writer for this partition's temp files in dir.
+func (p *partition) newWriter(dir string) *writer.Writer {
+	return writer.New(writer.Options{
+		FS: p.cfg.FS, Format: p.cfg.Format, Layout: p.cfg.Layout, Partition: p.cfg.Partition, Pad: p.cfg.Pad,
+		TempDir: dir, Prefix: p.cfg.Epoch,
+	})
+}
