@@ -52,6 +52,7 @@ func LoadPath(p string) ([]*Connector, []Warning, error) {
 		seen[c.Name] = f
 		conns = append(conns, c)
 	}
+	errs = append(errs, checkOverlaps(conns)...)
 	if len(errs) > 0 {
 		return nil, warns, errors.Join(errs...)
 	}
