@@ -32,6 +32,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	for _, w := range warns {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
+	if err == nil {
+		err = checkWiring(conns)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -67,6 +70,9 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 	conns, warns, err := configs.LoadPath(*path)
 	for _, w := range warns {
 		log.Warn("connector config", "warning", w.String())
+	}
+	if err == nil {
+		err = checkWiring(conns)
 	}
 	if err != nil {
 		log.Error("invalid connector configuration; nothing consumed", "err", err)

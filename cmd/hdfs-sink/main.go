@@ -4,6 +4,7 @@
 //	hdfs-sink run --config <file.json | directory>   run the daemon
 //	hdfs-sink check --config <file.json | directory> validate connector files and exit
 //	hdfs-sink demo                                    the whole pipeline in one process, nothing installed
+//	hdfs-sink offsets reset --topic t --partition p --to n  resume a partition at an offset (a fenced WAL claim)
 //	hdfs-sink version
 package main
 
@@ -39,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCheck(rest, stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, rest, stdout, stderr)
+	case "offsets":
+		return cmdOffsets(ctx, rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "hdfs-sink", version)
 		return 0
@@ -56,6 +59,7 @@ func usage(w io.Writer) {
   hdfs-sink run   --config <file.json|dir> [--log-level debug|info|warn] [--log-format text|json]
   hdfs-sink check --config <file.json|dir>
   hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]
+  hdfs-sink offsets reset --config <file.json|dir> [--connector NAME] --topic T --partition P --to OFFSET
   hdfs-sink version
 `)
 }

@@ -46,8 +46,30 @@ func TestRunRefusesBadWiringBeforeConsuming(t *testing.T) {
 		"bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1"}}`), 0o644)
 	var out, errOut bytes.Buffer
 	code := run([]string{"run", "--config", f, "--status-addr", ""}, &out, &errOut)
-	if code != 1 || !strings.Contains(errOut.String(), "partitioner") {
+	if code != 2 || !strings.Contains(errOut.String(), "partitioner") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"check", "--config", f}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "partitioner") {
+		t.Fatalf("check: exit %d, stderr:\n%s", code, errOut.String())
+	}
+}
+
+// TestCheckRefusesTopicsTooLongToWrite (F7): a listed topic whose committed
+// file names can exceed the store's 255-byte limit is a check error.
+func TestCheckRefusesTopicsTooLongToWrite(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "long.json")
+	topic := strings.Repeat("t", 230)
+	os.WriteFile(f, []byte(`{"name":"long","config":{"topics":"ok,`+topic+`","store.url":"file://`+dir+`/data","flush.size":"10",
+		"bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1"}}`), 0o644)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"check", "--config", f}, &out, &errOut); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut.String())
+	}
+	want := `connector "long" (` + f + `): topics: topic "` + topic + `" partition 0: committed file names can reach 277 bytes, more than the 255 the store allows in one name; topics of at most 208 characters can be written with this format`
+	if strings.TrimSpace(errOut.String()) != want {
+		t.Fatalf("stderr:\n%s\nwant:\n%s", errOut.String(), want)
 	}
 }
 

@@ -98,6 +98,7 @@ func counters(s *sink.Stats) map[string]int64 {
 		"records": s.Records.Load(), "commits": s.Commits.Load(), "dead_lettered": s.DeadLettered.Load(),
 		"nulls_ignored": s.NullsIgnored.Load(), "recoveries": s.Recoveries.Load(), "fenced": s.Fenced.Load(),
 		"memory_rotations": s.MemoryRotations.Load(), "peak_buffered_bytes": s.PeakBuffered.Load(), "peak_open_files": s.PeakOpenFiles.Load(),
+		"rewinds": s.Rewinds.Load(), "retention_gaps": s.RetentionGaps.Load(), "missing_files": s.MissingFiles.Load(),
 	}
 }
 

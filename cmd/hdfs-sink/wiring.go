@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -181,4 +183,30 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 		log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
 	}
 	return opts
+}
+
+// checkWiring finds what configs alone cannot: settings the wired packages
+// refuse (the output format, the partitioner), and listed topics whose
+// committed file names would be longer than the store allows (partition 0;
+// a later partition of a topic just under the limit is refused when it is
+// assigned). check and run both use it, so run refuses what check refuses.
+func checkWiring(conns []*configs.Connector) error {
+	var errs []error
+	for _, c := range conns {
+		if _, err := outputPartitioner(c); err != nil {
+			errs = append(errs, err)
+		}
+		f, err := outputFormat(c)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, t := range c.Topics {
+			lay := layout.Topic{TopicsDir: c.TopicsDir(t), LogsDir: c.LogsDir(t), Name: t}
+			if err := lay.CheckNames(0, c.OffsetPadWidth, f.Extension()); err != nil {
+				errs = append(errs, fmt.Errorf("connector %q (%s): topics: %w", c.Name, c.Source, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
