@@ -10,7 +10,7 @@ PKGS ?= ./...
 # tag-only package such as ./integration that plain `go vet` cannot load.
 INTEGRATION_PKGS ?= $(PKGS)
 
-.PHONY: unit testenv-up testenv-down testenv-status integration test demo bench
+.PHONY: unit testenv-up testenv-down testenv-status integration test demo bench sweep
 
 ## unit: go vet (including integration-tagged files) and race tests; no services.
 unit:
@@ -47,3 +47,8 @@ demo:
 BENCH_FLAGS ?=
 bench:
 	$(GO) run ./bench -out bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)
+
+## sweep: the exactly-once sweeps over every storage call (crash, double crash,
+## frozen owner x other owner), not the sample `make unit` runs; ~10 min.
+sweep:
+	$(GO) test -count=1 -timeout 60m -run 'TestCrashSweep|TestZombieSweep' -v ./sink -sweep.full | grep -E 'runs,|^(ok|FAIL|---)'
