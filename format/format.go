@@ -42,3 +42,28 @@ func (e *ValueError) Error() string { return "field " + e.Path + ": " + e.Msg }
 // ErrClosed: a RecordWriter was used after Close. Each encoder wraps it
 // with its name ("avro: writer closed").
 var ErrClosed = errors.New("writer closed")
+
+// Define is the Format named name, with files ending ext, whose writers
+// newWriter creates with opts. Encoders return it from their constructor,
+// so none repeats the adapter.
+func Define[W RecordWriter, O any](name, ext string, opts O, newWriter func(io.Writer, *schema.Schema, O) (W, error)) Format {
+	return defined[W, O]{name: name, ext: ext, opts: opts, newWriter: newWriter}
+}
+
+type defined[W RecordWriter, O any] struct {
+	name, ext string
+	opts      O
+	newWriter func(io.Writer, *schema.Schema, O) (W, error)
+}
+
+func (d defined[W, O]) Name() string      { return d.name }
+func (d defined[W, O]) Extension() string { return d.ext }
+
+// NewWriter returns a nil interface, not a typed nil, on error.
+func (d defined[W, O]) NewWriter(w io.Writer, s *schema.Schema) (RecordWriter, error) {
+	rw, err := d.newWriter(w, s, d.opts)
+	if err != nil {
+		return nil, err
+	}
+	return rw, nil
+}

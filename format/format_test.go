@@ -1,6 +1,38 @@
 package format
 
-import "testing"
+import (
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/schema"
+)
+
+type nopWriter struct{}
+
+func (*nopWriter) WriteDatum([]byte) error { return nil }
+func (*nopWriter) Flush() error            { return nil }
+func (*nopWriter) BytesBuffered() int      { return 0 }
+func (*nopWriter) Close() error            { return nil }
+
+// TestDefineReturnsANilInterfaceOnError: a constructor's typed nil must not
+// reach callers as a non-nil RecordWriter.
+func TestDefineReturnsANilInterfaceOnError(t *testing.T) {
+	boom := errors.New("boom")
+	f := Define("nop", ".nop", 7, func(_ io.Writer, _ *schema.Schema, opts int) (*nopWriter, error) {
+		if opts != 7 {
+			t.Fatalf("options %d, want 7", opts)
+		}
+		return nil, boom
+	})
+	if f.Name() != "nop" || f.Extension() != ".nop" {
+		t.Fatalf("name %q, extension %q", f.Name(), f.Extension())
+	}
+	w, err := f.NewWriter(io.Discard, nil)
+	if !errors.Is(err, boom) || w != nil {
+		t.Fatalf("NewWriter = %v, %v; want a nil interface and the error", w, err)
+	}
+}
 
 // TestValueErrorText: the message the encoders' value errors always had.
 func TestValueErrorText(t *testing.T) {

@@ -77,25 +77,44 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 // commit: pruning frees old numbers, and a claim at a freed number is below
 // the head, where it fences nobody (docs/design.md §6).
 func (p *partition) claim(ctx context.Context, scans *topicScans) error {
+	c, err := p.claimAs(ctx, scans, func(found int64) int64 { return found })
+	if err != nil {
+		return err
+	}
+	p.seq, p.committed = c.seq, c.committed
+	p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", p.committed, "epoch", p.cfg.Epoch)
+	return nil
+}
+
+// claimed is a claim that stands: its number, the committed offset the
+// head had, and the one the claim carries.
+type claimed struct {
+	seq              uint64
+	found, committed int64
+}
+
+// claimAs rolls the head forward and publishes a claim after it carrying
+// committedOf(the head's committed offset), re-reading while other owners
+// publish in between (bounded by claimAttempts).
+func (p *partition) claimAs(ctx context.Context, scans *topicScans, committedOf func(found int64) int64) (claimed, error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return claimed{}, err
 		}
-		head, committed, err := p.applyHead(scans)
+		head, found, err := p.applyHead(scans)
 		if err != nil {
-			return err
+			return claimed{}, err
 		}
-		err = p.publishClaim(head+1, committed)
+		c := claimed{seq: head + 1, found: found, committed: committedOf(found)}
+		err = p.publishClaim(c.seq, c.committed)
 		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
-			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", head+1, "err", err)
+			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", c.seq, "err", err)
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("claim WAL segment %d: %w", head+1, err)
+			return claimed{}, fmt.Errorf("claim WAL segment %d: %w", c.seq, err)
 		}
-		p.seq, p.committed = head+1, committed
-		p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", committed, "epoch", p.cfg.Epoch)
-		return nil
+		return c, nil
 	}
 }
 

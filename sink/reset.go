@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
-	"github.com/hdfs-sink/hdfs-sink/wal"
 )
 
 // ResetError says why a partition cannot be reset to an offset.
@@ -51,24 +50,12 @@ func (p *partition) resetTo(ctx context.Context, next int64) error {
 	if err := p.refuseOverlap(next); err != nil {
 		return err
 	}
-	for attempt := 1; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		head, was, err := p.applyHead(nil)
-		if err != nil {
-			return err
-		}
-		err = p.publishClaim(head+1, next-1)
-		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("reset: claim WAL segment %d: %w", head+1, err)
-		}
-		p.cfg.Logger.Info("partition reset", "seq", head+1, "was_next", was+1, "next_offset", next)
-		return p.undoIfOverlapped(ctx, next)
+	c, err := p.claimAs(ctx, nil, func(int64) int64 { return next - 1 })
+	if err != nil {
+		return fmt.Errorf("reset: %w", err)
 	}
+	p.cfg.Logger.Info("partition reset", "seq", c.seq, "was_next", c.found+1, "next_offset", next)
+	return p.undoIfOverlapped(ctx, next)
 }
 
 // undoIfOverlapped covers a running owner that committed files at or
@@ -82,10 +69,7 @@ func (p *partition) undoIfOverlapped(ctx context.Context, next int64) error {
 	if !errors.As(err, &re) {
 		return err
 	}
-	head, committed, herr := p.applyHead(nil)
-	if herr == nil {
-		herr = p.publishClaim(head+1, max(committed, re.Last))
-	}
+	_, herr := p.claimAs(ctx, nil, func(found int64) int64 { return max(found, re.Last) })
 	if herr != nil {
 		return fmt.Errorf("%w; and undoing the reset failed: %v (run the reset again once the partition's owner is stopped)", err, herr)
 	}

@@ -11,11 +11,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
-	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
 // Name and Extension identify the format.
@@ -70,24 +68,10 @@ func New(opts Options) (format.Format, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return avroFormat{opts: opts}, nil
+	return format.Define(Name, Extension, opts, NewWriter), nil
 }
 
 var _ format.RecordWriter = (*Writer)(nil)
-
-type avroFormat struct{ opts Options }
-
-func (avroFormat) Name() string      { return Name }
-func (avroFormat) Extension() string { return Extension }
-
-// NewWriter returns a nil interface, not a typed nil, on error.
-func (f avroFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
-	aw, err := NewWriter(w, s, f.opts)
-	if err != nil {
-		return nil, err
-	}
-	return aw, nil
-}
 
 func (o Options) withDefaults() (Options, error) {
 	if err := o.Validate(); err != nil {

@@ -67,24 +67,10 @@ func New(opts Options) (format.Format, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return jsonFormat{opts: opts}, nil
+	return format.Define(Name, Extension, opts, NewWriter), nil
 }
 
 var _ format.RecordWriter = (*Writer)(nil)
-
-type jsonFormat struct{ opts Options }
-
-func (jsonFormat) Name() string      { return Name }
-func (jsonFormat) Extension() string { return Extension }
-
-// NewWriter returns a nil interface, not a typed nil, on error.
-func (f jsonFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
-	jw, err := NewWriter(w, s, f.opts)
-	if err != nil {
-		return nil, err
-	}
-	return jw, nil
-}
 
 // Writer writes one JSON Lines file. It is not safe for concurrent use.
 // After an error from the underlying writer every method returns it.

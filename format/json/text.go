@@ -28,16 +28,13 @@ var ErrNotStringSchema = errors.New("format string: value schema is not an Avro 
 // NewText returns the string format. It writes Avro string values as
 // text; a nil schema means a schemaless topic: each datum is the raw
 // Kafka value, written as is.
-func NewText() format.Format { return textFormat{} }
+func NewText() format.Format {
+	return format.Define(TextName, TextExtension, struct{}{}, newTextWriter)
+}
 
 var _ format.RecordWriter = (*textWriter)(nil)
 
-type textFormat struct{}
-
-func (textFormat) Name() string      { return TextName }
-func (textFormat) Extension() string { return TextExtension }
-
-func (textFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
+func newTextWriter(w io.Writer, s *schema.Schema, _ struct{}) (*textWriter, error) {
 	if s != nil {
 		if t := strings.TrimSpace(s.Codec.CanonicalSchema()); t != `"string"` {
 			return nil, fmt.Errorf("%w: schema %d is %s", ErrNotStringSchema, s.ID, t)

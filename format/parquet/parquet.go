@@ -49,13 +49,11 @@ package parquet
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/parquet/compress"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
-	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
 // Name and Extension identify the format.
@@ -131,24 +129,10 @@ func New(opts Options) (format.Format, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	return parquetFormat{opts: opts}, nil
+	return format.Define(Name, Extension, opts, NewWriter), nil
 }
 
 var _ format.RecordWriter = (*Writer)(nil)
-
-type parquetFormat struct{ opts Options }
-
-func (parquetFormat) Name() string      { return Name }
-func (parquetFormat) Extension() string { return Extension }
-
-// NewWriter returns a nil interface, not a typed nil, on error.
-func (f parquetFormat) NewWriter(w io.Writer, s *schema.Schema) (format.RecordWriter, error) {
-	pw, err := NewWriter(w, s, f.opts)
-	if err != nil {
-		return nil, err
-	}
-	return pw, nil
-}
 
 func (o Options) withDefaults() (Options, error) {
 	if err := o.Validate(); err != nil {
