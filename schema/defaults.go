@@ -111,13 +111,7 @@ func arrayDefault(n *avsc.Node, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]any, len(in))
-	for i, x := range in {
-		if out[i], err = defaultValue(n.Items, x); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return eachItem(in, func(x any) (any, error) { return defaultValue(n.Items, x) })
 }
 
 func mapDefault(n *avsc.Node, v any) (any, error) {
@@ -125,13 +119,7 @@ func mapDefault(n *avsc.Node, v any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(in))
-	for k, x := range in {
-		if out[k], err = defaultValue(n.Values, x); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return eachValue(in, func(x any) (any, error) { return defaultValue(n.Values, x) })
 }
 
 func recordDefault(n *avsc.Node, v any) (any, error) {

@@ -125,18 +125,7 @@ func (c *compiler) array(w, r *avsc.Node, path string) (conv, error) {
 	if item == nil || err != nil {
 		return nil, err
 	}
-	return func(v any) (any, error) {
-		in := v.([]any)
-		out := make([]any, len(in))
-		for i, x := range in {
-			y, err := item(x)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = y
-		}
-		return out, nil
-	}, nil
+	return func(v any) (any, error) { return eachItem(v.([]any), item) }, nil
 }
 
 func (c *compiler) mapOf(w, r *avsc.Node, path string) (conv, error) {
@@ -144,18 +133,34 @@ func (c *compiler) mapOf(w, r *avsc.Node, path string) (conv, error) {
 	if val == nil || err != nil {
 		return nil, err
 	}
-	return func(v any) (any, error) {
-		in := v.(map[string]any)
-		out := make(map[string]any, len(in))
-		for k, x := range in {
-			y, err := val(x)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = y
+	return func(v any) (any, error) { return eachValue(v.(map[string]any), val) }, nil
+}
+
+// eachItem is the array of f applied to every item of in; the first error
+// wins. Projection and defaults both convert arrays this way.
+func eachItem(in []any, f func(any) (any, error)) ([]any, error) {
+	out := make([]any, len(in))
+	for i, x := range in {
+		y, err := f(x)
+		if err != nil {
+			return nil, err
 		}
-		return out, nil
-	}, nil
+		out[i] = y
+	}
+	return out, nil
+}
+
+// eachValue is eachItem for map values.
+func eachValue(in map[string]any, f func(any) (any, error)) (map[string]any, error) {
+	out := make(map[string]any, len(in))
+	for k, x := range in {
+		y, err := f(x)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = y
+	}
+	return out, nil
 }
 
 // enumConv maps writer symbols the reader lacks to the reader's default;

@@ -117,7 +117,7 @@ func scanUnion(n *avsc.Node, b []byte, depth int) ([]byte, error) {
 // scanBlocks scans the blocks of array or map n, whose items (or values)
 // are of type items.
 func scanBlocks(n, items *avsc.Node, b []byte, depth int) ([]byte, error) {
-	zeroWidth := n.Kind == avsc.Array && minWidth(items, map[*avsc.Node]bool{}) == 0
+	zeroWidth := n.Kind == avsc.Array && items.MinWidth() == 0
 	for {
 		count, rest, err := varint(b)
 		if err != nil {
@@ -157,30 +157,6 @@ func blockLimit(zeroWidth bool, remaining int) int64 {
 		return maxZeroWidthItems
 	}
 	return int64(remaining)
-}
-
-// minWidth is the fewest bytes a value of n encodes to. seen holds the
-// records being measured; only an invalid schema (a record containing
-// itself outside any union or array) meets one again.
-func minWidth(n *avsc.Node, seen map[*avsc.Node]bool) int {
-	switch n.Kind {
-	case avsc.Null:
-		return 0
-	case avsc.Fixed:
-		return n.Size
-	case avsc.Record:
-		if seen[n] {
-			return 1
-		}
-		seen[n] = true
-		defer delete(seen, n)
-		w := 0
-		for i := range n.Fields {
-			w += minWidth(n.Fields[i].Type, seen)
-		}
-		return w
-	}
-	return 1
 }
 
 func varint(b []byte) (int64, []byte, error) {

@@ -99,7 +99,7 @@ func (m mapper) typ(n *avsc.Node, path string) (arrow.DataType, decoder, error) 
 		if err != nil {
 			return nil, nil, err
 		}
-		return arrow.ListOfField(ef), listDec{path: path, elem: col, zeroWidth: minWidth(n.Items) == 0}, nil
+		return arrow.ListOfField(ef), listDec{path: path, elem: col, zeroWidth: n.Items.MinWidth() == 0}, nil
 	case avsc.Map:
 		vf, col, err := m.field("value", n.Values, path+"{}")
 		if err != nil {
@@ -168,24 +168,4 @@ func decimalType(n *avsc.Node, path string) (arrow.DataType, decoder, error) {
 		return &arrow.Decimal256Type{Precision: p, Scale: s}, newDecimalDec(path, n, true), nil
 	}
 	return nil, nil, &avsc.SchemaError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds %d", n.Precision, maxDecimal256)}
-}
-
-// minWidth is the fewest bytes a value of n encodes to, as schema's scan
-// counts it: an array of items that may take no bytes (nulls, records
-// of nulls) has its block counts capped instead of bounded by the bytes
-// left. Schemas reaching here are not recursive.
-func minWidth(n *avsc.Node) int {
-	switch n.Kind {
-	case avsc.Null:
-		return 0
-	case avsc.Fixed:
-		return n.Size
-	case avsc.Record:
-		w := 0
-		for _, f := range n.Fields {
-			w += minWidth(f.Type)
-		}
-		return w
-	}
-	return 1
 }

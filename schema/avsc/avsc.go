@@ -109,6 +109,8 @@ type Node struct {
 	Precision   int      // Decimal
 	Scale       int      // Decimal
 	Declared    Declared // the logical type attributes as written
+
+	minWidth int // see MinWidth
 }
 
 // Declared holds the logical type attributes of a primitive or fixed type

@@ -65,6 +65,7 @@ func read(text string, strict bool) (*parser, *Node, error) {
 	if n.Kind != Record { // {"type":{...}} wrapping a non-record
 		p.note(topLevelError())
 	}
+	setWidths(n)
 	return p, n, nil
 }
 
