@@ -43,14 +43,20 @@ func (e *ValueError) Error() string { return "field " + e.Path + ": " + e.Msg }
 // with its name ("avro: writer closed").
 var ErrClosed = errors.New("writer closed")
 
+// Options are an encoder's settings, checked before a Format is made.
+type Options interface{ Validate() error }
+
 // Define is the Format named name, with files ending ext, whose writers
-// newWriter creates with opts. Encoders return it from their constructor,
-// so none repeats the adapter.
-func Define[W RecordWriter, O any](name, ext string, opts O, newWriter func(io.Writer, *schema.Schema, O) (W, error)) Format {
-	return defined[W, O]{name: name, ext: ext, opts: opts, newWriter: newWriter}
+// newWriter creates with opts, after checking opts. Encoders return it
+// from their constructor, so none repeats the adapter.
+func Define[W RecordWriter, O Options](name, ext string, opts O, newWriter func(io.Writer, *schema.Schema, O) (W, error)) (Format, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	return defined[W, O]{name: name, ext: ext, opts: opts, newWriter: newWriter}, nil
 }
 
-type defined[W RecordWriter, O any] struct {
+type defined[W RecordWriter, O Options] struct {
 	name, ext string
 	opts      O
 	newWriter func(io.Writer, *schema.Schema, O) (W, error)

@@ -15,16 +15,37 @@ func (*nopWriter) Flush() error            { return nil }
 func (*nopWriter) BytesBuffered() int      { return 0 }
 func (*nopWriter) Close() error            { return nil }
 
+// seven are options that are valid only when they are 7.
+type seven int
+
+func (s seven) Validate() error {
+	if s != 7 {
+		return errors.New("not seven")
+	}
+	return nil
+}
+
+// TestDefineChecksOptions: invalid options make no Format.
+func TestDefineChecksOptions(t *testing.T) {
+	f, err := Define("nop", ".nop", seven(6), func(io.Writer, *schema.Schema, seven) (*nopWriter, error) { return &nopWriter{}, nil })
+	if err == nil || f != nil {
+		t.Fatalf("Define with invalid options = %v, %v", f, err)
+	}
+}
+
 // TestDefineReturnsANilInterfaceOnError: a constructor's typed nil must not
 // reach callers as a non-nil RecordWriter.
 func TestDefineReturnsANilInterfaceOnError(t *testing.T) {
 	boom := errors.New("boom")
-	f := Define("nop", ".nop", 7, func(_ io.Writer, _ *schema.Schema, opts int) (*nopWriter, error) {
+	f, err := Define("nop", ".nop", seven(7), func(_ io.Writer, _ *schema.Schema, opts seven) (*nopWriter, error) {
 		if opts != 7 {
 			t.Fatalf("options %d, want 7", opts)
 		}
 		return nil, boom
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if f.Name() != "nop" || f.Extension() != ".nop" {
 		t.Fatalf("name %q, extension %q", f.Name(), f.Extension())
 	}

@@ -20,12 +20,11 @@ const (
 	FormatParquet
 )
 
+var formatNames = [...]string{FormatAvro: "avro", FormatParquet: "parquet"}
+
 func (f Format) String() string {
-	switch f {
-	case FormatAvro:
-		return "avro"
-	case FormatParquet:
-		return "parquet"
+	if f > FormatUnknown && int(f) < len(formatNames) {
+		return formatNames[f]
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }

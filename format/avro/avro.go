@@ -65,10 +65,7 @@ func (o Options) Validate() error {
 
 // New returns the Avro format configured by opts, which it validates.
 func New(opts Options) (format.Format, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	return format.Define(Name, Extension, opts, NewWriter), nil
+	return format.Define(Name, Extension, opts, NewWriter)
 }
 
 var _ format.RecordWriter = (*Writer)(nil)

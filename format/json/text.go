@@ -29,12 +29,18 @@ var ErrNotStringSchema = errors.New("format string: value schema is not an Avro 
 // text; a nil schema means a schemaless topic: each datum is the raw
 // Kafka value, written as is.
 func NewText() format.Format {
-	return format.Define(TextName, TextExtension, struct{}{}, newTextWriter)
+	f, _ := format.Define(TextName, TextExtension, noOptions{}, newTextWriter) // noOptions is always valid
+	return f
 }
+
+// noOptions: the string format has no settings.
+type noOptions struct{}
+
+func (noOptions) Validate() error { return nil }
 
 var _ format.RecordWriter = (*textWriter)(nil)
 
-func newTextWriter(w io.Writer, s *schema.Schema, _ struct{}) (*textWriter, error) {
+func newTextWriter(w io.Writer, s *schema.Schema, _ noOptions) (*textWriter, error) {
 	if s != nil {
 		if t := strings.TrimSpace(s.Codec.CanonicalSchema()); t != `"string"` {
 			return nil, fmt.Errorf("%w: schema %d is %s", ErrNotStringSchema, s.ID, t)

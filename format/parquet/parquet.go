@@ -126,10 +126,7 @@ func (o Options) Validate() error {
 
 // New returns the Parquet format configured by opts, which it validates.
 func New(opts Options) (format.Format, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	return format.Define(Name, Extension, opts, NewWriter), nil
+	return format.Define(Name, Extension, opts, NewWriter)
 }
 
 var _ format.RecordWriter = (*Writer)(nil)

@@ -17,26 +17,22 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
-// Schema is the sample value schema.
-const Schema = `{"type":"record","name":"Order","namespace":"demo","fields":[
+// orderFields are the fields of Schema, which SchemaV2 extends.
+const orderFields = `
  {"name":"seq","type":"long","doc":"offset of this record in its partition"},
  {"name":"partition","type":"int"},
  {"name":"customer","type":"string"},
  {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}},
  {"name":"created_at","type":{"type":"long","logicalType":"timestamp-millis"}},
  {"name":"note","type":["null","string"],"default":null},
- {"name":"region","type":"string","default":"eu"}
+ {"name":"region","type":"string","default":"eu"}`
+
+// Schema is the sample value schema.
+const Schema = `{"type":"record","name":"Order","namespace":"demo","fields":[` + orderFields + `
 ]}`
 
 // SchemaV2 is Schema plus a field with a default: a BACKWARD-compatible evolution.
-const SchemaV2 = `{"type":"record","name":"Order","namespace":"demo","fields":[
- {"name":"seq","type":"long","doc":"offset of this record in its partition"},
- {"name":"partition","type":"int"},
- {"name":"customer","type":"string"},
- {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":10,"scale":2}},
- {"name":"created_at","type":{"type":"long","logicalType":"timestamp-millis"}},
- {"name":"note","type":["null","string"],"default":null},
- {"name":"region","type":"string","default":"eu"},
+const SchemaV2 = `{"type":"record","name":"Order","namespace":"demo","fields":[` + orderFields + `,
  {"name":"channel","type":"string","default":"web"}
 ]}`
 

@@ -78,6 +78,14 @@ func readFile(t *testing.T, fsys storage.FS, name string) string {
 	return string(b)
 }
 
+// mustHold fails the test unless name holds exactly want.
+func mustHold(t *testing.T, fsys storage.FS, name, want, what string) {
+	t.Helper()
+	if got := readFile(t, fsys, name); got != want {
+		t.Fatalf("%s: %s holds %q, want %q", what, name, got, want)
+	}
+}
+
 func mustNotExist(t *testing.T, fsys storage.FS, name string) {
 	t.Helper()
 	if _, err := fsys.Stat(name); !errors.Is(err, fs.ErrNotExist) {
@@ -94,9 +102,7 @@ func testCreateExclusive(t *testing.T, fsys storage.FS) {
 		}
 		t.Fatalf("second Create = %v, want fs.ErrExist", err)
 	}
-	if got := readFile(t, fsys, "/a/f"); got != "first" {
-		t.Fatalf("contents after refused Create = %q, want %q", got, "first")
-	}
+	mustHold(t, fsys, "/a/f", "first", "contents after refused Create")
 }
 
 func testCreateParents(t *testing.T, fsys storage.FS) {
@@ -123,9 +129,7 @@ func testWriteCloseOpen(t *testing.T, fsys storage.FS) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, fsys, "/d/big"); got != string(want) {
-		t.Fatalf("read back %d bytes, want %d identical bytes", len(got), len(want))
-	}
+	mustHold(t, fsys, "/d/big", string(want), "read back")
 	info, err := fsys.Stat("/d/big")
 	if err != nil || info.IsDir() || info.Size() != int64(len(want)) || info.Name() != "big" {
 		t.Fatalf("Stat = %+v, %v; want file big of %d bytes", info, err, len(want))
@@ -165,9 +169,7 @@ func testRenameParents(t *testing.T, fsys storage.FS) {
 	if err := fsys.Rename("/m/src", "/m/x/y/dst"); err != nil {
 		t.Fatalf("Rename into a missing directory = %v, want nil (parents made)", err)
 	}
-	if got := readFile(t, fsys, "/m/x/y/dst"); got != "moved" {
-		t.Fatalf("renamed file holds %q", got)
-	}
+	mustHold(t, fsys, "/m/x/y/dst", "moved", "renamed file")
 	if err := fsys.Rename("/m/gone", "/m/z/dst"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Rename of a missing file into a missing directory = %v, want fs.ErrNotExist", err)
 	}
@@ -179,9 +181,7 @@ func testRenameOverwritesFile(t *testing.T, fsys storage.FS) {
 	if err := fsys.Rename("/r/src", "/r/dst"); err != nil {
 		t.Fatalf("Rename onto a file = %v, want nil (overwrite)", err)
 	}
-	if got := readFile(t, fsys, "/r/dst"); got != "new" {
-		t.Fatalf("destination = %q, want %q", got, "new")
-	}
+	mustHold(t, fsys, "/r/dst", "new", "destination")
 	mustNotExist(t, fsys, "/r/src")
 }
 
@@ -191,12 +191,8 @@ func testRenameDirNonEmpty(t *testing.T, fsys storage.FS) {
 	if err := fsys.Rename("/p/staging", "/p/final"); err == nil {
 		t.Fatal("Rename of a directory onto a non-empty directory = nil, want an error")
 	}
-	if got := readFile(t, fsys, "/p/final/seg"); got != "theirs" {
-		t.Fatalf("destination changed to %q by a failed rename", got)
-	}
-	if got := readFile(t, fsys, "/p/staging/seg"); got != "mine" {
-		t.Fatalf("source changed to %q by a failed rename", got)
-	}
+	mustHold(t, fsys, "/p/final/seg", "theirs", "a failed rename changed the destination")
+	mustHold(t, fsys, "/p/staging/seg", "mine", "a failed rename changed the source")
 }
 
 func testRenameDirMissing(t *testing.T, fsys storage.FS) {
@@ -204,9 +200,7 @@ func testRenameDirMissing(t *testing.T, fsys storage.FS) {
 	if err := fsys.Rename("/m/staging", "/m/final"); err != nil {
 		t.Fatalf("Rename of a directory onto a missing name = %v", err)
 	}
-	if got := readFile(t, fsys, "/m/final/sub/f"); got != "data" {
-		t.Fatalf("moved file = %q, want %q", got, "data")
-	}
+	mustHold(t, fsys, "/m/final/sub/f", "data", "moved file")
 	mustNotExist(t, fsys, "/m/staging")
 	mustNotExist(t, fsys, "/m/staging/sub/f")
 }
@@ -242,9 +236,7 @@ func testRacingPublishers(t *testing.T, fsys storage.FS) {
 	if winner < 0 {
 		t.Fatalf("no publisher won: %v", errs)
 	}
-	if got := readFile(t, fsys, "/race/final/seg"); got != fmt.Sprint(winner) {
-		t.Fatalf("published contents %q, want the winner's %d", got, winner)
-	}
+	mustHold(t, fsys, "/race/final/seg", fmt.Sprint(winner), "published contents")
 	infos, err := fsys.ReadDir("/race/final")
 	if err != nil || len(infos) != 1 {
 		t.Fatalf("published dir holds %d entries (%v), want 1", len(infos), err)
@@ -296,9 +288,7 @@ func testRemoveNonEmpty(t *testing.T, fsys storage.FS) {
 	if err := fsys.Remove("/rn/dir"); err == nil {
 		t.Fatal("Remove(non-empty dir) = nil, want an error")
 	}
-	if got := readFile(t, fsys, "/rn/dir/f"); got != "x" {
-		t.Fatalf("file changed to %q by a failed Remove", got)
-	}
+	mustHold(t, fsys, "/rn/dir/f", "x", "a failed remove changed the file")
 }
 
 func testRemoveAll(t *testing.T, fsys storage.FS) {
@@ -313,9 +303,7 @@ func testRemoveAll(t *testing.T, fsys storage.FS) {
 	}
 	mustNotExist(t, fsys, "/ra/t")
 	mustNotExist(t, fsys, "/ra/t/a/f")
-	if got := readFile(t, fsys, "/ra/keep"); got != "z" {
-		t.Fatalf("sibling changed to %q", got)
-	}
+	mustHold(t, fsys, "/ra/keep", "z", "RemoveAll changed a sibling")
 }
 
 func testMkdirAll(t *testing.T, fsys storage.FS) {

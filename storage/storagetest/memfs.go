@@ -200,32 +200,32 @@ func (m *MemFS) faulted(op Op, apply func() error, names ...string) error {
 	return nil
 }
 
-// find is what every read starts with: its fault, then the lookup. The
-// caller holds m.mu.
-func (m *MemFS) find(op Op, verb, name string) (*node, error) {
-	if f, ok := m.takeFault(op, name); ok {
-		return nil, f.err
-	}
-	n, ok := m.nodes[name]
-	if !ok {
-		return nil, pathErr(verb, name, fs.ErrNotExist)
-	}
-	return n, nil
-}
-
-// Open returns a reader over a snapshot of name's current contents.
-func (m *MemFS) Open(name string) (io.ReadCloser, error) {
+// read is what every read does first: clean the name, lock, take its
+// fault, look the node up; then it runs f on the node, still locked.
+func (m *MemFS) read(op Op, verb, name string, f func(name string, n *node) error) error {
 	name = clean(name)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n, err := m.find(OpOpen, "open", name)
-	if err != nil {
-		return nil, err
+	if f, ok := m.takeFault(op, name); ok {
+		return f.err
 	}
-	if n.dir {
-		return nil, pathErr("open", name, syscall.EISDIR)
+	n, ok := m.nodes[name]
+	if !ok {
+		return pathErr(verb, name, fs.ErrNotExist)
 	}
-	return io.NopCloser(bytes.NewReader(bytes.Clone(n.data))), nil
+	return f(name, n)
+}
+
+// Open returns a reader over a snapshot of name's current contents.
+func (m *MemFS) Open(name string) (r io.ReadCloser, err error) {
+	err = m.read(OpOpen, "open", name, func(name string, n *node) error {
+		if n.dir {
+			return pathErr("open", name, syscall.EISDIR)
+		}
+		r = io.NopCloser(bytes.NewReader(bytes.Clone(n.data)))
+		return nil
+	})
+	return r, err
 }
 
 // Rename moves oldpath (and, for a directory, its tree) to newpath, creating
@@ -335,37 +335,29 @@ func (m *MemFS) RemoveAll(name string) error {
 }
 
 // ReadDir lists a directory's direct children sorted by name.
-func (m *MemFS) ReadDir(name string) ([]fs.FileInfo, error) {
-	name = clean(name)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n, err := m.find(OpReadDir, "readdir", name)
-	if err != nil {
-		return nil, err
-	}
-	if !n.dir {
-		return nil, pathErr("readdir", name, syscall.ENOTDIR)
-	}
-	var infos []fs.FileInfo
-	for child, cn := range m.nodes {
-		if child != "/" && path.Dir(child) == name {
-			infos = append(infos, newInfo(child, cn))
+func (m *MemFS) ReadDir(name string) (infos []fs.FileInfo, err error) {
+	err = m.read(OpReadDir, "readdir", name, func(name string, n *node) error {
+		if !n.dir {
+			return pathErr("readdir", name, syscall.ENOTDIR)
 		}
-	}
-	slices.SortFunc(infos, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
-	return infos, nil
+		for child, cn := range m.nodes {
+			if child != "/" && path.Dir(child) == name {
+				infos = append(infos, newInfo(child, cn))
+			}
+		}
+		slices.SortFunc(infos, func(a, b fs.FileInfo) int { return strings.Compare(a.Name(), b.Name()) })
+		return nil
+	})
+	return infos, err
 }
 
 // Stat describes name.
-func (m *MemFS) Stat(name string) (fs.FileInfo, error) {
-	name = clean(name)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n, err := m.find(OpStat, "stat", name)
-	if err != nil {
-		return nil, err
-	}
-	return newInfo(name, n), nil
+func (m *MemFS) Stat(name string) (info fs.FileInfo, err error) {
+	err = m.read(OpStat, "stat", name, func(name string, n *node) error {
+		info = newInfo(name, n)
+		return nil
+	})
+	return info, err
 }
 
 // MkdirAll creates name and missing parents.
