@@ -13,25 +13,21 @@ import (
 const maxDecimalPrecision = 38
 
 // ColumnError says why an Avro schema cannot become Hive columns: either
-// avsc refused the schema (its *avsc.SchemaError restated, so callers
-// match one type whichever step refused it) or Hive's own rules do (no
-// empty struct, names unique regardless of case, decimal precision at
-// most 38). Unlike *avsc.SchemaError it matches this package's
-// ErrInvalidSchema, the Kind a *Error reports for it.
-type ColumnError struct {
-	Path string // dotted field path, empty for the schema itself
-	Msg  string
+// avsc refused the schema or Hive's own rules do (no empty struct, names
+// unique regardless of case, decimal precision at most 38). It is avsc's
+// SchemaError (same text, same fields), and it also matches this
+// package's ErrInvalidSchema, the Kind a *Error reports for it, so callers
+// match one type whichever step refused the schema.
+type ColumnError struct{ avsc.SchemaError }
+
+func columnError(path, msg string) *ColumnError {
+	return &ColumnError{avsc.SchemaError{Path: path, Msg: msg}}
 }
 
-func (e *ColumnError) Error() string {
-	if e.Path == "" {
-		return "avro schema: " + e.Msg
-	}
-	return "avro schema: " + e.Path + ": " + e.Msg
+// Is makes errors.Is(err, ErrInvalidSchema) true, and avsc.ErrInvalidSchema too.
+func (e *ColumnError) Is(target error) bool {
+	return target == ErrInvalidSchema || target == avsc.ErrInvalidSchema
 }
-
-// Is makes errors.Is(err, ErrInvalidSchema) true.
-func (e *ColumnError) Is(target error) bool { return target == ErrInvalidSchema }
 
 // TableName expands the hive.table.name pattern ("${topic}" when empty)
 // and replaces the characters Hive refuses in names, '.' and '-', with '_'
@@ -85,9 +81,9 @@ func HiveColumns(avroSchemaJSON string) ([]Column, error) {
 func fromAvsc(err error) error {
 	var se *avsc.SchemaError
 	if errors.As(err, &se) {
-		return &ColumnError{Path: se.Path, Msg: se.Msg}
+		return columnError(se.Path, se.Msg)
 	}
-	return &ColumnError{Msg: err.Error()}
+	return columnError("", err.Error())
 }
 
 type field struct{ name, typ, doc string }
@@ -143,7 +139,7 @@ var logicalTypes = map[avsc.Logical]string{
 func scalarType(n *avsc.Node, path string) (string, error) {
 	if n.Logical == avsc.Decimal {
 		if n.Precision > maxDecimalPrecision {
-			return "", &ColumnError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds Hive's maximum %d", n.Precision, maxDecimalPrecision)}
+			return "", columnError(path, fmt.Sprintf("decimal precision %d exceeds Hive's maximum %d", n.Precision, maxDecimalPrecision))
 		}
 		return fmt.Sprintf("decimal(%d,%d)", n.Precision, n.Scale), nil
 	}
@@ -189,14 +185,14 @@ func structOf(fields []field) string {
 // '.'/'-' replacement as table names), unique regardless of case.
 func structFields(rec *avsc.Node, path string) ([]field, error) {
 	if len(rec.Fields) == 0 {
-		return nil, &ColumnError{Path: path, Msg: fmt.Sprintf("record %s has no fields (Hive has no empty struct)", rec.Name)}
+		return nil, columnError(path, fmt.Sprintf("record %s has no fields (Hive has no empty struct)", rec.Name))
 	}
 	fields := make([]field, 0, len(rec.Fields))
 	seen := map[string]bool{}
 	for _, f := range rec.Fields {
 		name := sanitize(f.Name)
 		if !hiveName.MatchString(name) {
-			return nil, &ColumnError{Path: join(path, f.Name), Msg: fmt.Sprintf("invalid field name %q", f.Name)}
+			return nil, columnError(join(path, f.Name), fmt.Sprintf("invalid field name %q", f.Name))
 		}
 		fpath := join(path, name)
 		t, err := hiveType(f.Type, fpath)
@@ -205,7 +201,7 @@ func structFields(rec *avsc.Node, path string) ([]field, error) {
 		}
 		key := strings.ToLower(name)
 		if seen[key] {
-			return nil, &ColumnError{Path: fpath, Msg: "duplicate field name (Hive names ignore case)"}
+			return nil, columnError(fpath, "duplicate field name (Hive names ignore case)")
 		}
 		seen[key] = true
 		fields = append(fields, field{name: name, typ: t, doc: f.Doc})

@@ -2,6 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"iter"
+	"maps"
 	"slices"
 
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
@@ -87,28 +89,23 @@ func logicalName(l string) string {
 	return l
 }
 
-// promotion returns the spec's promotions, nil if there is none.
-func promotion(w, r avsc.Kind) conv {
-	switch {
-	case w == avsc.Int && r == avsc.Long:
-		return func(v any) (any, error) { return int64(v.(int32)), nil }
-	case w == avsc.Int && r == avsc.Float:
-		return func(v any) (any, error) { return float32(v.(int32)), nil }
-	case w == avsc.Int && r == avsc.Double:
-		return func(v any) (any, error) { return float64(v.(int32)), nil }
-	case w == avsc.Long && r == avsc.Float:
-		return func(v any) (any, error) { return float32(v.(int64)), nil }
-	case w == avsc.Long && r == avsc.Double:
-		return func(v any) (any, error) { return float64(v.(int64)), nil }
-	case w == avsc.Float && r == avsc.Double:
-		return func(v any) (any, error) { return float64(v.(float32)), nil }
-	case w == avsc.String && r == avsc.Bytes:
-		return func(v any) (any, error) { return []byte(v.(string)), nil }
-	case w == avsc.Bytes && r == avsc.String:
-		return func(v any) (any, error) { return string(v.([]byte)), nil }
-	}
-	return nil
+// promotion returns the spec's promotion of a w value to an r value, nil
+// if there is none.
+func promotion(w, r avsc.Kind) conv { return promotions[[2]avsc.Kind{w, r}] }
+
+// promotions are the Avro specification's: int to long, float or double;
+// long to float or double; float to double; string and bytes both ways.
+var promotions = map[[2]avsc.Kind]conv{
+	{avsc.Int, avsc.Long}: widen[int32, int64], {avsc.Int, avsc.Float}: widen[int32, float32],
+	{avsc.Int, avsc.Double}: widen[int32, float64],
+	{avsc.Long, avsc.Float}: widen[int64, float32], {avsc.Long, avsc.Double}: widen[int64, float64],
+	{avsc.Float, avsc.Double}: widen[float32, float64],
+	{avsc.String, avsc.Bytes}: func(v any) (any, error) { return []byte(v.(string)), nil },
+	{avsc.Bytes, avsc.String}: func(v any) (any, error) { return string(v.([]byte)), nil },
 }
+
+// widen converts a goavro native number to a wider type.
+func widen[From, To int32 | int64 | float32 | float64](v any) (any, error) { return To(v.(From)), nil }
 
 func fixedCheck(w, r *avsc.Node, path string) error {
 	if !namesMatch(w, r) {
@@ -137,30 +134,29 @@ func (c *compiler) mapOf(w, r *avsc.Node, path string) (conv, error) {
 }
 
 // eachItem is the array of f applied to every item of in; the first error
-// wins. Projection and defaults both convert arrays this way.
+// wins, and the array is then incomplete (callers use one or the other).
+// Projection and defaults both convert arrays this way.
 func eachItem(in []any, f func(any) (any, error)) ([]any, error) {
 	out := make([]any, len(in))
-	for i, x := range in {
-		y, err := f(x)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = y
-	}
-	return out, nil
+	return out, convertAll(slices.All(in), func(i int, y any) { out[i] = y }, f)
 }
 
 // eachValue is eachItem for map values.
 func eachValue(in map[string]any, f func(any) (any, error)) (map[string]any, error) {
 	out := make(map[string]any, len(in))
-	for k, x := range in {
+	return out, convertAll(maps.All(in), func(k string, y any) { out[k] = y }, f)
+}
+
+// convertAll puts f of every value seq yields under its key.
+func convertAll[K any](seq iter.Seq2[K, any], put func(K, any), f func(any) (any, error)) error {
+	for k, x := range seq {
 		y, err := f(x)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out[k] = y
+		put(k, y)
 	}
-	return out, nil
+	return nil
 }
 
 // enumConv maps writer symbols the reader lacks to the reader's default;

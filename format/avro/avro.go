@@ -68,8 +68,6 @@ func New(opts Options) (format.Format, error) {
 	return format.Define(Name, Extension, opts, NewWriter)
 }
 
-var _ format.RecordWriter = (*Writer)(nil)
-
 func (o Options) withDefaults() (Options, error) {
 	if err := o.Validate(); err != nil {
 		return o, err

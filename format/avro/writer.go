@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/internal/sticky"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
@@ -30,6 +31,8 @@ type Writer struct {
 	count   int
 	status  sticky.State
 }
+
+var _ format.RecordWriter = (*Writer)(nil)
 
 // NewWriter returns a Writer of datums encoded with s. Nothing is written
 // to w until a block is emitted, Flush or Close.

@@ -8,6 +8,7 @@ import (
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/internal/sticky"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
@@ -33,6 +34,8 @@ type Writer struct {
 	rows   int // rows staged in rb
 	status sticky.State
 }
+
+var _ format.RecordWriter = (*Writer)(nil)
 
 // sinkOnly hides w's Close: arrow-go closes an io.Closer sink when the
 // file is finished, and the caller owns w.
