@@ -8,7 +8,6 @@
 package avro
 
 import (
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"math"
@@ -66,22 +65,4 @@ func (o Options) Validate() error {
 // New returns the Avro format configured by opts, which it validates.
 func New(opts Options) (format.Format, error) {
 	return format.Define(Name, Extension, opts, NewWriter)
-}
-
-func (o Options) withDefaults() (Options, error) {
-	if err := o.Validate(); err != nil {
-		return o, err
-	}
-	if o.BlockBytes == 0 {
-		o.BlockBytes = DefaultBlockBytes
-	}
-	if o.BlockRecords == 0 || o.BlockRecords > maxBlockRecords {
-		o.BlockRecords = maxBlockRecords
-	}
-	if o.SyncMarker == [16]byte{} {
-		if _, err := rand.Read(o.SyncMarker[:]); err != nil {
-			return o, fmt.Errorf("avro: sync marker: %w", err)
-		}
-	}
-	return o, nil
 }

@@ -1,6 +1,7 @@
 package avro
 
 import (
+	"crypto/rand"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -37,14 +38,11 @@ var _ format.RecordWriter = (*Writer)(nil)
 // NewWriter returns a Writer of datums encoded with s. Nothing is written
 // to w until a block is emitted, Flush or Close.
 func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
-	if s == nil {
-		return nil, fmt.Errorf("avro: new writer: nil schema")
-	}
-	opts, err := opts.withDefaults()
+	opts, err := opts.forWriter(s)
 	if err != nil {
 		return nil, err
 	}
-	comp, _ := newCompressor(opts.Codec) // checked by withDefaults
+	comp, _ := newCompressor(opts.Codec) // checked by forWriter
 	aw := &Writer{
 		w:        w,
 		comp:     comp,
@@ -55,6 +53,28 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	}
 	aw.header = appendHeader(nil, s.Text, codecName(comp), aw.sync)
 	return aw, nil
+}
+
+// forWriter checks what a Writer is made with and fills in the defaults.
+func (o Options) forWriter(s *schema.Schema) (Options, error) {
+	if s == nil {
+		return o, fmt.Errorf("avro: new writer: nil schema")
+	}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	if o.BlockBytes == 0 {
+		o.BlockBytes = DefaultBlockBytes
+	}
+	if o.BlockRecords == 0 || o.BlockRecords > maxBlockRecords {
+		o.BlockRecords = maxBlockRecords
+	}
+	if o.SyncMarker == [16]byte{} {
+		if _, err := rand.Read(o.SyncMarker[:]); err != nil {
+			return o, fmt.Errorf("avro: sync marker: %w", err)
+		}
+	}
+	return o, nil
 }
 
 // appendHeader appends the file header: magic, the metadata map (one block

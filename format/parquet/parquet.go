@@ -128,21 +128,3 @@ func (o Options) Validate() error {
 func New(opts Options) (format.Format, error) {
 	return format.Define(Name, Extension, opts, NewWriter)
 }
-
-func (o Options) withDefaults() (Options, error) {
-	if err := o.Validate(); err != nil {
-		return o, err
-	}
-	o.Codec = strings.ToLower(o.Codec)
-	o.Timestamps = strings.ToLower(o.Timestamps)
-	if o.Timestamps == "" {
-		o.Timestamps = TimestampsInt96
-	}
-	if o.RowGroupBytes == 0 {
-		o.RowGroupBytes = DefaultRowGroupBytes
-	}
-	if o.PageBytes == 0 {
-		o.PageBytes = DefaultPageBytes
-	}
-	return o, nil
-}

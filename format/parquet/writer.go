@@ -3,6 +3,7 @@ package parquet
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	pq "github.com/apache/arrow-go/v18/parquet"
@@ -47,10 +48,7 @@ func (s sinkOnly) Write(p []byte) (int, error) { return s.w.Write(p) }
 // mapped first, so an unmappable schema fails here with a
 // *avsc.SchemaError naming the field. The magic bytes are written to w.
 func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
-	if s == nil {
-		return nil, fmt.Errorf("parquet: new writer: nil schema")
-	}
-	opts, err := opts.withDefaults()
+	opts, err := opts.forWriter(s)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +69,28 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	}
 	return &Writer{s: s, opts: opts, mem: mem, cols: cols, fw: fw,
 		rb: array.NewRecordBuilder(mem, as)}, nil
+}
+
+// forWriter checks what a Writer is made with and fills in the defaults.
+func (o Options) forWriter(s *schema.Schema) (Options, error) {
+	if s == nil {
+		return o, fmt.Errorf("parquet: new writer: nil schema")
+	}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	o.Codec = strings.ToLower(o.Codec)
+	o.Timestamps = strings.ToLower(o.Timestamps)
+	if o.Timestamps == "" {
+		o.Timestamps = TimestampsInt96
+	}
+	if o.RowGroupBytes == 0 {
+		o.RowGroupBytes = DefaultRowGroupBytes
+	}
+	if o.PageBytes == 0 {
+		o.PageBytes = DefaultPageBytes
+	}
+	return o, nil
 }
 
 func writerProps(o Options, mem *countingAllocator) *pq.WriterProperties {
