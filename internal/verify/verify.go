@@ -1,6 +1,8 @@
-// Package verify owns the exactly-once check used by the demo and the
-// integration and crash tests: it reads every committed file of a topic back
-// and proves each Kafka offset is present exactly once.
+// Package verify owns the exactly-once checks: Check, used by the demo and
+// the integration and crash tests, reads every committed file of a topic
+// back and proves each offset that was produced is present exactly once;
+// Audit, behind `hdfs-sink verify`, compares committed file names with
+// Kafka's log offsets and the WAL head without knowing what was produced.
 package verify
 
 import (
