@@ -206,3 +206,22 @@ func isCorrupt(err error) bool {
 	var ce *wal.CorruptionError
 	return errors.As(err, &ce)
 }
+
+// CommittedOffset is the offset recovery would resume partition p after:
+// the WAL head's committed offset, or without a WAL the file names' last
+// (-1: nothing committed). It only reads.
+func CommittedOffset(s WriteSettings, topic string, p int32) (int64, error) {
+	part := inspector(s, topic, p)
+	seqs, err := part.log.Segments()
+	if err != nil {
+		return 0, err
+	}
+	if len(seqs) == 0 {
+		return part.scanCommitted(nil)
+	}
+	e, err := part.log.Read(seqs[len(seqs)-1])
+	if err != nil {
+		return 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", seqs[len(seqs)-1], topic, p, err)
+	}
+	return e.CommittedOffset, nil
+}

@@ -4,7 +4,9 @@
 //	hdfs-sink run --config <file.json | directory>   run the daemon
 //	hdfs-sink check --config <file.json | directory> validate connector files and exit
 //	hdfs-sink demo                                    the whole pipeline in one process, nothing installed
-//	hdfs-sink offsets reset --topic t --partition p --to n  resume a partition at an offset (a fenced WAL claim)
+//	hdfs-sink offsets [reset]                         where partitions stand; resume one at an offset (a fenced WAL claim)
+//	hdfs-sink verify                                  committed files against Kafka and the WAL
+//	hdfs-sink wal inspect|repair TOPIC PARTITION      read a partition's WAL; repair a damaged head (fenced)
 //	hdfs-sink version
 package main
 
@@ -37,14 +39,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return cmdRun(ctx, rest, stderr)
 	case "check":
+		if wantsConnect(rest) {
+			return cmdCheckConnect(ctx, rest, stdout, stderr)
+		}
 		return cmdCheck(rest, stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, rest, stdout, stderr)
 	case "offsets":
 		return cmdOffsets(ctx, rest, stdout, stderr)
+	case "verify":
+		return cmdVerify(ctx, rest, stdout, stderr)
+	case "wal":
+		return cmdWAL(ctx, rest, stdout, stderr)
 	case "version":
-		fmt.Fprintln(stdout, "hdfs-sink", version)
-		return 0
+		return cmdVersion(rest, stdout, stderr)
 	case "-h", "--help", "help":
 		usage(stdout)
 		return 0
@@ -59,9 +67,8 @@ func usage(w io.Writer) {
   hdfs-sink run   --config <file.json|dir> [--log-level debug|info|warn] [--log-format text|json]
   hdfs-sink check --config <file.json|dir>
   hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]
-  hdfs-sink offsets reset --config <file.json|dir> [--connector NAME] --topic T --partition P --to OFFSET
-  hdfs-sink version
-`)
+  hdfs-sink version [--json]
+`+toolUsage)
 }
 
 // logFlags are shared by the commands that log.

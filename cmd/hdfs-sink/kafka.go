@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+)
+
+// The operator tools ask Kafka what the daemon's consumer would see, so
+// they build their clients from the same kafkaOpts the daemon uses: every
+// consumer.override.* and security setting the daemon honours, they do.
+
+// kafkaTool is a client of one connector's cluster for the tools: no
+// group, so it never joins or disturbs the connector's consumer group.
+type kafkaTool struct {
+	c   *configs.Connector
+	cl  *kgo.Client
+	adm *kadm.Client
+}
+
+func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*kafkaTool, error) {
+	mem := newProcessMemory(0, 1, log).connector(c)
+	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, kafkaOpts(c, mem, log)...)
+	opts = append(opts, kgo.ClientID("hdfs-sink-tool-"+c.Name), kgo.RequestRetries(2), kgo.RetryTimeout(10*time.Second))
+	cl, err := kgo.NewClient(append(opts, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("connector %q: Kafka client: %w", c.Name, err)
+	}
+	return &kafkaTool{c: c, cl: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+func (k *kafkaTool) close() { k.cl.Close() }
+
+// where names the cluster in errors.
+func (k *kafkaTool) where() string {
+	return "Kafka at " + strings.Join(k.c.Consumer.BootstrapServers, ",")
+}
+
+// topics are the connector's topics: the listed ones, or those Kafka has
+// that match topics.regex.
+func (k *kafkaTool) topics(ctx context.Context) ([]string, error) {
+	if k.c.TopicsRegex == nil {
+		return k.c.Topics, nil
+	}
+	listed, err := k.adm.ListTopics(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: list topics for topics.regex: %w", k.where(), err)
+	}
+	var out []string
+	for _, t := range listed.Names() {
+		if k.c.TopicsRegex.MatchString(t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// logOffsets is every partition's log start and end offset.
+func (k *kafkaTool) logOffsets(ctx context.Context, topic string) (map[int32]verify.LogOffsets, error) {
+	starts, err := k.adm.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: log start offsets of %s: %w", k.where(), topic, err)
+	}
+	ends, err := k.adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: log end offsets of %s: %w", k.where(), topic, err)
+	}
+	out := map[int32]verify.LogOffsets{}
+	for p, s := range starts[topic] {
+		out[p] = verify.LogOffsets{Start: s.Offset, End: ends[topic][p].Offset}
+	}
+	return out, nil
+}
+
+// groupOffsets is the connector group's committed (advisory) offsets.
+func (k *kafkaTool) groupOffsets(ctx context.Context) (kadm.OffsetResponses, error) {
+	offs, err := k.adm.FetchOffsets(ctx, k.c.Consumer.GroupID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: offsets of group %s: %w", k.where(), k.c.Consumer.GroupID, err)
+	}
+	return offs, nil
+}
+
+// owner names the live group member assigned topic/p, "" if none. A
+// member is live in the group coordinator's eyes: it joined and its
+// session has not expired.
+func (k *kafkaTool) owner(ctx context.Context, topic string, p int32) (string, error) {
+	groups, err := k.adm.DescribeGroups(ctx, k.c.Consumer.GroupID)
+	if err == nil {
+		err = groups.Error()
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: describe group %s: %w", k.where(), k.c.Consumer.GroupID, err)
+	}
+	for _, g := range groups {
+		for _, m := range g.Members {
+			if assignedTo(m, topic, p) {
+				return fmt.Sprintf("member %s (client %s on %s)", m.MemberID, m.ClientID, m.ClientHost), nil
+			}
+		}
+	}
+	return "", nil
+}
+
+func assignedTo(m kadm.DescribedGroupMember, topic string, p int32) bool {
+	a, ok := m.Assigned.AsConsumer()
+	if !ok {
+		return false
+	}
+	for _, t := range a.Topics {
+		for _, q := range t.Partitions {
+			if t.Topic == topic && q == p {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// offsetAt resolves an offsets reset target: a number, earliest, latest,
+// or an RFC 3339 time (the first offset whose record timestamp is at or
+// after it, through Kafka's ListOffsets).
+func (k *kafkaTool) offsetAt(ctx context.Context, topic string, p int32, to string) (int64, error) {
+	var listed kadm.ListedOffsets
+	var err error
+	switch to {
+	case "earliest":
+		listed, err = k.adm.ListStartOffsets(ctx, topic)
+	case "latest":
+		listed, err = k.adm.ListEndOffsets(ctx, topic)
+	default:
+		t, perr := time.Parse(time.RFC3339Nano, to)
+		if perr != nil {
+			return 0, fmt.Errorf("--to %q: want an offset, earliest, latest, or an RFC 3339 time such as 2026-12-01T09:00:00Z", to)
+		}
+		listed, err = k.adm.ListOffsetsAfterMilli(ctx, t.UnixMilli(), topic)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: list offsets of %s: %w", k.where(), topic, err)
+	}
+	o, ok := listed.Lookup(topic, p)
+	if !ok {
+		return 0, fmt.Errorf("%s: topic %s has no partition %d", k.where(), topic, p)
+	}
+	if o.Err != nil {
+		return 0, fmt.Errorf("%s: offsets of %s partition %d: %w", k.where(), topic, p, o.Err)
+	}
+	return o.Offset, nil
+}
+
+// kafkaProber asks Kafka, as the sink reads it (read_committed), for the
+// first record at or after an offset: verify's test of a hole.
+type kafkaProber struct {
+	c    *configs.Connector
+	log  *slog.Logger
+	ends map[string]map[int32]int64
+}
+
+func (k *kafkaProber) FirstRecord(ctx context.Context, topic string, p int32, from int64) (int64, error) {
+	end := k.ends[topic][p]
+	if from >= end {
+		return end, nil
+	}
+	t, err := newKafkaTool(k.c, k.log, kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}))
+	if err != nil {
+		return 0, err
+	}
+	defer t.close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for {
+		fetches := t.cl.PollFetches(ctx)
+		if err := fetches.Err0(); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return 0, fmt.Errorf("%s: no record of %s partition %d at or after %d within 30s", t.where(), topic, p, from)
+			}
+			return 0, fmt.Errorf("%s: fetch %s partition %d at %d: %w", t.where(), topic, p, from, err)
+		}
+		if recs := fetches.Records(); len(recs) > 0 {
+			return recs[0].Offset, nil
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// Exit statuses of the operator tools (verify, wal, offsets, check
+// --connect), so scripts can tell a finding from a tool that could not look.
+const (
+	exitOK       = 0
+	exitFinding  = 1 // a violation, a refusal, a failed service
+	exitUsage    = 2 // bad flags or connector files
+	exitCantLook = 3 // the store or Kafka could not be asked
+)
+
+// toolUsage is appended to the main usage text.
+const toolUsage = `  hdfs-sink verify  --config <file.json|dir> [--connector NAME] [--topic T] [--partition P] [--deep] [--json]
+  hdfs-sink wal inspect --config <file.json|dir> [--connector NAME] [--json] TOPIC PARTITION
+  hdfs-sink wal repair  --config <file.json|dir> [--connector NAME] [--to OFFSET] [--yes] [--force] TOPIC PARTITION
+  hdfs-sink offsets --config <file.json|dir> [--connector NAME] [--topic T] [--json]
+  hdfs-sink offsets reset --config <file.json|dir> [--connector NAME] --topic T --partition P --to <OFFSET|earliest|latest|RFC3339 time>
+  hdfs-sink check --connect --config <file.json|dir>   also reach every service each connector needs
+`
+
+// toolFlags are the flags every tool shares.
+type toolFlags struct {
+	config, connector string
+	json              bool
+	timeout           time.Duration
+}
+
+func (t *toolFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.config, "config", "", "connector file or directory")
+	fs.StringVar(&t.connector, "connector", "", "connector name (may be left out when the config holds one connector)")
+	fs.BoolVar(&t.json, "json", false, "print JSON instead of a table")
+	fs.DurationVar(&t.timeout, "timeout", 2*time.Minute, "give up after this long")
+}
+
+// parseTool parses flags that may come before or after the positional
+// arguments (`wal inspect t 0 --config c` as well as `--config c t 0`).
+func parseTool(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
+// connector loads the config and picks the connector the flags name.
+func (t *toolFlags) load() (*configs.Connector, error) {
+	if t.config == "" {
+		return nil, fmt.Errorf("--config is required")
+	}
+	conns, _, err := configs.LoadPath(t.config)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkWiring(conns); err != nil {
+		return nil, err
+	}
+	return pickConnector(conns, t.connector)
+}
+
+// toolLogger writes the tools' own log lines (warnings) to stderr.
+func toolLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// writeSettings are the connector's store paths and partitioner, as the
+// daemon wires them: what the tools read and what a repair claims with.
+func writeSettings(c *configs.Connector, store storage.FS) (sink.WriteSettings, error) {
+	part, err := outputPartitioner(c)
+	if err != nil {
+		return sink.WriteSettings{}, err
+	}
+	return sink.WriteSettings{FS: store, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}, nil
+}
+
+// isDefaultPartitioner reports whether each Kafka partition has one directory.
+func isDefaultPartitioner(s sink.WriteSettings) bool {
+	_, ok := s.Partitioner.(partitioner.Default)
+	return ok
+}
+
+// topicPartition parses the positional TOPIC PARTITION.
+func topicPartition(pos []string) (string, int32, error) {
+	if len(pos) != 2 {
+		return "", 0, fmt.Errorf("want TOPIC PARTITION, got %d arguments", len(pos))
+	}
+	p, err := strconv.ParseInt(pos[1], 10, 32)
+	if err != nil || p < 0 {
+		return "", 0, fmt.Errorf("partition %q: want an integer >= 0", pos[1])
+	}
+	return pos[0], int32(p), nil
+}
+
+func printJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// withTimeout bounds a tool's work.
+func (t *toolFlags) context(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, t.timeout)
+}
