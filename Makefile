@@ -10,7 +10,7 @@ PKGS ?= ./...
 # tag-only package such as ./integration that plain `go vet` cannot load.
 INTEGRATION_PKGS ?= $(PKGS)
 
-.PHONY: unit testenv-up testenv-down testenv-status integration test demo bench sweep
+.PHONY: unit testenv-up testenv-down testenv-status integration test demo bench sweep build image
 
 ## unit: go vet (including integration-tagged files) and race tests; no services.
 unit:
@@ -19,6 +19,18 @@ unit:
 	$(GO) vet -tags demo ./cmd/...
 	$(GO) test -race $(PKGS)
 	$(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
+	cd packaging/kubernetes && $(GO) vet ./... && $(GO) test ./...
+
+## build: the static binary in bin/, stamped with version, commit and build
+## date (`hdfs-sink version`); the same flags as the image's.
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w $$(packaging/image.sh stamp)" -o bin/hdfs-sink ./cmd/hdfs-sink
+
+## image: the container image, built with podman from Debian's packages
+## (packaging/image.sh; FROM scratch, see Dockerfile). IMAGE=name:tag.
+IMAGE ?= hdfs-sink:dev
+image:
+	packaging/image.sh build $(IMAGE)
 
 ## testenv-up / testenv-down: start or stop Kafka, HDFS, HMS, registry, Spark venv.
 testenv-up:
