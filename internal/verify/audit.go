@@ -12,6 +12,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/wal"
+	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 )
 
 // Audit, unlike Check, knows nothing of what was produced: it compares a
@@ -123,8 +124,9 @@ func (r TopicReport) OK() bool {
 
 // namedFile is a committed file found by listing.
 type namedFile struct {
-	path string
-	r    layout.FileRange
+	path    string
+	r       layout.FileRange
+	pending bool // the head commit's, still under its temp name
 }
 
 // Audit checks one topic. An error means the store could not be listed;
@@ -223,19 +225,15 @@ func listWALPartitions(fsys storage.FS, t layout.Topic) ([]int32, error) {
 
 // auditPartition runs every check of one partition.
 func auditPartition(ctx context.Context, fsys storage.FS, o AuditOptions, p int32, files []namedFile) (PartitionReport, error) {
-	sort.Slice(files, func(i, j int) bool { return files[i].r.Start < files[j].r.Start })
 	pr := PartitionReport{Partition: p, Files: len(files), First: -1, Last: -1, Committed: -1, Lag: -1}
-	for _, f := range files {
-		pr.Records += f.r.End - f.r.Start + 1
-		pr.Last = max(pr.Last, f.r.End)
-	}
-	if len(files) > 0 {
-		pr.First = files[0].r.Start
-	}
 	if lo, ok := o.Kafka[p]; ok {
 		pr.Log = &lo
 	}
-	pr.WAL = readHead(fsys, o.Layout.WALDir(p))
+	var head *entry.Entry
+	pr.WAL, head = readHead(fsys, o.Layout.WALDir(p))
+	files = append(files, pendingMoves(fsys, head, &pr)...)
+	sort.Slice(files, func(i, j int) bool { return files[i].r.Start < files[j].r.Start })
+	pr.summarize(files)
 	pr.committedFrom()
 	a := &auditor{ctx: ctx, o: o, pr: &pr}
 	a.checkNames(files)
@@ -249,26 +247,60 @@ func auditPartition(ctx context.Context, fsys storage.FS, o AuditOptions, p int3
 }
 
 // readHead reads the newest WAL segment; a missing WAL is no error.
-func readHead(fsys storage.FS, dir string) WALHead {
+func readHead(fsys storage.FS, dir string) (WALHead, *entry.Entry) {
 	h := WALHead{CommittedOffset: -1}
 	log := wal.Open(fsys, dir)
 	seqs, err := log.Segments()
 	if err != nil {
 		h.Err = err.Error()
-		return h
+		return h, nil
 	}
 	h.Segments = len(seqs)
 	if len(seqs) == 0 {
-		return h
+		return h, nil
 	}
 	h.Seq = seqs[len(seqs)-1]
 	e, err := log.Read(h.Seq)
 	if err != nil {
 		h.Err = err.Error()
-		return h
+		return h, nil
 	}
 	h.Kind, h.CommittedOffset = e.Kind.String(), e.CommittedOffset
-	return h
+	return h, &e
+}
+
+// pendingMoves are the head commit's files still under their temp names:
+// committed (the WAL says so) and renamed by the owner now, or by the next
+// recovery's roll forward. They count as committed files, with a note.
+func pendingMoves(fsys storage.FS, head *entry.Entry, pr *PartitionReport) []namedFile {
+	if head == nil || head.Kind != entry.KindCommit {
+		return nil
+	}
+	var out []namedFile
+	for _, m := range head.Files {
+		r, ok := layout.ParseFinalName(m.Final)
+		if _, err := fsys.Stat(m.Final); !ok || err == nil {
+			continue
+		}
+		if _, err := fsys.Stat(m.Temp); err != nil {
+			continue // gone under both names: the gap checks report it
+		}
+		out = append(out, namedFile{path: m.Final, r: r, pending: true})
+		pr.note(fmt.Sprintf("%s is committed by WAL segment %d and still named %s: its rename is under way, or the next recovery rolls it forward", m.Final, pr.WAL.Seq, m.Temp))
+	}
+	pr.Files += len(out)
+	return out
+}
+
+// summarize counts the files' records and offsets by their names.
+func (pr *PartitionReport) summarize(files []namedFile) {
+	for _, f := range files {
+		pr.Records += f.r.End - f.r.Start + 1
+		pr.Last = max(pr.Last, f.r.End)
+	}
+	if len(files) > 0 {
+		pr.First = files[0].r.Start
+	}
 }
 
 // committedFrom sets where the sink resumes, the lag, and the WAL findings.
@@ -412,6 +444,9 @@ func (a *auditor) checkRecords(fsys storage.FS, files []namedFile) {
 	a.pr.Records = 0
 	seen := map[int64]string{}
 	for _, nf := range files {
+		if nf.pending {
+			continue
+		}
 		f, err := a.read(fsys, nf)
 		if err != nil {
 			a.pr.add(KindUnread, nf.path, err.Error())

@@ -97,6 +97,28 @@ func TestAuditFindsEachPlantedViolation(t *testing.T) {
 	}
 }
 
+// TestAuditCountsPendingRenames: mid-commit (the commit published, its
+// file not renamed yet) the offsets are committed, not a hole.
+func TestAuditCountsPendingRenames(t *testing.T) {
+	fs := storagetest.NewMemFS()
+	touch(t, fs, committed("partition=0", 0, 99))
+	temp := "/topics/+tmp/t/0/00000000000000000002/e-1_tmp.avro"
+	touch(t, fs, temp)
+	e := entry.Entry{Kind: entry.KindCommit, Epoch: "e", Owner: "h:1", Topic: "t", CommittedOffset: 199, UnixMillis: 1,
+		Files: []entry.FileMove{{Temp: temp, Final: committed("partition=0", 100, 199), StartOffset: 100, EndOffset: 199, Records: 100}}}
+	if err := wal.Open(fs, auditLayout.WALDir(0)).Publish(3, e); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Audit(context.Background(), fs, AuditOptions{Layout: auditLayout, Dense: true, Kafka: map[int32]LogOffsets{0: {End: 200}}})
+	if err != nil || !rep.OK() || rep.Partitions[0].Files != 2 || !strings.Contains(rep.Partitions[0].Notes[0], "rename is under way") {
+		t.Fatalf("mid-commit: %v %+v", err, rep.Partitions[0])
+	}
+	fs.Remove(temp) // gone under both names: a hole
+	if rep, _ = Audit(context.Background(), fs, AuditOptions{Layout: auditLayout, Dense: true, Kafka: map[int32]LogOffsets{0: {End: 200}}}); rep.OK() {
+		t.Fatal("a commit whose file is gone under both names is a hole")
+	}
+}
+
 func TestAuditTellsHolesFromRetentionAndMarkers(t *testing.T) {
 	fs := storagetest.NewMemFS()
 	touch(t, fs, committed("partition=0", 0, 9))

@@ -28,6 +28,9 @@ type Options struct {
 	// SeqField, when set, names a long field that the producer set to the
 	// record's offset; every record is checked against its file position.
 	SeqField string
+	// Skip is, per partition, a range [from, to) of offsets that must be
+	// absent (skipped by an offsets reset); SeqField only.
+	Skip map[int32][2]int64
 }
 
 // File is one committed file.
@@ -72,7 +75,7 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 	}
 	listTemp(fsys, topic.TopicTempDir(), &rep.TempFiles)
 	if o.SeqField != "" {
-		return rep, exactlyOnce(rep.Files, o.Want)
+		return rep, exactlyOnce(rep.Files, o.Want, o.Skip)
 	}
 	return rep, tile(rep.Files, o.Want)
 }
@@ -81,7 +84,7 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 // partition, and each file's name spanning exactly its first and last
 // record. It holds for partitioners that interleave offsets across
 // directories, where files are not dense ranges.
-func exactlyOnce(files []File, want map[int32]int64) error {
+func exactlyOnce(files []File, want map[int32]int64, skip map[int32][2]int64) error {
 	seen := map[int32]map[int64]string{}
 	var errs []error
 	for _, f := range files {
@@ -103,14 +106,21 @@ func exactlyOnce(files []File, want map[int32]int64) error {
 		}
 	}
 	for p, n := range want {
+		sk := skip[p]
 		for off := int64(0); off < n; off++ {
-			if _, ok := seen[p][off]; !ok {
+			_, ok := seen[p][off]
+			skipped := off >= sk[0] && off < sk[1]
+			if !ok && !skipped {
 				errs = append(errs, fmt.Errorf("partition %d offset %d missing", p, off))
 				break
 			}
+			if ok && skipped {
+				errs = append(errs, fmt.Errorf("partition %d offset %d committed, though it was skipped", p, off))
+				break
+			}
 		}
-		if got := int64(len(seen[p])); got != n {
-			errs = append(errs, fmt.Errorf("partition %d: %d distinct offsets committed, want %d", p, got, n))
+		if got, want := int64(len(seen[p])), n-(sk[1]-sk[0]); got != want {
+			errs = append(errs, fmt.Errorf("partition %d: %d distinct offsets committed, want %d", p, got, want))
 		}
 	}
 	return errors.Join(errs...)
