@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -68,6 +69,11 @@ type setup struct {
 	base     string // HDFS directory holding topics/ and logs/
 	schemaID int32
 	fs       *hdfs.FS
+	// config is the last connector file written; check runs `hdfs-sink
+	// verify` on it unless noVerify (a test whose end state verify must
+	// flag, which then asserts that itself).
+	config   string
+	noVerify bool
 }
 
 func newSetup(t *testing.T, parts int32) *setup {
@@ -130,6 +136,7 @@ func (s *setup) connector(name string, extra map[string]string) string {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		s.t.Fatal(err)
 	}
+	s.config = p
 	return p
 }
 
@@ -254,14 +261,38 @@ func (s *setup) waitCommitted(n int64, within time.Duration) {
 	s.t.Fatalf("after %v, committed files hold %d records, want %d", within, got, n)
 }
 
-// check reads every committed file back from HDFS: each offset exactly once.
+// check reads every committed file back from HDFS: each offset exactly
+// once; then `hdfs-sink verify`, which knows nothing of what was produced,
+// must agree.
 func (s *setup) check(counts map[int32]int64) verify.Report {
 	s.t.Helper()
 	rep, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
 	if err != nil {
 		s.t.Fatalf("exactly-once violated on HDFS: %v", err)
 	}
+	if s.config != "" && !s.noVerify {
+		if code, out, errOut := s.tool("verify", "--config", s.config, "--topic", s.topic); code != 0 {
+			s.t.Fatalf("hdfs-sink verify after an exactly-once check: exit %d\n%s%s", code, out, errOut)
+		}
+	}
 	return rep
+}
+
+// tool runs an hdfs-sink command to its end.
+func (s *setup) tool(args ...string) (code int, stdout, stderr string) {
+	s.t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(binary(s.t), args...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		s.t.Fatalf("hdfs-sink %v: %v", args, err)
+	}
+	return code, out.String(), errOut.String()
 }
 
 func total(counts map[int32]int64) int64 {
