@@ -35,17 +35,20 @@ func wantsConnect(args []string) bool {
 func cmdCheckConnect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rest := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--connect" || a == "-connect" })
 	fs := flag.NewFlagSet("check --connect", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	path := fs.String("config", "", "")
-	timeout := fs.Duration("timeout", 15*time.Second, "")
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "connector file or directory")
+	timeout := fs.Duration("timeout", 15*time.Second, "how long each service may take to answer")
 	if err := fs.Parse(rest); err != nil {
-		fmt.Fprintln(stderr, "hdfs-sink check --connect:", err)
 		return exitUsage
 	}
 	if code := cmdCheck([]string{"--config", *path}, stdout, stderr); code != 0 {
 		return code
 	}
-	conns, _, _ := configs.LoadPath(*path) // loaded once already by cmdCheck
+	conns, err := loadConnectors(*path)
+	if err != nil { // cmdCheck accepted them: only a file changed meanwhile
+		fmt.Fprintln(stderr, "hdfs-sink check --connect:", err)
+		return exitUsage
+	}
 	failed := false
 	for _, c := range conns {
 		for _, r := range connectChecks(ctx, c, *timeout) {

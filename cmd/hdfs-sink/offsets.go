@@ -77,7 +77,7 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 // run resolves the target offset (through Kafka unless it is a number)
 // and publishes the reset claim.
 func (r resetArgs) run(ctx context.Context, stderr io.Writer) (int64, error) {
-	conns, _, err := configs.LoadPath(r.config)
+	conns, err := loadConnectors(r.config)
 	if err != nil {
 		return 0, err
 	}

@@ -63,19 +63,30 @@ func parseTool(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// connector loads the config and picks the connector the flags name.
+// load loads the config and picks the connector the flags name.
 func (t *toolFlags) load() (*configs.Connector, error) {
 	if t.config == "" {
 		return nil, fmt.Errorf("--config is required")
 	}
-	conns, _, err := configs.LoadPath(t.config)
+	conns, err := loadConnectors(t.config)
+	if err != nil {
+		return nil, err
+	}
+	return pickConnector(conns, t.connector)
+}
+
+// loadConnectors is how every tool reads connector files: as run does,
+// refused where run would refuse them. (The one place a worker file, when
+// the daemon reads one, must reach the tools too.)
+func loadConnectors(path string) ([]*configs.Connector, error) {
+	conns, _, err := configs.LoadPath(path)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkWiring(conns); err != nil {
 		return nil, err
 	}
-	return pickConnector(conns, t.connector)
+	return conns, nil
 }
 
 // toolLogger writes the tools' own log lines (warnings) to stderr.

@@ -103,3 +103,13 @@ func TestOffsetsResetNeedsATarget(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestVerifyWithoutKafkaCannotLook: verify never passes without the log
+// offsets it compares against; it says so, naming Kafka, with exit 3.
+func TestVerifyWithoutKafkaCannotLook(t *testing.T) {
+	cfg, _ := toolConnector(t)
+	code, _, stderr := runTool("verify", "--config", cfg, "--timeout", "3s")
+	if code != exitCantLook || !strings.Contains(stderr, "Kafka at 127.0.0.1:1") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
