@@ -43,6 +43,7 @@ func TestContainerCommitsExactlyOnce(t *testing.T) {
 	t0 := time.Now()
 	image(t, "build", tag)
 	t.Logf("image built in %v", time.Since(t0).Round(time.Second))
+	t.Cleanup(func() { exec.Command("podman", "rmi", "-f", tag).Run() })
 	if user := podman(t, "image", "inspect", "--format", "{{.Config.User}}", tag); user != "65532:65532" {
 		t.Fatalf("the image runs as %q, want the non-root 65532:65532", user)
 	}
