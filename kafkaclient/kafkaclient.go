@@ -63,13 +63,16 @@ type Security struct {
 // client ignores them, and so does this package.
 var serverOnly = []string{"ssl.client.auth", "ssl.principal.mapping.rules", "ssl.allow.dn.changes", "ssl.allow.san.changes"}
 
-// Parse reads the security keys of p (others are not looked at). prefix is
-// how the keys are named in the user's file ("consumer.override.") and is
-// put before key names in errors. The error joins one *tlsprops.KeyError
+// Parse reads the security keys of p (others are not looked at). name says
+// how each key is called in the user's file ("consumer.override.…"), for
+// errors; nil: as in p. The error joins one *tlsprops.KeyError
 // per setting that cannot be honoured; stores and files are read here, so
 // a wrong store password is found by `check`.
-func Parse(p Props, prefix string) (*Security, error) {
-	b := &builder{p: p, prefix: prefix}
+func Parse(p Props, name tlsprops.Namer) (*Security, error) {
+	if name == nil {
+		name = tlsprops.Prefix("")
+	}
+	b := &builder{p: p, name: name}
 	s := &Security{Protocol: b.protocol()}
 	useTLS := s.Protocol == SSL || s.Protocol == SASLSSL
 	useSASL := s.Protocol == SASLPlaintext || s.Protocol == SASLSSL
@@ -87,8 +90,8 @@ func Parse(p Props, prefix string) (*Security, error) {
 }
 
 // Validate reports every setting of p that cannot be honoured (see Parse).
-func Validate(p Props, prefix string) error {
-	_, err := Parse(p, prefix)
+func Validate(p Props, name tlsprops.Namer) error {
+	_, err := Parse(p, name)
 	return err
 }
 
@@ -125,9 +128,9 @@ func UserPassword(p Props) (user, password string, ok bool) {
 
 // builder collects every error of one Parse.
 type builder struct {
-	p      Props
-	prefix string
-	errs   []error
+	p    Props
+	name tlsprops.Namer
+	errs []error
 }
 
 func (b *builder) get(key string) string { return strings.TrimSpace(b.p[key]) }
@@ -137,7 +140,7 @@ func (b *builder) fail(key, reason string) {
 	if isSecret(key) && v != "" {
 		v = tlsprops.Hidden
 	}
-	b.errs = append(b.errs, &tlsprops.KeyError{Key: b.prefix + key, Value: v, Reason: reason})
+	b.errs = append(b.errs, &tlsprops.KeyError{Key: b.name(key), Value: v, Reason: reason})
 }
 
 func isSecret(key string) bool {
@@ -187,7 +190,7 @@ func (b *builder) tlsConfig() *tls.Config {
 			ssl[k] = v
 		}
 	}
-	cfg, err := tlsprops.Config(ssl, b.prefix)
+	cfg, err := tlsprops.Config(ssl, b.name)
 	if err != nil {
 		b.errs = append(b.errs, err)
 	}

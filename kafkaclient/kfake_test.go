@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/testpki"
+	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
 // broker is a kfake cluster over TLS: mutual TLS when mtls, else with
@@ -85,7 +86,7 @@ func TestAgainstTLSAndSASL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse(tt.props, "consumer.")
+			s, err := Parse(tt.props, tlsprops.Prefix("consumer."))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +158,7 @@ func TestWaitReadyWaitsOutOutages(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	s, _ := Parse(Props{}, "")
+	s, _ := Parse(Props{}, tlsprops.Prefix(""))
 	var logs bytes.Buffer
 	s.Opts(slog.New(slog.NewTextHandler(&logs, nil)))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
@@ -175,7 +176,7 @@ func TestWaitReadyWaitsOutOutages(t *testing.T) {
 // TestBrokerRefusals: the error codes with which a broker refuses the
 // credentials or access are *AuthErrors naming the broker last dialled.
 func TestBrokerRefusals(t *testing.T) {
-	s, err := Parse(Props{"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config": scramJAAS}, "")
+	s, err := Parse(Props{"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512", "sasl.jaas.config": scramJAAS}, tlsprops.Prefix(""))
 	if err != nil {
 		t.Fatal(err)
 	}

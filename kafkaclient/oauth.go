@@ -1,6 +1,7 @@
 package kafkaclient
 
 import (
+	"crypto/tls"
 	"net/url"
 	"os"
 	"regexp"
@@ -50,7 +51,7 @@ type oauthConfig struct {
 	urlencode  bool // sasl.oauthbearer.header.urlencode
 	extensions map[string]string
 	subClaim   string
-	httpTLS    *tlsprops.Props // JAAS ssl.* options for the token endpoint; nil: system roots
+	httpTLS    *tls.Config // from the JAAS ssl.* options for the token endpoint; nil: system roots
 	timeout    time.Duration
 	backoff    time.Duration
 	backoffMax time.Duration
@@ -173,10 +174,10 @@ func (b *builder) clientCredentials(cfg *oauthConfig, opts map[string]string) {
 		if cfg.endpoint.Scheme != "https" {
 			b.fail("sasl.jaas.config", "ssl.* options are set for a token endpoint that is not https")
 		}
-		if _, err := tlsprops.Config(ssl, "sasl.jaas.config option "); err != nil {
+		var err error
+		if cfg.httpTLS, err = tlsprops.Config(ssl, tlsprops.Prefix(b.name("sasl.jaas.config")+" option ")); err != nil {
 			b.errs = append(b.errs, err)
 		}
-		cfg.httpTLS = &ssl
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/testpki"
+	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
 const (
@@ -32,7 +33,7 @@ func TestParseAccepts(t *testing.T) {
 			"sasl.login.callback.handler.class":   "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler"}, SASLSSL, "OAUTHBEARER", true, true},
 	}
 	for _, tt := range tests {
-		s, err := Parse(tt.props, "consumer.override.")
+		s, err := Parse(tt.props, tlsprops.Prefix("consumer.override."))
 		if err != nil {
 			t.Errorf("%v: %v", tt.props, err)
 			continue
@@ -96,7 +97,7 @@ func TestParseRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Validate(tt.props, "consumer.override.")
+			err := Validate(tt.props, tlsprops.Prefix("consumer.override."))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v\nwant it to contain %s", err, tt.want)
 			}

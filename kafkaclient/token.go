@@ -2,6 +2,7 @@ package kafkaclient
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,31 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
+// TokenRequest is an OAuth client credentials grant outside Kafka's SASL:
+// the schema registry's bearer.auth.credentials.source=OAUTHBEARER.
+type TokenRequest struct {
+	Endpoint, ClientID, ClientSecret, Scope string
+	SubClaim                                string        // default "sub"
+	TLS                                     *tls.Config   // for an https endpoint; nil: system roots
+	Buffer                                  time.Duration // renew this long before expiry
+}
+
+// NewTokenSource returns the current token of r's grant, renewed Buffer
+// before it expires (as Confluent's client caches it). Refusals are
+// *AuthErrors; other errors are outages worth a retry.
+func NewTokenSource(r TokenRequest, log *slog.Logger) (func(context.Context) (string, error), error) {
+	u, err := url.Parse(r.Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("token endpoint %q: must be an http:// or https:// URL", r.Endpoint)
+	}
+	cfg := &oauthConfig{endpoint: u, clientID: r.ClientID, secret: r.ClientSecret, scope: r.Scope,
+		subClaim: first(r.SubClaim, "sub"), httpTLS: r.TLS, timeout: 30 * time.Second,
+		backoff: 100 * time.Millisecond, backoffMax: 10 * time.Second, refresh: refreshPolicy{factor: 1, buffer: r.Buffer}}
+	ts := newTokenSource(cfg)
+	ts.log.Store(log)
+	return ts.current, nil
+}
+
 // tokenSource hands out the current OAUTHBEARER token and obtains a new one
 // once the refresh policy says so. franz-go asks for a token on every new
 // connection and re-authentication, so the renewal happens at the first
@@ -40,9 +66,7 @@ type tokenSource struct {
 
 func newTokenSource(cfg *oauthConfig) *tokenSource {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if cfg.httpTLS != nil {
-		tr.TLSClientConfig, _ = tlsprops.Config(*cfg.httpTLS, "") // validated in oauthConfig
-	}
+	tr.TLSClientConfig = cfg.httpTLS
 	ts := &tokenSource{cfg: cfg, hc: &http.Client{Timeout: cfg.timeout, Transport: tr}, now: time.Now}
 	ts.log.Store(slog.New(slog.DiscardHandler))
 	return ts

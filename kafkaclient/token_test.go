@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/testpki"
+	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
 // jwt is an unsigned token with the given claims (the client never checks
@@ -61,7 +62,7 @@ func oauthSecurity(t *testing.T, url string, more ...string) (*Security, *tokenS
 	for i := 0; i+1 < len(more); i += 2 {
 		p[more[i]] = more[i+1]
 	}
-	s, err := Parse(p, "")
+	s, err := Parse(p, tlsprops.Prefix(""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestOAuthFailures(t *testing.T) {
 		pemFile := testpki.Write(t, t.TempDir(), "ca.pem", testpki.CertPEM(ca.Cert))
 		p := Props{"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER", "sasl.oauthbearer.token.endpoint.url": srv.URL,
 			"sasl.jaas.config": `org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="a" clientSecret="b" ssl.truststore.type="PEM" ssl.truststore.location="` + pemFile + `";`}
-		s, err := Parse(p, "")
+		s, err := Parse(p, tlsprops.Prefix(""))
 		if err != nil {
 			t.Fatal(err)
 		}

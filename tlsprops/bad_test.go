@@ -56,7 +56,7 @@ func TestRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Config(tt.props, "consumer.override.")
+			_, err := Config(tt.props, Prefix("consumer.override."))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v\nwant it to contain %s", err, tt.want)
 			}

@@ -53,20 +53,30 @@ func (e *KeyError) Error() string {
 // Hidden is what stands in an error for a secret's value.
 const Hidden = "[hidden]"
 
-// keyErr builds a KeyError for key of p, hiding the value when it is secret.
-func keyErr(prefix, key, value, reason string) *KeyError {
+// Namer gives a key's name as the user wrote it, for errors: the Java name
+// with the prefix of the file it came from.
+type Namer func(key string) string
+
+// Prefix names every key with the same prefix ("consumer.override.").
+func Prefix(p string) Namer { return func(k string) string { return p + k } }
+
+// keyErr builds a KeyError for key, hiding the value when it is secret.
+func keyErr(name Namer, key, value, reason string) *KeyError {
 	if IsSecret(key) && value != "" {
 		value = Hidden
 	}
-	return &KeyError{Key: prefix + key, Value: value, Reason: reason}
+	return &KeyError{Key: name(key), Value: value, Reason: reason}
 }
 
-// Config is the client TLS configuration p describes. prefix is put before
-// key names in errors ("consumer.override.", "value.converter.schema.registry.").
+// Config is the client TLS configuration p describes; name says how each
+// key is called in the user's file ("value.converter.schema.registry.").
 // The error joins one *KeyError per setting that cannot be honoured,
 // including stores that cannot be read with the passwords given.
-func Config(p Props, prefix string) (*tls.Config, error) {
-	b := &builder{p: p, prefix: prefix}
+func Config(p Props, name Namer) (*tls.Config, error) {
+	if name == nil {
+		name = Prefix("")
+	}
+	b := &builder{p: p, name: name}
 	b.unknownKeys()
 	b.fixedValues()
 	cfg := &tls.Config{}
@@ -83,15 +93,15 @@ func Config(p Props, prefix string) (*tls.Config, error) {
 
 // builder collects every error of one Config call.
 type builder struct {
-	p      Props
-	prefix string
-	errs   []error
+	p    Props
+	name Namer
+	errs []error
 }
 
 func (b *builder) get(key string) string { return strings.TrimSpace(b.p[key]) }
 
 func (b *builder) fail(key, reason string) {
-	b.errs = append(b.errs, keyErr(b.prefix, key, b.p[key], reason))
+	b.errs = append(b.errs, keyErr(b.name, key, b.p[key], reason))
 }
 
 func (b *builder) unknownKeys() {

@@ -79,7 +79,7 @@ func dial(cfg *tls.Config, addr, host string) error {
 
 func mustConfig(t *testing.T, p Props) *tls.Config {
 	t.Helper()
-	cfg, err := Config(p, "consumer.override.")
+	cfg, err := Config(p, Prefix("consumer.override."))
 	if err != nil {
 		t.Fatalf("Config: %v", err)
 	}
