@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -80,7 +81,11 @@ func (s *Security) dial(ctx context.Context, network, addr string) (net.Conn, er
 	s.last.Store(addr)
 	d := &net.Dialer{Timeout: dialTimeout}
 	if s.tls == nil {
-		return d.DialContext(ctx, network, addr)
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &plainConn{Conn: c, addr: addr, protocol: s.Protocol}, nil
 	}
 	cfg := s.tls.Clone()
 	if cfg.ServerName == "" {
@@ -122,6 +127,25 @@ func (c *tlsConn) Write(p []byte) (int, error) {
 	n, err := c.Conn.Write(p)
 	if err != nil {
 		err = tlsFailure(c.addr, err)
+	}
+	return n, err
+}
+
+// plainConn tells a TLS listener from a plaintext one: a TLS server answers
+// a plaintext request with a TLS alert record (0x15 0x03 ...), whose first
+// bytes, read as a Kafka response size, are larger than any response.
+type plainConn struct {
+	net.Conn
+	addr     string
+	protocol string
+	read     atomic.Bool
+}
+
+func (c *plainConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.read.Swap(true) && n >= 2 && p[0] == 0x15 && p[1] == 0x03 {
+		return 0, &AuthError{Service: "Kafka", Addr: c.addr,
+			Reason: fmt.Sprintf("the listener speaks TLS, but security.protocol=%s does not (SSL or SASL_SSL)", c.protocol)}
 	}
 	return n, err
 }

@@ -82,6 +82,8 @@ func TestAgainstTLSAndSASL(t *testing.T) {
 		{"host name mismatch", "localhost:" + port, scram("alice", "alice-secret"), "Kafka at localhost:" + port + ": TLS: host name mismatch"},
 		{"expired certificate", oldAddr, scram("alice", "alice-secret"), "has expired"},
 		{"no client certificate", mtlsAddr, with(mtls, "ssl.keystore.location", "", "ssl.keystore.type", ""), "Kafka at " + mtlsAddr + ": TLS: the server refused the TLS handshake"},
+		// Go's TLS server (kfake) hangs up; Java's answers with an alert,
+		// which TestPlaintextToJavaTLSListener covers.
 		{"plaintext to a TLS listener", addr, Props{}, "closes every connection at once"},
 	}
 	for _, tt := range tests {
@@ -200,5 +202,35 @@ func TestBrokerRefusals(t *testing.T) {
 		if ae := s.Fatal(passing); ae != nil {
 			t.Errorf("Fatal(%v) = %v, want nil (worth a retry)", passing, ae)
 		}
+	}
+}
+
+// TestPlaintextToJavaTLSListener: a Java TLS listener answers a plaintext
+// request with a TLS alert record, which is a refusal, not an outage.
+func TestPlaintextToJavaTLSListener(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 512))
+			c.Write([]byte{0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x50}) // alert: fatal, internal_error
+			c.Close()
+		}
+	}()
+	s, _ := Parse(Props{}, nil)
+	s.Opts(slog.New(slog.DiscardHandler))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = s.WaitReady(ctx, []string{ln.Addr().String()})
+	want := "Kafka at " + ln.Addr().String() + ": the listener speaks TLS, but security.protocol=PLAINTEXT does not"
+	if ae := s.Fatal(err); ae == nil || !strings.Contains(ae.Error(), want) {
+		t.Fatalf("WaitReady: %v\nwant %q", err, want)
 	}
 }
