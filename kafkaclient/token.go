@@ -44,7 +44,9 @@ func NewTokenSource(r TokenRequest, log *slog.Logger) (func(context.Context) (st
 		subClaim: first(r.SubClaim, "sub"), httpTLS: r.TLS, timeout: 30 * time.Second,
 		backoff: 100 * time.Millisecond, backoffMax: 10 * time.Second, refresh: refreshPolicy{factor: 1, buffer: r.Buffer}}
 	ts := newTokenSource(cfg)
-	ts.log.Store(log)
+	if log != nil {
+		ts.log.Store(log)
+	}
 	return ts.current, nil
 }
 

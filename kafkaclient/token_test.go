@@ -209,3 +209,26 @@ func TestRefreshPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestNewTokenSource: the registry's OAUTHBEARER grant, renewed Buffer
+// before expiry (Confluent's cache.expiry.buffer.seconds).
+func TestNewTokenSource(t *testing.T) {
+	p := &idp{status: []int{200}, life: time.Hour}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	src, err := NewTokenSource(TokenRequest{Endpoint: srv.URL, ClientID: "sr", ClientSecret: "x", Buffer: 5 * time.Minute}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := src(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p.requests != 1 {
+		t.Fatalf("%d token requests for three uses of a fresh token", p.requests)
+	}
+	if _, err := NewTokenSource(TokenRequest{Endpoint: "ftp://idp"}, nil); err == nil {
+		t.Fatal("an ftp:// endpoint was accepted")
+	}
+}

@@ -55,6 +55,24 @@ func kafkaSecurity(c *configs.Connector) (*kafkaclient.Security, error) {
 	return sec, nil
 }
 
+// producerSecurity refuses producer.* and producer.override.* security
+// keys that differ from the consumer's: the dead-letter producer is the
+// consumer's client and can only connect as the consumer does.
+func producerSecurity(c *configs.Connector) error {
+	props, _ := kafkaProps(c)
+	var errs []error
+	for _, prefix := range []string{"producer.", "producer.override."} {
+		for k, v := range c.Raw {
+			name, ok := strings.CutPrefix(k, prefix)
+			if !ok || strings.HasPrefix(name, "override.") || !kafkaclient.IsSecurityKey(name) || strings.TrimSpace(v) == props[name] {
+				continue
+			}
+			errs = append(errs, fmt.Errorf("connector %q (%s): %s: differs from the consumer's %s: the dead-letter producer shares the consumer's client and connection settings", c.Name, c.Source, k, name))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // eachPrefixed puts prefix before each of the joined errors of err.
 func eachPrefixed(prefix string, err error) error {
 	var list []error

@@ -38,6 +38,9 @@ func TestCheckRefusesSecuritySettings(t *testing.T) {
 		{"registry store", map[string]string{"value.converter.schema.registry.url": "https://sr:8443",
 			"value.converter.schema.registry.ssl.truststore.type": "JCEKS", "value.converter.schema.registry.ssl.truststore.location": "/x"},
 			`value.converter.schema.registry.ssl.truststore.type = "JCEKS": must be JKS, PKCS12 or PEM`},
+		{"DLQ producer with other credentials", map[string]string{"consumer.override.security.protocol": "SASL_SSL",
+			"producer.override.security.protocol": "SSL"},
+			`producer.override.security.protocol: differs from the consumer's security.protocol: the dead-letter producer shares the consumer's client`},
 		{"SASL_INHERIT without SASL", map[string]string{"value.converter.basic.auth.credentials.source": "SASL_INHERIT"},
 			`value.converter.basic.auth.credentials.source = "SASL_INHERIT": needs a PLAIN or SCRAM sasl.jaas.config`},
 	}
@@ -68,6 +71,7 @@ func TestCheckAcceptsSecuritySettings(t *testing.T) {
 		"value.converter.schema.registry.url":                 "https://sr:8443",
 		"value.converter.schema.registry.ssl.truststore.type": "PEM", "value.converter.schema.registry.ssl.truststore.location": pemCA,
 		"value.converter.basic.auth.credentials.source": "SASL_INHERIT",
+		"producer.override.security.protocol":           "SASL_SSL", // the same as the consumer's: fine
 	})
 	var out, errOut bytes.Buffer
 	if code := run([]string{"check", "--config", c.Source}, &out, &errOut); code != 0 || errOut.Len() != 0 {

@@ -203,6 +203,9 @@ func checkSecurity(c *configs.Connector) []error {
 	if _, err := kafkaSecurity(c); err != nil {
 		errs = append(errs, err)
 	}
+	if err := producerSecurity(c); err != nil {
+		errs = append(errs, err)
+	}
 	if !c.Schemaless {
 		if _, err := registryConfig(c, slog.New(slog.DiscardHandler)); err != nil {
 			errs = append(errs, err)
