@@ -131,11 +131,13 @@ KAFKA_SCRAM_FORMAT=(--add-scram "SCRAM-SHA-512=[name=$SASL_USER,password=$SASL_P
 # ---------------------------------------------------------------- OAuth
 
 start_oauth() {
-  if alive oauth; then wait_ready oauth oauth; return; fi
-  require_ports_free oauth 8095
-  fresh_log oauth
-  launch oauth "$STATE/bin/itest-oauth" -addr "$OAUTH_ADDR" -clients "$OAUTH_CLIENT:$OAUTH_SECRET" -lifetime "$OAUTH_LIFETIME"
+  if ! alive oauth; then
+    require_ports_free oauth 8095
+    fresh_log oauth
+    launch oauth "$STATE/bin/itest-oauth" -addr "$OAUTH_ADDR" -clients "$OAUTH_CLIENT:$OAUTH_SECRET" -lifetime "$OAUTH_LIFETIME"
+  fi
   wait_ready oauth oauth
+  touch "$RUN/oauth.ready"
 }
 
 # ---------------------------------------------------------------- registry over TLS

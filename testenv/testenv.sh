@@ -490,6 +490,7 @@ wait_for_file() {
   while [ ! -f "$1" ]; do
     ((SECONDS < deadline)) || { log "$2: timed out waiting for $1"; exit 1; }
     [ -f "$RUN/hdfs.failed" ] && { log "$2: not started because HDFS failed"; exit 1; }
+    [ -f "$RUN/secure.failed" ] && { log "$2: not started because the certificates or the OAuth server failed"; exit 1; }
     sleep 0.5
   done
 }
@@ -533,21 +534,27 @@ cmd_up() {
   build_checker
   write_env
   rm -f "$RUN"/*.ready "$RUN"/*.failed
-  make_pki
   # HMS copies core-site.xml from here while HDFS starts: write it first.
   write_hadoop_conf
-  start_oauth # before Kafka: the broker's OAuth validator reads its JWKS
-  # Independent services in parallel; HMS waits for HDFS before its server starts.
-  local pids=() names=(kafka hdfs registry hms) i rc=0
-  (start_kafka) & pids+=($!)
+  # Independent services in parallel; HMS waits for HDFS before its server
+  # starts; Kafka and the registry's TLS proxy need the certificates, and
+  # Kafka the OAuth server (its validator reads the JWKS), which are made
+  # meanwhile.
+  local pids=() names=(hdfs registry hms secure kafka) i rc=0
   # (Not `start_hdfs && touch`: errexit is off inside an && list.)
   (
     trap '[ -f "$RUN/hdfs.ready" ] || touch "$RUN/hdfs.failed"' EXIT
     start_hdfs
     touch "$RUN/hdfs.ready"
   ) & pids+=($!)
-  (start_registry; start_registry_tls) & pids+=($!)
+  (start_registry; wait_for_file "$PKI/.done" registry-tls; start_registry_tls) & pids+=($!)
   (start_hms after-hdfs) & pids+=($!)
+  (
+    trap '[ -f "$RUN/oauth.ready" ] || touch "$RUN/secure.failed"' EXIT
+    make_pki
+    start_oauth
+  ) & pids+=($!)
+  (wait_for_file "$RUN/oauth.ready" kafka; start_kafka) & pids+=($!)
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
   done
