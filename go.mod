@@ -9,13 +9,16 @@ require (
 	github.com/colinmarc/hdfs/v2 v2.4.0
 	github.com/golang/snappy v1.0.0
 	github.com/linkedin/goavro/v2 v2.15.0
+	github.com/pavlo-v-chernykh/keystore-go/v4 v4.5.0
 	github.com/riferrei/srclient v0.7.4
 	github.com/twmb/franz-go v1.22.3
 	github.com/twmb/franz-go/pkg/kadm v1.20.0
 	github.com/twmb/franz-go/pkg/kfake v0.0.0-20260918054303-01f206a7e32c
 	github.com/twmb/franz-go/pkg/sr v1.8.0
+	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sync v0.22.0
+	software.sslmate.com/src/go-pkcs12 v0.7.4
 )
 
 require (

@@ -356,9 +356,8 @@ func (p *parser) registry(c *Connector) {
 	}
 	r := &c.Registry
 	r.CredentialsSource = choice(p, firstSet(p, "value.converter.basic.auth.credentials.source", "basic.auth.credentials.source"),
-		DefaultCredentialsSrc, map[string]CredentialsSource{"url": CredentialsURL, "user_info": CredentialsUserInfo},
-		map[string]string{"sasl_inherit": "SASL_INHERIT is not supported by hdfs-sink (USER_INFO or URL)"},
-		"must be USER_INFO or URL")
+		DefaultCredentialsSrc, map[string]CredentialsSource{"url": CredentialsURL, "user_info": CredentialsUserInfo, "sasl_inherit": CredentialsSASLInherit},
+		nil, "must be USER_INFO, URL or SASL_INHERIT")
 	if key, v, ok := p.pick("value.converter.schema.registry.url", "schema.registry.url"); ok {
 		p.registryURLs(r, key, v)
 	}
@@ -373,6 +372,7 @@ func (p *parser) registry(c *Connector) {
 	default:
 		r.UserInfo = info
 	}
+	p.registrySecurity(c)
 }
 
 // firstSet returns the first key present (even empty), else the first key.

@@ -219,6 +219,8 @@ type SchemaRegistry struct {
 	// UserInfo is "user:password" from basic.auth.user.info (USER_INFO) or
 	// from the first URL that carries it (URL); empty for no auth.
 	UserInfo string
+	// Security is TLS and bearer auth (registry_security.go).
+	Security RegistrySecurity
 }
 
 // OffsetReset is the consumer's auto.offset.reset.

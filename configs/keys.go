@@ -64,6 +64,7 @@ var frameworkPrefixes = []string{
 	"key.converter", "value.converter", "header.converter",
 	"transforms", "predicates", "errors.",
 	"consumer.", "producer.override.", "admin.override.",
+	"security.protocol", "ssl.", "sasl.", // Kafka client security, read and checked by cmd (kafkaclient)
 }
 
 // knownKeys is every exact key name, for unknown-key detection and hints.

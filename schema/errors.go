@@ -20,6 +20,10 @@ var (
 	// ErrIncompatible: a datum written with one schema cannot be read as
 	// another (Avro schema resolution fails).
 	ErrIncompatible = errors.New("incompatible schemas")
+	// ErrRegistryRefused: the registry refused the client (HTTP 401 or
+	// 403, or a token it needs was refused), or its TLS handshake failed
+	// verification. No retry can fix it: the connector must stop and say so.
+	ErrRegistryRefused = errors.New("the schema registry refused the client")
 )
 
 // FrameReason says why a value is not Confluent-framed.

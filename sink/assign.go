@@ -91,6 +91,7 @@ func (ps *partitions) keys() map[string][]int32 {
 }
 
 func (c *Connector) onAssigned(_ context.Context, _ *kgo.Client, assigned map[string][]int32) {
+	<-c.ready
 	c.cfg.Logger.Info("partitions assigned", "partitions", assigned)
 }
 
@@ -98,6 +99,7 @@ func (c *Connector) onAssigned(_ context.Context, _ *kgo.Client, assigned map[st
 // is fetched for them, and returns where to start: HDFS is the truth, the
 // group's committed offsets are ignored.
 func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[int32]kgo.Offset) (map[string]map[int32]kgo.Offset, error) {
+	<-c.ready
 	var assigned []tp
 	out := make(map[string]map[int32]kgo.Offset, len(offsets))
 	for topic, parts := range offsets {
@@ -172,6 +174,7 @@ func (c *Connector) startPolicy() kgo.Offset {
 // onRevoked commits what revoked partitions hold: we still own them until
 // this returns, and committing beats re-reading.
 func (c *Connector) onRevoked(ctx context.Context, _ *kgo.Client, revoked map[string][]int32) {
+	<-c.ready
 	c.cfg.Logger.Info("partitions revoked", "partitions", revoked)
 	c.release(ctx, revoked, true)
 }
@@ -179,6 +182,7 @@ func (c *Connector) onRevoked(ctx context.Context, _ *kgo.Client, revoked map[st
 // onLost drops lost partitions without committing: another member may
 // already own them, and fencing would refuse our commit anyway.
 func (c *Connector) onLost(ctx context.Context, _ *kgo.Client, lost map[string][]int32) {
+	<-c.ready
 	c.cfg.Logger.Warn("partitions lost (session expired?); discarding uncommitted files", "partitions", lost)
 	c.release(ctx, lost, false)
 }

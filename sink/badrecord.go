@@ -60,7 +60,7 @@ func (c *Connector) badRecord(ctx context.Context, kr *kgo.Record, cause error) 
 		return nil
 	}
 	if err := c.deadLetter(ctx, kr, cause); err != nil {
-		return fmt.Errorf("%w; and the dead-letter topic %q refused it: %v", bad, c.cfg.DLQTopic, err)
+		return fmt.Errorf("%w; and the dead-letter topic %q refused it: %w", bad, c.cfg.DLQTopic, err)
 	}
 	c.Stats.DeadLettered.Add(1)
 	c.cfg.Logger.Warn("bad record sent to the dead-letter topic", "dlq", c.cfg.DLQTopic, "topic", kr.Topic, "partition", kr.Partition, "offset", kr.Offset, "err", cause)
@@ -77,6 +77,9 @@ func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error)
 		err := c.cl.ProduceSync(ctx, out).FirstErr()
 		if err == nil || ctx.Err() != nil {
 			return err
+		}
+		if ferr := c.kafkaFatal(err); ferr != nil {
+			return ferr // refused, not down: retrying would hang the partition
 		}
 		c.cfg.Logger.Warn("dead-letter produce failed; retrying", "err", err)
 		select {

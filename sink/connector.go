@@ -66,6 +66,11 @@ type Config struct {
 	TopicsRegex string
 	StartAtEnd  bool // consumer.auto.offset.reset=latest for partitions HDFS knows nothing of
 	KafkaOpts   []kgo.Opt
+	// KafkaFatal says whether a client error is one no retry fixes (the
+	// broker refused the credentials, a TLS handshake failed
+	// verification), returning the error to stop the connector with;
+	// nil: every client error is retried, as franz-go does.
+	KafkaFatal func(error) error
 
 	WriteSettings
 	Registry     schema.Registry
@@ -128,6 +133,10 @@ type Connector struct {
 	fetchLog logLimiter
 	epoch    string
 	owner    string
+	// ready is closed once cl is set: franz-go may call the group
+	// callbacks (a lost session, an assignment) before NewClient returns
+	// to New, and they use cl.
+	ready chan struct{}
 }
 
 // New validates the wiring and creates the Kafka client (which connects lazily).
@@ -135,12 +144,13 @@ func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
-		extras: newExtras(cfg.ExtraColumns)}
+		extras: newExtras(cfg.ExtraColumns), ready: make(chan struct{})}
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
 	}
 	c.cl = cl
+	close(c.ready)
 	return c, nil
 }
 
@@ -213,8 +223,10 @@ func (c *Connector) Run(ctx context.Context) error {
 		if fetches.IsClientClosed() {
 			return nil
 		}
-		gone := c.fetchErrors(fetches)
-		err := c.process(ctx, fetches)
+		gone, err := c.fetchErrors(fetches)
+		if err == nil {
+			err = c.process(ctx, fetches)
+		}
 		if err == nil {
 			err = c.tickAll(ctx)
 		}
@@ -236,11 +248,15 @@ func (c *Connector) Run(ctx context.Context) error {
 
 // fetchErrors logs fetch errors, each (partition, error) at most once per
 // fetchErrorEvery, and returns the topics Kafka no longer knows by the id
-// the client holds: deleted, and maybe re-created.
-func (c *Connector) fetchErrors(f kgo.Fetches) (gone []string) {
+// the client holds (deleted, and maybe re-created), and the first error no
+// retry fixes (KafkaFatal), which stops the connector.
+func (c *Connector) fetchErrors(f kgo.Fetches) (gone []string, fatal error) {
 	f.EachError(func(topic string, p int32, err error) {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return
+		}
+		if ferr := c.kafkaFatal(err); ferr != nil && fatal == nil {
+			fatal = fmt.Errorf("connector %q: %w", c.cfg.Name, ferr)
 		}
 		if errors.Is(err, kerr.UnknownTopicID) && !slices.Contains(gone, topic) {
 			gone = append(gone, topic)
@@ -249,7 +265,14 @@ func (c *Connector) fetchErrors(f kgo.Fetches) (gone []string) {
 			c.cfg.Logger.Warn("fetch error", "topic", topic, "partition", p, "err", err)
 		}
 	})
-	return gone
+	return gone, fatal
+}
+
+func (c *Connector) kafkaFatal(err error) error {
+	if c.cfg.KafkaFatal == nil {
+		return nil
+	}
+	return c.cfg.KafkaFatal(err)
 }
 
 // followRecreated subscribes anew to topics that were deleted and maybe
@@ -345,6 +368,10 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, fp kgo.FetchPart
 	}
 	for _, kr := range recs {
 		err := c.writeRecord(ctx, o.p, kr)
+		if errors.Is(err, schema.ErrRegistryRefused) {
+			// Waiting cannot fix credentials or a certificate: stop and say so.
+			return fmt.Errorf("connector %q: topic %s partition %d offset %d: %w", c.cfg.Name, kr.Topic, kr.Partition, kr.Offset, err)
+		}
 		if err != nil && !isBadRecord(err) {
 			// The store, the registry or shutdown: not the record's fault.
 			c.breakPartition(o, err)

@@ -16,8 +16,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
 
-// refusingRegistry answers its first lookup with a refusal that no retry
-// fixes (HTTP 401 while credentials rotate), then delegates.
+// refusingRegistry answers its first lookup with a failure that the client
+// does not retry and that is not the record's fault (an HTTP 400 from a
+// proxy in between), then delegates. (A 401 or 403 is a refusal of the
+// credentials, which stops the connector: refusal_test.go.)
 type refusingRegistry struct {
 	schema.Registry
 	refused atomic.Bool
@@ -25,7 +27,7 @@ type refusingRegistry struct {
 
 func (r *refusingRegistry) SchemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
 	if r.refused.CompareAndSwap(false, true) {
-		return nil, &registry.Error{ID: id, URL: "http://registry", Status: 401, Message: "unauthorized"}
+		return nil, &registry.Error{ID: id, URL: "http://registry", Status: 400, Message: "bad request"}
 	}
 	return r.Registry.SchemaByID(ctx, id)
 }

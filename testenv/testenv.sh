@@ -2,7 +2,9 @@
 # testenv.sh: the real services the integration tests run against, as plain
 # processes on 127.0.0.1 (no Docker): Kafka (KRaft), HDFS NameNode + DataNode,
 # Hive Metastore 3.1 (Derby), Apicurio Registry (Confluent API) and a pyspark
-# venv for read-back checks.
+# venv for read-back checks; beside them the secured side (secure.sh): TLS
+# and SASL listeners on the same broker, an OAuth token endpoint, and the
+# registry behind nginx with TLS and basic auth.
 #
 #   testenv.sh up              download what is missing, start, health-check
 #   testenv.sh down            stop what up started; wipe state unless KEEP=1
@@ -26,8 +28,8 @@ RUN=$STATE/run
 TIMEOUT=${TESTENV_TIMEOUT:-180} # seconds a service may take to become ready
 STOP_GRACE=${TESTENV_STOP_GRACE:-20}
 
-SERVICES=(kafka namenode datanode hms registry spark)
-PROCESSES=(hms registry kafka datanode namenode) # stop order
+SERVICES=(kafka namenode datanode hms registry spark oauth registry-tls)
+PROCESSES=(registry-tls hms registry kafka oauth datanode namenode) # stop order
 
 DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN
 MVN_FLAGS=(-B -q -Dstyle.color=never)
@@ -45,6 +47,9 @@ done
 log() { printf '[testenv %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
+# shellcheck source=testenv/secure.sh
+source "$HERE/secure.sh"
+
 # ---------------------------------------------------------------- prerequisites
 
 APT_UPDATED=0
@@ -56,7 +61,13 @@ apt_install() {
     APT_UPDATED=1
   fi
   log "apt-get install $*"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+  # A package's install scripts must not start a system service (nginx
+  # would take port 80): policy-rc.d says no, unless the machine has one.
+  local policy=/usr/sbin/policy-rc.d ours=0 rc=0
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && ours=1; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 || rc=$?
+  if [ "$ours" = 1 ]; then rm -f "$policy"; fi
+  return $rc
 }
 
 java_major() { # java_major <java binary> -> major version or 0
@@ -88,9 +99,12 @@ ensure_prereqs() {
   command -v curl >/dev/null || pkgs+=(curl)
   command -v setsid >/dev/null || pkgs+=(util-linux)
   command -v python3 >/dev/null || pkgs+=(python3)
+  command -v openssl >/dev/null || pkgs+=(openssl)
+  [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || pkgs+=(nginx-light)
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then pkgs+=(python3-venv); fi
   if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
   command -v go >/dev/null || die "go is required (the readiness checks are Go programs)"
+  NGINX=$(command -v nginx || echo /usr/sbin/nginx)
   REGISTRY_JAVA=${REGISTRY_JAVA:-$(find_java 21 || true)}
   [ -n "$REGISTRY_JAVA" ] || die "Apicurio Registry $APICURIO_VERSION needs Java 21+; none found (set REGISTRY_JAVA=/path/to/java)"
 }
@@ -183,6 +197,7 @@ cached_paths() {
 build_checker() {
   CHECK=$STATE/bin/itest-ready
   (cd "$ROOT" && go build -o "$CHECK" ./internal/itest/cmd/itest-ready) || die "could not build the readiness checker"
+  (cd "$ROOT" && go build -o "$STATE/bin/itest-oauth" ./internal/itest/cmd/itest-oauth) || die "could not build the OAuth test server"
 }
 
 # ---------------------------------------------------------------- processes
@@ -197,7 +212,7 @@ alive() {
   [ -f "$f" ] || return 1
   pid=$(cat "$f")
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "-Dhdfs_sink_testenv=$1 "
+    { tr '\0' ' ' <"/proc/$pid/cmdline"; echo; } 2>/dev/null | grep -qF -- "$(marker "$1")"
 }
 
 # launch <svc> <command...>: start in a new session (own process group, so
@@ -292,7 +307,7 @@ EOF
 
 start_kafka() {
   if alive kafka; then wait_ready kafka kafka; return; fi
-  require_ports_free kafka 9092 9093
+  require_ports_free kafka 9092 9093 "${SECURE_PORTS[@]}"
   fresh_log kafka
   local d=$STATE/kafka
   mkdir -p "$d"
@@ -300,11 +315,11 @@ start_kafka() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:9093
-listeners=PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093
-advertised.listeners=PLAINTEXT://127.0.0.1:9092
+listeners=PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093,$SECURE_LISTENERS
+advertised.listeners=PLAINTEXT://127.0.0.1:9092,$SECURE_LISTENERS
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,BADHOST:SSL,EXPIRED:SSL
 log.dirs=$d/data
 num.partitions=1
 offsets.topic.replication.factor=1
@@ -314,16 +329,18 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 EOF
+  kafka_secure_properties >>"$d/server.properties"
   write_log4j2 "$d/log4j2.properties"
   if [ ! -f "$d/data/meta.properties" ]; then
     local id
     id=$(java -cp "$KAFKA_LIB/*" kafka.tools.StorageTool random-uuid 2>>"$LOGS/kafka.log") || fail kafka
     java -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.tools.StorageTool \
-      format -t "$id" -c "$d/server.properties" >>"$LOGS/kafka.log" 2>&1 || fail kafka
+      format -t "$id" -c "$d/server.properties" "${KAFKA_SCRAM_FORMAT[@]}" >>"$LOGS/kafka.log" 2>&1 || fail kafka
   fi
-  launch kafka java -Dhdfs_sink_testenv=kafka -Xms512m -Xmx512m "${FAST[@]}" \
+  launch kafka java -Dhdfs_sink_testenv=kafka -Xms512m -Xmx512m "${FAST[@]}" "${KAFKA_SECURE_JVM[@]}" \
     -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.Kafka "$d/server.properties"
   wait_ready kafka kafka
+  wait_ready kafka kafka-secure
 }
 
 write_hadoop_conf() {
@@ -473,6 +490,7 @@ wait_for_file() {
   while [ ! -f "$1" ]; do
     ((SECONDS < deadline)) || { log "$2: timed out waiting for $1"; exit 1; }
     [ -f "$RUN/hdfs.failed" ] && { log "$2: not started because HDFS failed"; exit 1; }
+    [ -f "$RUN/secure.failed" ] && { log "$2: not started because the certificates or the OAuth server failed"; exit 1; }
     sleep 0.5
   done
 }
@@ -501,6 +519,7 @@ HDFS_SINK_TESTENV_PYTHON=$SPARK_VENV/bin/python
 HDFS_SINK_TESTENV_SPARK_AVRO_JAR=$SPARK_AVRO_JAR
 HDFS_SINK_TESTENV_SPARK_JAVA_HOME=${SPARK_JAVA_HOME:-}
 EOF
+  write_secure_env >>"$STATE/testenv.env"
 }
 
 REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
@@ -515,17 +534,27 @@ cmd_up() {
   build_checker
   write_env
   rm -f "$RUN"/*.ready "$RUN"/*.failed
-  # Independent services in parallel; HMS waits for HDFS before its server starts.
-  local pids=() names=(kafka hdfs registry hms) i rc=0
-  (start_kafka) & pids+=($!)
+  # HMS copies core-site.xml from here while HDFS starts: write it first.
+  write_hadoop_conf
+  # Independent services in parallel; HMS waits for HDFS before its server
+  # starts; Kafka and the registry's TLS proxy need the certificates, and
+  # Kafka the OAuth server (its validator reads the JWKS), which are made
+  # meanwhile.
+  local pids=() names=(hdfs registry hms secure kafka) i rc=0
   # (Not `start_hdfs && touch`: errexit is off inside an && list.)
   (
     trap '[ -f "$RUN/hdfs.ready" ] || touch "$RUN/hdfs.failed"' EXIT
     start_hdfs
     touch "$RUN/hdfs.ready"
   ) & pids+=($!)
-  (start_registry) & pids+=($!)
+  (start_registry; wait_for_file "$PKI/.done" registry-tls; start_registry_tls) & pids+=($!)
   (start_hms after-hdfs) & pids+=($!)
+  (
+    trap '[ -f "$RUN/oauth.ready" ] || touch "$RUN/secure.failed"' EXIT
+    make_pki
+    start_oauth
+  ) & pids+=($!)
+  (wait_for_file "$RUN/oauth.ready" kafka; start_kafka) & pids+=($!)
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
   done
@@ -596,7 +625,7 @@ case ${1:-} in
   status) cmd_status ;;
   logs) shift; cmd_logs "$@" ;;
   stop) # stop one service, keeping all state (outage tests; `up` restarts it)
-    case ${2:-} in kafka | namenode | datanode | hms | registry) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms registry" ;; esac ;;
+    case ${2:-} in kafka | namenode | datanode | hms | registry | oauth | registry-tls) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms registry oauth registry-tls" ;; esac ;;
   fetch) ensure_prereqs; fetch_all ;;
   *) echo "usage: $0 up|down|status|logs <service>|stop <service>|fetch" >&2; exit 2 ;;
 esac

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -174,6 +175,12 @@ func (d *daemon) runConnector(ctx context.Context, c *configs.Connector) error {
 // its Hive syncer. The store is closed last, when nothing uses it any more.
 func (d *daemon) connector(ctx context.Context, c *configs.Connector) error {
 	d.board.set(c.Name, func(*connStatus) {})
+	if err := d.kafkaReady(ctx, c); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while waiting for Kafka
+		}
+		return err
+	}
 	store, err := d.openStoreRetrying(ctx, c)
 	if err != nil {
 		return err
@@ -256,17 +263,29 @@ func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 	}
 }
 
+// kafkaReady waits until a broker answers with the connector's security
+// settings. A broker that is down is waited for; one that refuses the
+// credentials or fails the TLS handshake stops the connector at once, with
+// the broker's address and the reason (kafkaclient.AuthError).
+func (d *daemon) kafkaReady(ctx context.Context, c *configs.Connector) error {
+	sec, err := kafkaSecurity(c)
+	if err != nil {
+		return err
+	}
+	sec.Opts(d.log.With("connector", c.Name))
+	if err := sec.WaitReady(ctx, c.Consumer.BootstrapServers, kgo.ClientID("hdfs-sink-"+c.Name)); err != nil {
+		return fmt.Errorf("connector %q: %w", c.Name, err)
+	}
+	return nil
+}
+
 func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error) {
 	if c.Schemaless {
 		return nil, nil // values are not Avro: no registry
 	}
-	cfg := registry.ClientConfig{URLs: c.Registry.URLs, Logger: log.With("connector", c.Name)}
-	if c.Registry.UserInfo != "" {
-		u, p, err := registry.ParseUserInfo(c.Registry.UserInfo)
-		if err != nil {
-			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
-		}
-		cfg.Username, cfg.Password = u, p
+	cfg, err := registryConfig(c, log)
+	if err != nil {
+		return nil, err
 	}
 	reg, err := registry.NewClient(cfg)
 	if err != nil {

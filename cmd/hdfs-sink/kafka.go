@@ -28,8 +28,12 @@ type kafkaTool struct {
 }
 
 func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*kafkaTool, error) {
+	sec, err := kafkaSecurity(c)
+	if err != nil {
+		return nil, err
+	}
 	mem := newProcessMemory(0, 1, log).connector(c)
-	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, kafkaOpts(c, mem, log)...)
+	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, kafkaOpts(c, mem, sec, log)...)
 	opts = append(opts, kgo.ClientID("hdfs-sink-tool-"+c.Name), kgo.RequestRetries(2), kgo.RetryTimeout(10*time.Second))
 	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -89,7 +90,12 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, pm pro
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	cfg.KafkaOpts = kafkaOpts(c, mem, log) // once: each build logs its warnings
+	sec, err := kafkaSecurity(c)
+	if err != nil {
+		return sink.Config{}, err
+	}
+	cfg.KafkaOpts = kafkaOpts(c, mem, sec, log) // once: each build logs its warnings
+	cfg.KafkaFatal = kafkaFatal(sec)
 	return cfg, nil
 }
 
@@ -145,18 +151,24 @@ const (
 )
 
 // kafkaOpts are the client options from the connector file: the memory
-// plan's fetch bounds, group timeouts, then the consumer.override.* keys,
-// which win because franz-go applies options in order.
-func kafkaOpts(c *configs.Connector, mem sink.MemoryPlan, log *slog.Logger) []kgo.Opt {
+// plan's fetch bounds, group timeouts, the security settings (TLS, SASL,
+// and franz-go's log lines), then the consumer.override.* keys, which win
+// because franz-go applies options in order.
+func kafkaOpts(c *configs.Connector, mem sink.MemoryPlan, sec *kafkaclient.Security, log *slog.Logger) []kgo.Opt {
 	opts := append(mem.FetchOpts(), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
+	opts = append(opts, sec.Opts(log.With("connector", c.Name))...)
 	return append(opts, kafkaOverrides(c.Consumer.Overrides, log)...)
 }
 
 // kafkaOverrides applies the consumer.override.* keys franz-go has an
-// equivalent for, and says which it ignores.
+// equivalent for, and says which it ignores. Security keys are not among
+// them: kafkaclient applies those, or check refuses them.
 func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 	var opts []kgo.Opt
 	for k, v := range over {
+		if kafkaclient.IsSecurityKey(k) {
+			continue
+		}
 		switch k {
 		case "session.timeout.ms":
 			if d, err := time.ParseDuration(v + "ms"); err == nil {
@@ -185,8 +197,26 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 	return opts
 }
 
+// checkSecurity: the Kafka and registry security settings, stores read.
+func checkSecurity(c *configs.Connector) []error {
+	var errs []error
+	if _, err := kafkaSecurity(c); err != nil {
+		errs = append(errs, err)
+	}
+	if err := producerSecurity(c); err != nil {
+		errs = append(errs, err)
+	}
+	if !c.Schemaless {
+		if _, err := registryConfig(c, slog.New(slog.DiscardHandler)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
 // checkWiring finds what configs alone cannot: settings the wired packages
-// refuse (the output format, the partitioner), and listed topics whose
+// refuse (the output format, the partitioner, security settings that
+// cannot be honoured or stores that cannot be read), and listed topics whose
 // committed file names would be longer than the store allows (partition 0;
 // a later partition of a topic just under the limit is refused when it is
 // assigned). check and run both use it, so run refuses what check refuses.
@@ -196,6 +226,7 @@ func checkWiring(conns []*configs.Connector) error {
 		if _, err := outputPartitioner(c); err != nil {
 			errs = append(errs, err)
 		}
+		errs = append(errs, checkSecurity(c)...)
 		f, err := outputFormat(c)
 		if err != nil {
 			errs = append(errs, err)

@@ -224,6 +224,12 @@ func Check(ctx context.Context, name string) error {
 		return CheckMetastore(ctx)
 	case "registry":
 		return CheckRegistry(ctx)
+	case "kafka-secure":
+		return CheckKafkaSecure(ctx)
+	case "oauth":
+		return CheckOAuth(ctx)
+	case "registry-tls":
+		return CheckRegistryTLS(ctx)
 	}
-	return fmt.Errorf("itest: unknown service %q (want kafka, hdfs, hms or registry)", name)
+	return fmt.Errorf("itest: unknown service %q (want kafka, kafka-secure, hdfs, hms, registry, registry-tls or oauth)", name)
 }

@@ -1,12 +1,16 @@
 // Package registry fetches Avro writer schemas by id from a Confluent-API
 // schema registry (Confluent, Apicurio ccompat, Karapace): Client, with an
-// immutable id cache, request coalescing and retry through outages, and
+// immutable id cache, request coalescing, retry through outages (but not
+// through refusals: HTTP 401/403 or a TLS handshake that fails
+// verification), TLS with a trust store and client certificate, and basic
+// or bearer authentication; and
 // Memory, an in-process registry for tests and the embedded demo. Both
 // satisfy schema.Registry, which the sink consumes.
 package registry
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +29,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
 // Defaults for ClientConfig's zero values.
@@ -42,6 +47,18 @@ type ClientConfig struct {
 	// Username and Password enable HTTP basic auth when both are set
 	// (the connector's basic.auth.user.info "user:password").
 	Username, Password string
+	// BearerToken, when set, gives the token of each request's
+	// "Authorization: Bearer" header (bearer.auth.credentials.source: a
+	// static token, or an OAuth token it renews). An error that wraps
+	// schema.ErrRegistryRefused is final; others are retried as outages.
+	BearerToken func(ctx context.Context) (string, error)
+	// Headers are sent with every request (Confluent Cloud's
+	// target-sr-cluster and Confluent-Identity-Pool-Id).
+	Headers map[string]string
+	// TLS is the client TLS configuration for https URLs (trust store,
+	// client certificate); nil: the system's roots. Ignored when
+	// Transport is set.
+	TLS *tls.Config
 	// Timeout bounds one HTTP request; default DefaultTimeout.
 	Timeout time.Duration
 	// InitialBackoff and MaxBackoff bound the exponential wait between
@@ -95,8 +112,12 @@ func NewClient(cfg ClientConfig) (schema.Registry, error) {
 	if (cfg.Username == "") != (cfg.Password == "") {
 		return nil, errors.New("schema: client: basic auth needs both username and password")
 	}
+	if cfg.Username != "" && cfg.BearerToken != nil {
+		return nil, errors.New("schema: client: basic auth and a bearer token are exclusive")
+	}
 	cfg = withDefaults(cfg)
-	hc := &http.Client{Timeout: cfg.Timeout, Transport: statusTransport{base: cfg.Transport}}
+	auth := authTransport{base: cfg.Transport, token: cfg.BearerToken, headers: cfg.Headers}
+	hc := &http.Client{Timeout: cfg.Timeout, Transport: statusTransport{base: auth}}
 	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, cache: map[int32]*schema.Schema{}}
 	for _, raw := range cfg.URLs {
 		base, err := normalizeURL(raw)
@@ -124,7 +145,9 @@ func withDefaults(cfg ClientConfig) ClientConfig {
 		cfg.MaxBackoff = max(DefaultMaxBackoff, cfg.InitialBackoff)
 	}
 	if cfg.Transport == nil {
-		cfg.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = cfg.TLS
+		cfg.Transport = tr
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -255,8 +278,13 @@ func classify(err error, id int32, base string) *Error {
 		re.Status, re.Code, re.Message, re.Err = se.status, se.code, se.message, nil
 		re.retryable = se.status == http.StatusRequestTimeout ||
 			se.status == http.StatusTooManyRequests || se.status >= 500
+		re.refused = se.status == http.StatusUnauthorized || se.status == http.StatusForbidden
+	case errors.Is(err, schema.ErrRegistryRefused):
+		re.refused = true
 	case errors.As(err, &ue):
-		re.retryable = true
+		re.Err = ue.Err // its text repeats the URL with the id
+		re.TLSFailure = tlsprops.Failure(ue.Err)
+		re.refused, re.retryable = re.TLSFailure != "", re.TLSFailure == ""
 	}
 	return re
 }
@@ -290,12 +318,42 @@ func (t statusTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Code    int    `json:"error_code"`
 		Message string `json:"message"`
 	}
-	if json.Unmarshal(body, &payload) == nil && (payload.Code != 0 || payload.Message != "") {
+	switch text := strings.TrimSpace(string(body)); {
+	case json.Unmarshal(body, &payload) == nil && (payload.Code != 0 || payload.Message != ""):
 		se.code, se.message = payload.Code, payload.Message
-	} else {
-		se.message = strings.TrimSpace(string(body))
+	case strings.HasPrefix(text, "<"): // a proxy's HTML error page
+		se.message = http.StatusText(resp.StatusCode)
+	default:
+		se.message = text
 	}
 	return nil, se
+}
+
+// authTransport adds the bearer token and the extra headers. The token
+// func's error reaches srclient as a transport error (a *url.Error), and
+// classify keeps its ErrRegistryRefused.
+type authTransport struct {
+	base    http.RoundTripper
+	token   func(context.Context) (string, error)
+	headers map[string]string
+}
+
+func (t authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.token == nil && len(t.headers) == 0 {
+		return t.base.RoundTrip(req)
+	}
+	req = req.Clone(req.Context())
+	for k, v := range t.headers {
+		req.Header.Set(k, v)
+	}
+	if t.token != nil {
+		tok, err := t.token(req.Context())
+		if err != nil {
+			return nil, fmt.Errorf("bearer token: %w", err)
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	return t.base.RoundTrip(req)
 }
 
 // jitter spreads retries of many waiters over [d/2, d).

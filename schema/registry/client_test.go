@@ -2,8 +2,11 @@ package registry
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
+	"github.com/hdfs-sink/hdfs-sink/internal/testpki"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -331,5 +335,105 @@ func TestParseUserInfo(t *testing.T) {
 		if _, _, err := ParseUserInfo(bad); err == nil {
 			t.Errorf("ParseUserInfo(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestClientTLSAndAuth: an https registry that wants a client certificate
+// and basic auth (as behind a TLS proxy) is reached with the trust store
+// and key given; each refusal is final at once, never retried as an outage.
+func TestClientTLSAndAuth(t *testing.T) {
+	ca := testpki.NewCA(t, "ca")
+	server := ca.Issue(t, testpki.LeafOpts{Name: "registry", IPs: []string{"127.0.0.1"}})
+	client := ca.Issue(t, testpki.LeafOpts{Name: "sink", Client: true})
+	reg := newFake(t)
+	var requests atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		if u, p, ok := r.BasicAuth(); !ok || u != "sink" || p != "pw" {
+			w.WriteHeader(http.StatusUnauthorized)
+			w.Write([]byte("<html><body>401 Authorization Required</body></html>"))
+			return
+		}
+		proxy(w, r, reg.URL())
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{server.TLS()}, ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: ca.Pool()}
+	srv.StartTLS()
+	defer srv.Close()
+	trusted := &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{client.TLS()}}
+	untrusted := &tls.Config{RootCAs: testpki.NewCA(t, "other").Pool()}
+	tests := []struct {
+		name       string
+		tls        *tls.Config
+		user, pass string
+		want       string // "" = found
+	}{
+		{"trusted with basic auth", trusted, "sink", "pw", ""},
+		{"wrong password", trusted, "sink", "nope", "id 7: refused: HTTP 401 (error_code 0): Unauthorized"},
+		{"untrusted CA", untrusted, "sink", "pw", "id 7: TLS: the server's certificate is not signed by a trusted CA"},
+	}
+	for _, tt := range tests {
+		requests.Store(0)
+		cfg := fastConfig(srv.URL)
+		cfg.TLS, cfg.Username, cfg.Password = tt.tls, tt.user, tt.pass
+		_, err := mustClient(t, cfg).SchemaByID(context.Background(), 7)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.name, err)
+		case tt.want != "" && (!errors.Is(err, schema.ErrRegistryRefused) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%s: %v, want a refusal containing %q", tt.name, err, tt.want)
+		case tt.want != "" && requests.Load() > 1:
+			t.Errorf("%s: a refusal was retried (%d requests)", tt.name, requests.Load())
+		}
+	}
+}
+
+// proxy forwards r to base and copies the answer back.
+func proxy(w http.ResponseWriter, r *http.Request, base string) {
+	resp, err := http.Get(base + r.URL.Path)
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(w, resp.Body)
+}
+
+// TestClientBearerToken: the token and headers go with each request; a
+// refused token is final, a token endpoint outage is retried.
+func TestClientBearerToken(t *testing.T) {
+	reg := newFake(t)
+	var got atomic.Value
+	reg.Intercept(func(_ http.ResponseWriter, r *http.Request) bool {
+		got.Store(r.Header.Get("Authorization") + "|" + r.Header.Get("target-sr-cluster"))
+		return false
+	})
+	cfg := fastConfig(reg.URL())
+	cfg.Headers = map[string]string{"target-sr-cluster": "lsrc-1"}
+	cfg.BearerToken = func(context.Context) (string, error) { return "tok-1", nil }
+	if _, err := mustClient(t, cfg).SchemaByID(context.Background(), 7); err != nil {
+		t.Fatal(err)
+	}
+	if got.Load() != "Bearer tok-1|lsrc-1" {
+		t.Errorf("headers %q", got.Load())
+	}
+	calls := 0
+	cfg.BearerToken = func(context.Context) (string, error) {
+		calls++
+		return "", fmt.Errorf("%w: OAuth token endpoint at https://idp/token: the client credentials were refused: HTTP 401", schema.ErrRegistryRefused)
+	}
+	_, err := mustClient(t, cfg).SchemaByID(context.Background(), 7)
+	if !errors.Is(err, schema.ErrRegistryRefused) || calls != 1 || !strings.Contains(err.Error(), "HTTP 401") {
+		t.Errorf("refused token: %v after %d calls", err, calls)
+	}
+	calls = 0
+	cfg.BearerToken = func(context.Context) (string, error) {
+		if calls++; calls < 3 {
+			return "", errors.New("token endpoint down")
+		}
+		return "tok-2", nil
+	}
+	if _, err := mustClient(t, cfg).SchemaByID(context.Background(), 7); err != nil || calls != 3 {
+		t.Errorf("token outage: %v after %d calls", err, calls)
 	}
 }

@@ -1,5 +1,5 @@
 // Command itest-ready is testenv.sh's readiness probe: it runs one
-// internal/itest check (kafka, hdfs, hms or registry) and exits 0 when the
+// internal/itest check (kafka, kafka-secure, hdfs, hms, registry, registry-tls or oauth) and exits 0 when the
 // service answers, 1 with the reason otherwise.
 package main
 
@@ -16,7 +16,7 @@ import (
 func main() {
 	timeout := flag.Duration("timeout", 10*time.Second, "give up after this long")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: itest-ready [-timeout d] kafka|hdfs|hms|registry")
+		fmt.Fprintln(os.Stderr, "usage: itest-ready [-timeout d] kafka|kafka-secure|hdfs|hms|registry|registry-tls|oauth")
 	}
 	flag.Parse()
 	if flag.NArg() != 1 {
