@@ -142,6 +142,9 @@ func newDaemonFixture(t *testing.T, names ...string) *daemonFixture {
 		f.hive[n] = &fakeMetastore{name: n, ev: f.ev}
 	}
 	f.d = newDaemon(nil, processMemory{}, newStatusBoard(), testLogger(t))
+	// Never restarted unless a test says so: a failure stays a failure.
+	f.d.restart = restartPolicy{initial: 50 * time.Millisecond, max: 400 * time.Millisecond, attempts: 0}
+	f.d.healthEvery = 100 * time.Millisecond
 	f.d.openStore = func(c *configs.Connector) (storage.FS, error) {
 		return closeStore{FS: local.New("/"), name: c.Name, ev: f.ev}, nil
 	}

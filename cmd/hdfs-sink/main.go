@@ -5,6 +5,7 @@
 //	hdfs-sink check --config <file.json | directory> validate connector files and exit
 //	hdfs-sink demo                                    the whole pipeline in one process, nothing installed
 //	hdfs-sink offsets reset --topic t --partition p --to n  resume a partition at an offset (a fenced WAL claim)
+//	hdfs-sink health [--addr host:port]             exit 0 when the daemon is ready (a probe without curl)
 //	hdfs-sink version
 package main
 
@@ -42,6 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdDemo(ctx, rest, stdout, stderr)
 	case "offsets":
 		return cmdOffsets(ctx, rest, stdout, stderr)
+	case "health":
+		return cmdHealth(rest, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "hdfs-sink", version)
 		return 0
@@ -56,7 +59,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  hdfs-sink run   --config <file.json|dir> [--log-level debug|info|warn] [--log-format text|json]
+  hdfs-sink run   --config <file.json|dir> [--listen 127.0.0.1:8083] [--read-only] [--log-level debug|info|warn] [--log-format text|json]
+                  (hdfs-sink run -h lists the REST, TLS, restart and reload flags)
+  hdfs-sink health [--addr 127.0.0.1:8083] [--live] [--tls [--insecure]]
   hdfs-sink check --config <file.json|dir>
   hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]
   hdfs-sink offsets reset --config <file.json|dir> [--connector NAME] --topic T --partition P --to OFFSET

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+)
+
+// hidden replaces a secret wherever a config value is shown.
+const hidden = "[hidden]"
+
+// redact is the one function every config value goes through on its way
+// into a REST answer (/config, /connectors?expand=info, GET
+// /connectors/<n>). It hides passwords, JAAS configs, registry user info,
+// secrets and tokens by key, and credentials written into URLs.
+func redact(key, value string) string {
+	k := strings.ToLower(key)
+	switch {
+	case strings.HasSuffix(k, ".password") || k == "password",
+		strings.HasSuffix(k, "sasl.jaas.config"),
+		strings.HasSuffix(k, "basic.auth.user.info") || strings.HasSuffix(k, ".user.info"),
+		strings.HasSuffix(k, ".secret") || strings.Contains(k, "secret."),
+		strings.Contains(k, "token"),
+		strings.HasSuffix(k, ".key") && strings.Contains(k, "ssl"):
+		return hidden
+	}
+	return scrubURLs(value)
+}
+
+// redactConfig is redact applied to a whole connector config.
+func redactConfig(raw map[string]string) map[string]string {
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		out[k] = redact(k, v)
+	}
+	return out
+}
+
+var userInfoInURL = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s@]+@`)
+
+// scrubURLs hides the user info of every URL in s (error texts too: a
+// client library may quote the URL it dialled).
+func scrubURLs(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	return userInfoInURL.ReplaceAllString(s, "${1}"+hidden+"@")
+}
