@@ -20,7 +20,7 @@ func redact(key, value string) string {
 		strings.HasSuffix(k, "basic.auth.user.info") || strings.HasSuffix(k, ".user.info"),
 		strings.HasSuffix(k, ".secret") || strings.Contains(k, "secret."),
 		strings.Contains(k, "token"),
-		strings.HasSuffix(k, ".key") && strings.Contains(k, "ssl"):
+		strings.Contains(k, "ssl") && (strings.HasSuffix(k, ".key") || strings.Contains(k, ".key.")):
 		return hidden
 	}
 	return scrubURLs(value)

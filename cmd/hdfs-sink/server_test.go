@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRedactHidesSecretsByKeyAndInURLs(t *testing.T) {
+	for key, value := range map[string]string{
+		"consumer.override.sasl.jaas.config":          `org.apache.kafka.common.security.plain.PlainLoginModule required password="p";`,
+		"ssl.keystore.password":                       "p",
+		"value.converter.basic.auth.user.info":        "u:p",
+		"consumer.override.sasl.oauthbearer.token.x":  "t",
+		"hive.metastore.client.secret":                "s",
+		"consumer.override.ssl.key.password":          "p",
+		"value.converter.schema.registry.ssl.key.pem": "k",
+	} {
+		if got := redact(key, value); got != hidden {
+			t.Errorf("redact(%q) = %q, want %q", key, got, hidden)
+		}
+	}
+	if got := redact("topics", "orders"); got != "orders" {
+		t.Errorf("redact of a plain key changed it: %q", got)
+	}
+	got := redact("value.converter.schema.registry.url", "https://user:pw@reg:8081,http://other:1")
+	if got != "https://[hidden]@reg:8081,http://other:1" {
+		t.Errorf("credentials in a URL: %q", got)
+	}
+}
+
+// TestBasicAuthGuardsAllButProbes: with a users file, every endpoint but
+// /healthz and /readyz wants the credentials, and a wrong password is
+// refused like none.
+func TestBasicAuthGuardsAllButProbes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(file, []byte("# operators\nops:s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u, err := loadUsers(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDaemon(nil, processMemory{}, newStatusBoard(), testLogger(t))
+	srv := httptest.NewServer((&restAPI{d: d, log: testLogger(t)}).routes(u))
+	defer srv.Close()
+	get := func(path, user, pass string) int {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		if user != "" {
+			req.SetBasicAuth(user, pass)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, p := range []string{"/connectors", "/metrics", "/status", "/"} {
+		if got := get(p, "", ""); got != 401 {
+			t.Errorf("GET %s without credentials: %d", p, got)
+		}
+		if got := get(p, "ops", "wrong"); got != 401 {
+			t.Errorf("GET %s with a wrong password: %d", p, got)
+		}
+		if got := get(p, "ops", "s3cret"); got != 200 {
+			t.Errorf("GET %s with credentials: %d", p, got)
+		}
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		if got := get(p, "", ""); got != 200 {
+			t.Errorf("GET %s (a probe) without credentials: %d", p, got)
+		}
+	}
+}
+
+// TestHealthCommand: exit 0 and "ready" for 200, exit 1 and the reasons
+// for 503, exit 1 when nothing answers.
+func TestHealthCommand(t *testing.T) {
+	ready := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/readyz" && !ready {
+			writeJSON(w, 503, map[string]any{"status": "not ready", "reasons": []string{"connector a: kafka unreachable"}})
+			return
+		}
+		writeJSON(w, 200, map[string]string{"status": "ready"})
+	}))
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	var out, errb bytes.Buffer
+	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 0 || out.String() != "ready\n" {
+		t.Fatalf("ready: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	ready = false
+	out.Reset()
+	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "kafka unreachable") {
+		t.Fatalf("not ready: exit %d, stderr %q", code, errb.String())
+	}
+	srv.Close()
+	if code := run([]string{"health", "--addr", addr, "--live"}, &out, &errb); code != 1 {
+		t.Fatalf("nothing listening: exit %d", code)
+	}
+}
