@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"strings"
 	"time"
@@ -80,6 +82,9 @@ func (h *healthCheck) statStore(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() {
 		_, err := h.store.Stat(h.c.Store.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = nil // the store answered; the path appears with the first commit
+		}
 		done <- err
 	}()
 	select {
