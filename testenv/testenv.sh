@@ -89,6 +89,9 @@ ensure_prereqs() {
   command -v setsid >/dev/null || pkgs+=(util-linux)
   command -v python3 >/dev/null || pkgs+=(python3)
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then pkgs+=(python3-venv); fi
+  # The metrics tests scrape the daemon with a real Prometheus and lint with
+  # promtool (both in Debian's prometheus package).
+  if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then pkgs+=(prometheus); fi
   if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
   command -v go >/dev/null || die "go is required (the readiness checks are Go programs)"
   REGISTRY_JAVA=${REGISTRY_JAVA:-$(find_java 21 || true)}

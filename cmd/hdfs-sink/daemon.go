@@ -130,8 +130,9 @@ type daemon struct {
 	limitMemory func([]*configs.Connector) // nil: leave Go's memory limit alone
 	reloads     chan struct{}
 
-	mu   sync.Mutex
-	sups map[string]*supervisor
+	mu     sync.Mutex
+	sups   map[string]*supervisor
+	panics map[string]*panicAt // HDFS_SINK_PANIC_AT, by connector
 
 	openStore func(*configs.Connector) (storage.FS, error)
 	registry  func(*configs.Connector, *slog.Logger) (schema.Registry, error)
@@ -283,7 +284,11 @@ func (d *daemon) connector(ctx context.Context, c *configs.Connector, sup *super
 // newConnector wires a connector and its syncer (nil without
 // hive.integration); neither runs yet.
 func (d *daemon) newConnector(c *configs.Connector, store storage.FS, reg schema.Registry) (*sink.Connector, *hive.Syncer, error) {
-	cfg, err := sinkConfig(c, store, reg, d.mem, d.log, d.faults)
+	faults, err := d.connectorFaults(c.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := sinkConfig(c, store, reg, d.mem, d.log, faults)
 	if err != nil {
 		return nil, nil, err
 	}
