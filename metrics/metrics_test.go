@@ -3,6 +3,8 @@ package metrics
 import (
 	"errors"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -64,5 +66,62 @@ func TestRestartedClientMetricsDoNotPanic(t *testing.T) {
 	m := New("test")
 	for range 2 {
 		m.Registerer().MustRegister(newVectors().recordsWritten)
+	}
+}
+
+var metricName = regexp.MustCompile(`\bhdfs_sink_[a-z_]+`)
+
+// documented is every hdfs_sink_ name docs/metrics.md lists.
+func documented(t *testing.T) map[string]bool {
+	b, err := os.ReadFile("../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, n := range metricName.FindAllString(string(b), -1) {
+		out[n] = true
+	}
+	return out
+}
+
+func base(name string) string {
+	for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+		if n, ok := strings.CutSuffix(name, suffix); ok && strings.HasSuffix(n, "_seconds") {
+			return n
+		}
+	}
+	return name
+}
+
+// TestEveryNameIsDocumented: each hdfs_sink_ series the package exposes,
+// and each the dashboard and the alert rules use, is in docs/metrics.md.
+func TestEveryNameIsDocumented(t *testing.T) {
+	docs := documented(t)
+	m := New("test")
+	o := m.Connector("c")
+	p := o.Partition("t", 0)
+	p.Committed(sink.Commit{Next: 1, At: time.Now()})
+	p.LogEnd(3)
+	p.CommitStep(sink.StepClose, time.Millisecond)
+	o.BadRecord("t", 0, sink.BadRecordSkipped)
+	o.Tombstone("t", 0)
+	o.DeadLetterFailed("t", errors.New("x"))
+	m.SetDependency("c", "kafka", true)
+	m.Restarting("c", time.Second)
+	m.SetMemory(1, 1)
+	m.SetHive("c", func() HiveStats { return HiveStats{} })
+	m.SetStates(func() map[string]string { return map[string]string{"c": "RUNNING"} })
+	used := exposition(t, m)
+	for _, f := range []string{"../deploy/grafana/hdfs-sink.json", "../deploy/prometheus/hdfs-sink-rules.yml"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used += string(b)
+	}
+	for _, n := range metricName.FindAllString(used, -1) {
+		if !docs[base(n)] {
+			t.Errorf("%s is exposed or used but not in docs/metrics.md", n)
+		}
 	}
 }
