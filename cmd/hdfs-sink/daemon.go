@@ -133,6 +133,8 @@ type daemon struct {
 	mu     sync.Mutex
 	sups   map[string]*supervisor
 	panics map[string]*panicAt // HDFS_SINK_PANIC_AT, by connector
+	runCtx context.Context     // runConnectors', for supervisors started later
+	ended  chan struct{}       // told when a supervisor ends
 
 	openStore func(*configs.Connector) (storage.FS, error)
 	registry  func(*configs.Connector, *slog.Logger) (schema.Registry, error)
@@ -159,6 +161,9 @@ func (d *daemon) runConnectors(ctx context.Context, conns []*configs.Connector) 
 		d.limitMemory(conns)
 	}
 	ended := make(chan struct{}, len(conns)+1)
+	d.mu.Lock()
+	d.runCtx, d.ended = ctx, ended
+	d.mu.Unlock()
 	for _, c := range conns {
 		d.startSupervisor(ctx, c, ended)
 	}
@@ -203,6 +208,17 @@ func (d *daemon) allGaveUp() bool {
 		}
 	}
 	return len(d.sups) > 0
+}
+
+// revive starts a new supervisor for a connector whose restart policy gave
+// up, with cfg: a restart asked through the API, or a changed file.
+func (d *daemon) revive(cfg *configs.Connector) {
+	d.mu.Lock()
+	ctx, ended := d.runCtx, d.ended
+	d.mu.Unlock()
+	if ctx != nil {
+		d.startSupervisor(ctx, cfg, ended)
+	}
 }
 
 func (d *daemon) supervisor(name string) *supervisor {

@@ -232,3 +232,27 @@ func (f *daemonFixture) committedRecords(topic string) int64 {
 	})
 	return n
 }
+
+// TestRestartThroughAPIRevivesAGivenUpConnector: once the policy gave up
+// (--restart-max-attempts 0), POST /connectors/<n>/restart starts it again.
+func TestRestartThroughAPIRevivesAGivenUpConnector(t *testing.T) {
+	f := newDaemonFixture(t, "once", "other")
+	f.run([]*configs.Connector{f.connector("once"), f.connector("other")})
+	f.produceBad("once")
+	f.waitFor("given up", func() bool { s := f.d.supervisor("once"); return s != nil && s.gaveUp() != nil })
+	old := f.d.supervisor("once")
+	api := &restAPI{d: f.d, log: testLogger(t)}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/connectors/once/restart", nil)
+	req.SetPathValue("name", "once")
+	api.withConnector(api.restart)(rec, req)
+	if rec.Code != http.StatusNoContent {
+		t.Fatalf("restart: %d %s", rec.Code, rec.Body)
+	}
+	f.waitFor("a new run, failed again on the same record", func() bool {
+		s := f.d.supervisor("once")
+		return s != old && s.gaveUp() != nil
+	})
+	f.stop()
+	f.wait()
+}

@@ -130,7 +130,11 @@ func (d *daemon) applyConnector(ctx context.Context, c *configs.Connector, ended
 	case s == nil:
 		d.log.Info("reload: connector added; starting it", "connector", c.Name)
 		d.startSupervisor(ctx, c, ended)
-	case !reflect.DeepEqual(s.config().Raw, c.Raw):
+	case reflect.DeepEqual(s.config().Raw, c.Raw):
+	case s.gaveUp() != nil:
+		d.log.Info("reload: failed connector changed; starting it again", "connector", c.Name)
+		d.revive(c)
+	default:
 		d.log.Info("reload: connector changed; restarting it", "connector", c.Name)
 		d.board.set(c.Name, func(cs *connStatus) { cs.cfg = c })
 		s.requestRestart(c)

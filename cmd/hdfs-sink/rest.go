@@ -197,7 +197,11 @@ func (a *restAPI) restart(w http.ResponseWriter, r *http.Request, s *supervisor)
 	st := a.statusOf(s)
 	if !onlyFailed || st.Connector.State == "FAILED" {
 		a.log.Info("connector restart requested through the REST API", "connector", s.name)
-		s.requestRestart(nil)
+		if s.gaveUp() != nil {
+			a.d.revive(s.config()) // the policy gave up: a new supervisor
+		} else {
+			s.requestRestart(nil)
+		}
 		st.Connector.State, st.Tasks[0].State = "RESTARTING", "RESTARTING"
 	}
 	if q.Has("includeTasks") || q.Has("onlyFailed") {

@@ -27,15 +27,23 @@ import (
 // ops are the run flags of these tests: quick health checks and restarts.
 var ops = []string{"--health-interval", "1s", "--restart-backoff", "500ms", "--restart-backoff-max", "2s", "--watch-interval", "0"}
 
-// api is the daemon's REST base URL, from its log.
+var restURL = regexp.MustCompile(`url=(http://\S+)/status`)
+
+// api is the daemon's REST base URL, from its log (waited for: the daemon
+// may still be loading its files).
 func (d *daemon) api() string {
 	d.t.Helper()
-	b, _ := os.ReadFile(d.log)
-	m := regexp.MustCompile(`url=(http://\S+)/status`).FindSubmatch(b)
-	if m == nil {
-		d.t.Fatalf("no REST endpoint in the daemon log")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, _ := os.ReadFile(d.log)
+		if m := restURL.FindSubmatch(b); m != nil {
+			return string(m[1])
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("no REST endpoint in the daemon log")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	return string(m[1])
 }
 
 // call sends a request to the daemon's API and decodes the answer into out
