@@ -8,5 +8,7 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/hdfs-sink ./cmd/hd
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/hdfs-sink /usr/local/bin/hdfs-sink
+# No shell or curl in this image: the binary is its own probe (/readyz).
+HEALTHCHECK CMD ["/usr/local/bin/hdfs-sink", "health"]
 ENTRYPOINT ["/usr/local/bin/hdfs-sink"]
 CMD ["run", "--config", "/etc/hdfs-sink/connectors"]
