@@ -60,11 +60,12 @@ func (a *restAPI) putConfig(w http.ResponseWriter, r *http.Request) {
 	}
 	file := a.d.fileFor(dir, name)
 	data, c, err := a.candidate(r.Body, name)
+	refused := redactedErrors(err)
 	if err == nil {
-		err = a.d.checkWithOthers(dir, file, data)
+		refused = a.d.checkWithOthers(dir, file, data)
 	}
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	if refused != nil {
+		writeError(w, http.StatusBadRequest, strings.Join(refused, "\n"))
 		return
 	}
 	existed := a.d.supervisor(name) != nil
@@ -110,11 +111,11 @@ func (a *restAPI) candidate(body io.Reader, name string) ([]byte, *configs.Conne
 // exactly as a reload would load them (two connectors writing one
 // directory, duplicate names, what the wiring refuses), on a copy of the
 // directory: configs checks files, and the real directory must not hold a
-// bad file even for a moment.
-func (d *daemon) checkWithOthers(dir, target string, data []byte) error {
+// bad file even for a moment. It returns the errors, redacted; nil: none.
+func (d *daemon) checkWithOthers(dir, target string, data []byte) []string {
 	tmp, err := os.MkdirTemp("", "hdfs-sink-check-")
 	if err != nil {
-		return err
+		return []string{err.Error()}
 	}
 	defer os.RemoveAll(tmp)
 	files, _ := connectorFiles(dir)
@@ -122,21 +123,27 @@ func (d *daemon) checkWithOthers(dir, target string, data []byte) error {
 		if f == target {
 			continue
 		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(tmp, filepath.Base(f)), b, 0o600); err != nil {
-			return err
+		if err := copyFile(f, filepath.Join(tmp, filepath.Base(f))); err != nil {
+			return []string{err.Error()}
 		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, filepath.Base(target)), data, 0o600); err != nil {
+		return []string{err.Error()}
+	}
+	_, err = loadChecked(tmp, slog.New(slog.DiscardHandler))
+	msgs := redactedErrors(err)
+	for i := range msgs {
+		msgs[i] = strings.ReplaceAll(msgs[i], tmp, filepath.Clean(dir))
+	}
+	return msgs
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
 		return err
 	}
-	if _, err := loadChecked(tmp, slog.New(slog.DiscardHandler)); err != nil {
-		return errors.New(strings.ReplaceAll(err.Error(), tmp, filepath.Clean(dir)))
-	}
-	return nil
+	return os.WriteFile(to, b, 0o600)
 }
 
 // deleteConnector is DELETE /connectors/<name>: its file is removed and the

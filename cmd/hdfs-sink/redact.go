@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"regexp"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
 // hidden replaces a secret wherever a config value is shown.
@@ -44,4 +47,27 @@ func scrubURLs(s string) string {
 		return s
 	}
 	return userInfoInURL.ReplaceAllString(s, "${1}"+hidden+"@")
+}
+
+// redactedErrors lists the errors in err (a tree of errors.Join) with the
+// value of every configs.FieldError passed through redact: a refused
+// sasl.jaas.config must not come back in the answer that refuses it.
+func redactedErrors(err error) []string {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []string
+		for _, e := range j.Unwrap() {
+			out = append(out, redactedErrors(e)...)
+		}
+		return out
+	}
+	var fe *configs.FieldError
+	if errors.As(err, &fe) {
+		c := *fe
+		c.Value = redact(fe.Key, fe.Value)
+		return []string{scrubURLs(c.Error())}
+	}
+	return []string{scrubURLs(err.Error())}
 }

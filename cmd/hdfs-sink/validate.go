@@ -75,7 +75,7 @@ func validateConfig(class string, cfg map[string]any) configInfos {
 		if errors.As(err, &fe) {
 			key = fe.Key
 		}
-		byKey[key] = append(byKey[key], err.Error())
+		byKey[key] = append(byKey[key], redactedErrors(err)...)
 	}
 	keys := make([]string, 0, len(cfg)+len(byKey))
 	for k := range cfg {
