@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
 func TestRedactHidesSecretsByKeyAndInURLs(t *testing.T) {
@@ -107,7 +110,8 @@ func TestHealthCommand(t *testing.T) {
 }
 
 // TestRefusedSecretsAreNotEchoed: a config refused for a bad credential
-// value does not quote the value back, in validate or in PUT config.
+// value does not quote the value back (configs hides it already;
+// redactedErrors hides what a FieldError of a secret key would quote).
 func TestRefusedSecretsAreNotEchoed(t *testing.T) {
 	cfg := map[string]any{"name": "v", "topics": "t", "hdfs.url": "hdfs://nn:8020", "flush.size": "10",
 		"value.converter.schema.registry.url": "http://r", "value.converter.basic.auth.user.info": "no-colon-s3cret",
@@ -119,5 +123,14 @@ func TestRefusedSecretsAreNotEchoed(t *testing.T) {
 	}
 	if out.ErrorCount == 0 {
 		t.Skipf("configs accepts %q; nothing refused to check", cfg["value.converter.basic.auth.user.info"])
+	}
+}
+
+func TestRedactedErrorsHideFieldValues(t *testing.T) {
+	err := errors.Join(&configs.FieldError{Connector: "c", Source: "f", Key: "consumer.override.sasl.jaas.config", Value: "password=s3cret", Set: true, Reason: "bad"},
+		errors.New("registry https://u:pw@r:1 refused"))
+	got := strings.Join(redactedErrors(err), "\n")
+	if strings.Contains(got, "s3cret") || strings.Contains(got, "pw@") || !strings.Contains(got, "sasl.jaas.config") {
+		t.Fatalf("redactedErrors: %s", got)
 	}
 }
