@@ -329,14 +329,21 @@ EOF
   wait_ready kafka kafka
 }
 
-write_hadoop_conf() {
-  local c=$STATE/hadoop-conf
-  mkdir -p "$c"
-  cat >"$c/core-site.xml" <<EOF
+# write_core_site <dir>: the one core-site.xml HDFS and HMS both read. Each
+# writes its own copy: they start in parallel, and a copy of HDFS's could
+# be taken before HDFS wrote it.
+write_core_site() {
+  mkdir -p "$1"
+  cat >"$1/core-site.xml" <<EOF
 <configuration>
   <property><name>fs.defaultFS</name><value>hdfs://127.0.0.1:8020</value></property>
 </configuration>
 EOF
+}
+
+write_hadoop_conf() {
+  local c=$STATE/hadoop-conf
+  write_core_site "$c"
   {
     echo "<configuration>"
     prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
@@ -430,7 +437,7 @@ start_registry() {
 write_hms_conf() {
   local c=$STATE/hms-conf
   mkdir -p "$c"
-  cp "$STATE/hadoop-conf/core-site.xml" "$c/"
+  write_core_site "$c"
   {
     echo "<configuration>"
     prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
