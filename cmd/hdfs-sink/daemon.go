@@ -91,13 +91,14 @@ func (rf *runFlags) daemon(log *slog.Logger) (*daemon, []*configs.Connector, int
 		log.Error("bad fault injection setting", "err", err)
 		return nil, nil, 2
 	}
+	loaded := configFingerprint(rf.path)
 	conns, err := loadChecked(rf.path, log)
 	if err != nil {
 		log.Error("invalid connector configuration; nothing consumed", "err", err)
 		return nil, nil, 2
 	}
 	d := newDaemon(faults, newProcessMemory(rf.memMax, len(conns), log), newStatusBoard(), log)
-	d.path, d.restart, d.healthEvery, d.watchEvery = rf.path, rf.restartPolicy(), rf.healthEvery, rf.watchEvery
+	d.path, d.loaded, d.restart, d.healthEvery, d.watchEvery = rf.path, loaded, rf.restartPolicy(), rf.healthEvery, rf.watchEvery
 	d.limitMemory = func(conns []*configs.Connector) { limitBySum(rf.memMax, conns, d.metrics, log) }
 	return d, conns, 0
 }
@@ -127,6 +128,7 @@ type daemon struct {
 	restart     restartPolicy
 	healthEvery time.Duration
 	watchEvery  time.Duration              // 0: no directory watch
+	loaded      [32]byte                   // configFingerprint of the files run loaded
 	limitMemory func([]*configs.Connector) // nil: leave Go's memory limit alone
 	reloads     chan struct{}
 

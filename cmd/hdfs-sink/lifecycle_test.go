@@ -256,3 +256,16 @@ func TestRestartThroughAPIRevivesAGivenUpConnector(t *testing.T) {
 	f.stop()
 	f.wait()
 }
+
+// TestConfigDirectoryWatchReloads: without SIGHUP, a file added to the
+// config directory is noticed by the watch and its connector starts.
+func TestConfigDirectoryWatchReloads(t *testing.T) {
+	f := newDaemonFixture(t, "first", "second")
+	f.d.path, f.d.watchEvery = f.dir, 50*time.Millisecond
+	f.run([]*configs.Connector{f.connector("first")})
+	go f.d.forwardReloads(f.ctx, nil)
+	f.connector("second")
+	f.waitFor("the new file's connector running", func() bool { return f.d.board.get("second").state == "running" })
+	f.stop()
+	f.wait()
+}

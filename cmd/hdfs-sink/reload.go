@@ -14,7 +14,10 @@ import (
 )
 
 // forwardReloads turns SIGHUP and changes in the config directory (checked
-// every watchEvery) into reloads, until ctx ends.
+// every watchEvery) into reloads, until ctx ends. Changes are against
+// d.loaded, the files as they were just before run loaded them: a file
+// written meanwhile is a change too. (Zero: the first check reloads, which
+// changes nothing if nothing changed.)
 func (d *daemon) forwardReloads(ctx context.Context, hup <-chan os.Signal) {
 	var tick <-chan time.Time
 	if d.watchEvery > 0 {
@@ -22,7 +25,7 @@ func (d *daemon) forwardReloads(ctx context.Context, hup <-chan os.Signal) {
 		defer t.Stop()
 		tick = t.C
 	}
-	last := configFingerprint(d.path)
+	last := d.loaded
 	for {
 		select {
 		case <-ctx.Done():

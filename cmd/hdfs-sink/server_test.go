@@ -2,14 +2,23 @@ package main
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 )
@@ -133,4 +142,48 @@ func TestRedactedErrorsHideFieldValues(t *testing.T) {
 	if strings.Contains(got, "s3cret") || strings.Contains(got, "pw@") || !strings.Contains(got, "sasl.jaas.config") {
 		t.Fatalf("redactedErrors: %s", got)
 	}
+}
+
+// TestTLSServerAndHealthProbe: with a certificate the server speaks HTTPS
+// only, and hdfs-sink health --tls --insecure gets its answer.
+func TestTLSServerAndHealthProbe(t *testing.T) {
+	cert, key := selfSigned(t)
+	d := newDaemon(nil, processMemory{}, newStatusBoard(), testLogger(t))
+	api := &restAPI{d: d, log: testLogger(t)}
+	srv, err := serveHTTP(serverConfig{addr: "127.0.0.1:0", certFile: cert, keyFile: key}, api, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.shutdown()
+	addr := strings.TrimPrefix(srv.url, "https://")
+	var out, errb bytes.Buffer
+	if code := run([]string{"health", "--addr", addr, "--tls", "--insecure"}, &out, &errb); code != 0 {
+		t.Fatalf("health over TLS: exit %d, %s", code, errb.String())
+	}
+	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 1 {
+		t.Fatalf("plain HTTP to the TLS server: exit %d, want 1", code)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T) (certFile, keyFile string) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hdfs-sink test"},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	return certFile, keyFile
 }
