@@ -162,11 +162,17 @@ func (s *supervisor) requestRestart(cfg *configs.Connector) {
 	}
 }
 
+// takeRestart reports whether a restart was asked for and forgets it,
+// poke included: a stale poke must not cut a later failure's backoff.
 func (s *supervisor) takeRestart() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.restart
 	s.restart = false
+	select {
+	case <-s.restartNow:
+	default:
+	}
 	return r
 }
 
