@@ -22,6 +22,8 @@ ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt ZONEINFO=/usr/share/zoneinf
 # taken from it: set hdfs.sink.hdfs.user (or HADOOP_USER_NAME).
 USER 65532:65532
 EXPOSE 8083
+# No shell or curl in this image: the binary is its own probe (/readyz).
+HEALTHCHECK CMD ["/usr/local/bin/hdfs-sink", "health"]
 ENTRYPOINT ["/usr/local/bin/hdfs-sink"]
 # The status endpoint listens on all interfaces inside the container, so
 # probes and port mappings reach it; outside a container the default stays

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,8 +54,9 @@ type SyncConfig struct {
 // start, committed directories are synced so nothing pending is lost with a
 // restart.
 type Syncer struct {
-	cfg  SyncConfig
-	wake chan struct{}
+	cfg      SyncConfig
+	wake     chan struct{}
+	failures atomic.Int64 // rounds that failed, for metrics
 
 	mu      sync.Mutex
 	schemas map[string]string          // topic → newest Avro schema seen
@@ -136,6 +138,9 @@ func (s *Syncer) Pending() (n int, since time.Time, lastErr error) {
 	return n, s.since, s.lastErr
 }
 
+// Failures counts the rounds of metastore work that failed since start.
+func (s *Syncer) Failures() int64 { return s.failures.Load() }
+
 // Run works until ctx ends; the metastore connection it holds is closed
 // before it returns.
 func (s *Syncer) Run(ctx context.Context) {
@@ -195,6 +200,7 @@ func (s *Syncer) recordRound(err error) {
 	}
 	s.mu.Unlock()
 	if err != nil {
+		s.failures.Add(1)
 		s.cfg.Logger.Error("hive metastore work pending; will retry", "pending", n, "pending_for", time.Since(since).Round(time.Second), "err", err)
 	}
 }

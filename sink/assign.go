@@ -33,6 +33,7 @@ type owned struct {
 	tp
 	p        *partition
 	log      *slog.Logger
+	obs      PartitionObserver
 	broken   error
 	retryAt  time.Time
 	failures int // breaks and failed recoveries since the last batch went through
@@ -125,6 +126,7 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 // newOwned creates the state of a newly assigned partition.
 func (c *Connector) newOwned(t tp) *owned {
 	log := c.cfg.Logger.With("topic", t.topic, "partition", t.partition)
+	obs := c.cfg.Observer.Partition(t.topic, t.partition)
 	p := newPartition(partitionConfig{
 		WriteSettings: c.cfg.WriteSettings,
 		Layout:        layout.Topic{TopicsDir: c.cfg.TopicsDir(t.topic), LogsDir: c.cfg.LogsDir(t.topic), Name: t.topic},
@@ -135,8 +137,9 @@ func (c *Connector) newOwned(t tp) *owned {
 		Stats:         &c.Stats,
 		OnCommit:      func(next int64) { c.committed(t, next) },
 		PruneEvery:    defaultPruneEvery,
+		Observer:      obs,
 	})
-	return &owned{tp: t, p: p, log: log}
+	return &owned{tp: t, p: p, log: log, obs: obs}
 }
 
 // startOffset recovers a partition and decides, explicitly and in the log,
@@ -188,18 +191,26 @@ func (c *Connector) onLost(ctx context.Context, _ *kgo.Client, lost map[string][
 }
 
 // release stops writing the given partitions, committing their open files
-// first if commit is set. A partition paused while broken is resumed here:
-// franz-go keeps the pause across reassignment, so a partition assigned
-// back to us would never be fetched again.
+// first if commit is set, all at once (Parallelism at a time): at shutdown
+// every partition commits within ShutdownTimeout, not one after the other.
+// A partition paused while broken is resumed here: franz-go keeps the pause
+// across reassignment, so a partition assigned back to us would never be
+// fetched again.
 func (c *Connector) release(ctx context.Context, parts map[string][]int32, commit bool) {
 	defer c.cl.ResumeFetchPartitions(parts)
+	var taken []*owned
 	for topic, ps := range parts {
 		for _, part := range ps {
 			if o := c.parts.take(tp{topic, part}); o != nil {
-				c.releaseOne(ctx, o, commit)
+				taken = append(taken, o)
 			}
 		}
 	}
+	_ = c.parallel(len(taken), func(i int) error {
+		defer taken[i].obs.Released()
+		c.releaseOne(ctx, taken[i], commit)
+		return nil
+	})
 }
 
 func (c *Connector) releaseOne(ctx context.Context, o *owned, commit bool) {

@@ -52,17 +52,21 @@ func (e *BadRecordError) Unwrap() error { return e.Err }
 func (c *Connector) badRecord(ctx context.Context, kr *kgo.Record, cause error) error {
 	bad := &BadRecordError{Connector: c.cfg.Name, Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Err: cause}
 	if c.cfg.Tolerance == ToleranceNone {
+		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordFailed)
 		return bad
 	}
 	if c.cfg.DLQTopic == "" {
 		c.cfg.Logger.Error("bad record skipped (errors.tolerance=all, no dead-letter topic)", "topic", kr.Topic, "partition", kr.Partition, "offset", kr.Offset, "err", cause)
 		c.Stats.DeadLettered.Add(1)
+		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordSkipped)
 		return nil
 	}
 	if err := c.deadLetter(ctx, kr, cause); err != nil {
+		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordFailed)
 		return fmt.Errorf("%w; and the dead-letter topic %q refused it: %w", bad, c.cfg.DLQTopic, err)
 	}
 	c.Stats.DeadLettered.Add(1)
+	c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordDeadLettered)
 	c.cfg.Logger.Warn("bad record sent to the dead-letter topic", "dlq", c.cfg.DLQTopic, "topic", kr.Topic, "partition", kr.Partition, "offset", kr.Offset, "err", cause)
 	return nil
 }
@@ -78,6 +82,7 @@ func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error)
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
+		c.cfg.Observer.DeadLetterFailed(c.cfg.DLQTopic, err)
 		if ferr := c.kafkaFatal(err); ferr != nil {
 			return ferr // refused, not down: retrying would hang the partition
 		}

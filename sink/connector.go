@@ -91,6 +91,7 @@ type Config struct {
 	FailOnNull      bool // behavior.on.null.values=fail
 
 	Logger       *slog.Logger
+	Observer     Observer      // nil: nobody observes
 	TickInterval time.Duration // how often idle partitions check their timers
 	Parallelism  int           // partitions processed at once
 }
@@ -137,6 +138,10 @@ type Connector struct {
 	// callbacks (a lost session, an assignment) before NewClient returns
 	// to New, and they use cl.
 	ready chan struct{}
+
+	pause   pauseControl
+	panicMu sync.Mutex
+	panic   *PanicError // the first panic recovered in a partition worker
 }
 
 // New validates the wiring and creates the Kafka client (which connects lazily).
@@ -144,7 +149,7 @@ func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
-		extras: newExtras(cfg.ExtraColumns), ready: make(chan struct{})}
+		extras: newExtras(cfg.ExtraColumns), ready: make(chan struct{}), pause: newPauseControl()}
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
@@ -157,6 +162,9 @@ func New(cfg Config) (*Connector, error) {
 func withDefaults(cfg Config) Config {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopObserver{}
 	}
 	cfg.Logger = cfg.Logger.With("connector", cfg.Name)
 	if cfg.Now == nil {
@@ -207,12 +215,17 @@ func (c *Connector) kafkaOpts() []kgo.Opt {
 }
 
 // Run consumes until ctx is done (then it commits what it holds, leaves the
-// group and returns nil) or a fatal error stops the connector.
+// group and returns nil) or a fatal error stops the connector. A panic in a
+// partition worker is such an error (a *PanicError).
 func (c *Connector) Run(ctx context.Context) error {
 	c.cfg.Logger.Info("connector starting", "group", c.cfg.GroupID, "epoch", c.epoch)
 	for {
 		if ctx.Err() != nil {
 			return c.shutdown()
+		}
+		if c.pause.requested() {
+			c.whilePaused(ctx)
+			continue
 		}
 		pollCtx, cancel := context.WithTimeout(ctx, c.cfg.TickInterval)
 		// All that is buffered: FetchBounds bounds it, and every poll ends
@@ -225,25 +238,42 @@ func (c *Connector) Run(ctx context.Context) error {
 		}
 		gone, err := c.fetchErrors(fetches)
 		if err == nil {
-			err = c.process(ctx, fetches)
-		}
-		if err == nil {
-			err = c.tickAll(ctx)
-		}
-		if err == nil {
-			c.enforceMemory(ctx)
-		}
-		if err == nil {
-			c.retryBroken(ctx)
+			err = c.poll(ctx, fetches)
 		}
 		c.cl.AllowRebalance()
 		if err != nil {
-			c.abortAll()
-			c.cl.Close()
+			c.Close()
 			return err
 		}
 		c.followRecreated(gone)
 	}
+}
+
+// poll writes one poll's records, then does what every poll does after
+// them: timers, the memory ceiling, recoveries. Its error stops the connector.
+func (c *Connector) poll(ctx context.Context, fetches kgo.Fetches) error {
+	err := c.process(ctx, fetches)
+	if err == nil {
+		err = c.tickAll(ctx)
+	}
+	if err == nil {
+		c.enforceMemory(ctx)
+	}
+	if err == nil {
+		c.retryBroken(ctx)
+	}
+	if perr := c.panicked(); perr != nil {
+		return perr // even where a worker's error was not propagated
+	}
+	return err
+}
+
+// Close drops every partition without committing and closes the Kafka
+// client: after a fatal error, or when whoever ran Run saw it panic. Run
+// must not be running. Closing twice is harmless.
+func (c *Connector) Close() {
+	c.abortAll()
+	c.cl.Close()
 }
 
 // fetchErrors logs fetch errors, each (partition, error) at most once per
@@ -340,7 +370,8 @@ func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
 
 // parallel runs fn(0..n-1), Parallelism at a time, and joins their errors.
 // Partitions spend most of a commit waiting for HDFS round trips, so
-// committing several at once is what keeps many partitions fast.
+// committing several at once is what keeps many partitions fast. A panic
+// in fn becomes its error and is kept for Run, which stops the connector.
 func (c *Connector) parallel(n int, fn func(i int) error) error {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, c.cfg.Parallelism)
@@ -350,6 +381,7 @@ func (c *Connector) parallel(n int, fn func(i int) error) error {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			defer c.catchPanic(&errs[i])
 			errs[i] = fn(i)
 		}()
 	}
@@ -357,17 +389,43 @@ func (c *Connector) parallel(n int, fn func(i int) error) error {
 	return errors.Join(errs...)
 }
 
+// catchPanic, deferred, turns a panic into *errp and remembers the first.
+func (c *Connector) catchPanic(errp *error) {
+	perr := recovered(recover())
+	if perr == nil {
+		return
+	}
+	c.panicMu.Lock()
+	if c.panic == nil {
+		c.panic = perr
+	}
+	c.panicMu.Unlock()
+	*errp = perr
+}
+
+func (c *Connector) panicked() error {
+	c.panicMu.Lock()
+	defer c.panicMu.Unlock()
+	if c.panic == nil {
+		return nil // not a nil *PanicError in a non-nil error
+	}
+	return c.panic
+}
+
 // writeRecords feeds one partition's records to its state machine. It returns
 // only fatal errors; anything else marks the partition broken for recovery.
 func (c *Connector) writeRecords(ctx context.Context, o *owned, fp kgo.FetchPartition) error {
 	recs := fp.Records
+	o.obs.LogEnd(fp.HighWatermark)
 	b := fetchedBatch{First: recs[0].Offset, Last: recs[len(recs)-1].Offset, LogStart: fp.LogStartOffset, HighWatermark: fp.HighWatermark}
 	if err := o.p.beginBatch(b); err != nil {
 		c.breakPartition(o, err)
 		return nil
 	}
+	written := 0
+	defer func() { o.obs.Written(written) }()
 	for _, kr := range recs {
-		err := c.writeRecord(ctx, o.p, kr)
+		ok, err := c.writeRecord(ctx, o.p, kr)
 		if errors.Is(err, schema.ErrRegistryRefused) {
 			// Waiting cannot fix credentials or a certificate: stop and say so.
 			return fmt.Errorf("connector %q: topic %s partition %d offset %d: %w", c.cfg.Name, kr.Topic, kr.Partition, kr.Offset, err)
@@ -382,6 +440,9 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, fp kgo.FetchPart
 				return err
 			}
 		}
+		if ok {
+			written++
+		}
 	}
 	if err := o.p.endBatch(ctx); err != nil {
 		c.breakPartition(o, err)
@@ -394,16 +455,17 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, fp kgo.FetchPart
 // writeRecord decodes one record and writes it. An error that isBadRecord
 // accepts is the record's own (undecodable, or the partitioner or format
 // cannot place it); any other is a failure of what it depends on.
-func (c *Connector) writeRecord(ctx context.Context, p *partition, kr *kgo.Record) error {
+// It reports whether the record is now in a temp file.
+func (c *Connector) writeRecord(ctx context.Context, p *partition, kr *kgo.Record) (bool, error) {
 	r, err := c.decode(ctx, kr)
 	if err != nil || r == nil {
-		return err
+		return false, err
 	}
 	if err := p.write(ctx, *r); err != nil {
-		return err
+		return false, err
 	}
 	c.Stats.Records.Add(1)
-	return nil
+	return true, nil
 }
 
 // decode turns a Kafka record into a writable one. A nil record with a nil
@@ -414,6 +476,7 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 			return nil, errNullValue
 		}
 		c.Stats.NullsIgnored.Add(1)
+		c.cfg.Observer.Tombstone(kr.Topic, kr.Partition)
 		return nil, nil
 	}
 	if c.cfg.Schemaless {
@@ -453,8 +516,10 @@ func (c *Connector) committed(t tp, next int64) {
 func (c *Connector) breakPartition(o *owned, err error) {
 	o.failures++
 	wait := c.backoff(o.failures)
+	o.obs.Broken(err)
 	if errors.Is(err, ErrFenced) {
 		c.Stats.Fenced.Add(1)
+		o.obs.Fenced()
 		// Usually a rebalance is under way and will revoke this partition.
 		wait = max(wait, 30*time.Second)
 	}

@@ -80,6 +80,7 @@ func (b *MemoryBudget) Buffered() int64 {
 func (c *Connector) enforceMemory(ctx context.Context) {
 	parts := c.parts.all()
 	notePeak(&c.Stats.PeakOpenFiles, openFiles(parts))
+	defer reportBuffers(parts)
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
 		return
 	}
@@ -95,6 +96,7 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 		o := victims[i]
 		err := o.p.commitNow(ctx, "memory ceiling (hdfs.sink.memory.max.bytes / run --memory-max-bytes)")
 		c.Stats.MemoryRotations.Add(1)
+		o.obs.MemoryRotation()
 		if err != nil {
 			c.breakPartition(o, err)
 		}
@@ -147,4 +149,11 @@ func openFiles(parts []*owned) int64 {
 		n += int64(o.p.openFiles())
 	}
 	return n
+}
+
+// reportBuffers tells each partition's observer what its open files hold.
+func reportBuffers(parts []*owned) {
+	for _, o := range parts {
+		o.obs.Buffered(o.p.buffered(), o.p.openFiles())
+	}
 }

@@ -38,6 +38,8 @@ type partitionConfig struct {
 	// deletes: two NameNode calls of the ~15 a commit makes, and leaving a
 	// few old segments costs nothing (recovery reads only the newest).
 	PruneEvery uint64
+	// Observer hears of the partition's states and commits (nil: nobody).
+	Observer PartitionObserver
 }
 
 const defaultPruneEvery = 8
@@ -66,6 +68,9 @@ func newPartition(cfg partitionConfig) *partition {
 	if cfg.Stats == nil {
 		cfg.Stats = &Stats{}
 	}
+	if cfg.Observer == nil {
+		cfg.Observer = nopPartition{}
+	}
 	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, cfg.Layout.WALDir(cfg.Partition)), committed: -1, firstSeen: -1, expect: -1}
 	// No temp directory until a claim names one: nothing is written before
 	// the partition is recovered.
@@ -87,6 +92,7 @@ func (p *partition) openFiles() int { return p.w.OpenFiles() }
 func (p *partition) enter(s State) {
 	p.state = s
 	p.cfg.Logger.Debug("state", "state", s.String())
+	p.cfg.Observer.Entered(s)
 	if p.cfg.Faults != nil {
 		p.cfg.Faults.Enter(s)
 	}
@@ -338,29 +344,52 @@ func (p *partition) nextScheduled(now time.Time) time.Time {
 
 // rotate commits every open file of the partition as one unit:
 // close (durable) → publish a commit segment (atomic, exclusive) → rename.
+// Each step is timed for the observer (real time, not cfg.Now: tests fake
+// the clock for rotation triggers, not for latencies).
 func (p *partition) rotate(ctx context.Context, reason string) error {
 	p.enter(ShouldRotate)
+	bytes, start := p.w.Bytes(), time.Now()
 	closed, err := p.w.Close()
 	if err != nil {
 		return err
 	}
+	start = p.stepDone(StepClose, start)
 	p.enter(TempFileClosed)
 	e := p.walEntry(entry.KindCommit, lastOffset(closed), closed)
 	if err := p.publishCommit(e, closed); err != nil {
 		return err
 	}
+	start = p.stepDone(StepPublish, start)
 	p.enter(WALAppended)
 	if err := p.applyOwnMoves(e.Files); err != nil {
 		return err
 	}
+	p.stepDone(StepRename, start)
 	p.enter(FileCommitted)
 	p.committed = e.CommittedOffset
 	p.registerPartitions(closed)
 	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", p.committed, "seq", p.seq)
+	p.cfg.Observer.Committed(Commit{Files: len(closed), Records: records(closed), Bytes: bytes, Next: p.committed + 1, At: time.Now()})
 	p.cfg.OnCommit(p.committed + 1)
 	p.pruneSometimes()
 	p.enter(WritePartitionPaused)
 	return nil
+}
+
+// stepDone reports a commit step that began at start and returns when the
+// next one begins.
+func (p *partition) stepDone(step CommitStep, start time.Time) time.Time {
+	now := time.Now()
+	p.cfg.Observer.CommitStep(step, now.Sub(start))
+	return now
+}
+
+func records(closed []writer.Closed) int64 {
+	var n int64
+	for _, c := range closed {
+		n += c.Records
+	}
+	return n
 }
 
 // applyOwnMoves renames the files of the commit this owner just published.

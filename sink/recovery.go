@@ -27,6 +27,7 @@ func (p *partition) resume(ctx context.Context, scans *topicScans) (int64, error
 		return 0, err // refused before anything is published
 	}
 	next, err := p.recover(ctx, scans)
+	p.cfg.Observer.Recovered(next, err)
 	if err != nil {
 		return 0, err
 	}

@@ -102,6 +102,9 @@ ensure_prereqs() {
   command -v openssl >/dev/null || pkgs+=(openssl)
   [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || pkgs+=(nginx-light)
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then pkgs+=(python3-venv); fi
+  # The metrics tests scrape the daemon with a real Prometheus and lint with
+  # promtool (both in Debian's prometheus package).
+  if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then pkgs+=(prometheus); fi
   if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
   command -v go >/dev/null || die "go is required (the readiness checks are Go programs)"
   NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -343,14 +346,21 @@ EOF
   wait_ready kafka kafka-secure
 }
 
-write_hadoop_conf() {
-  local c=$STATE/hadoop-conf
-  mkdir -p "$c"
-  cat >"$c/core-site.xml" <<EOF
+# write_core_site <dir>: the one core-site.xml HDFS and HMS both read. Each
+# writes its own copy: they start in parallel, and a copy of HDFS's could
+# be taken before HDFS wrote it.
+write_core_site() {
+  mkdir -p "$1"
+  cat >"$1/core-site.xml" <<EOF
 <configuration>
   <property><name>fs.defaultFS</name><value>hdfs://127.0.0.1:8020</value></property>
 </configuration>
 EOF
+}
+
+write_hadoop_conf() {
+  local c=$STATE/hadoop-conf
+  write_core_site "$c"
   {
     echo "<configuration>"
     prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
@@ -444,7 +454,7 @@ start_registry() {
 write_hms_conf() {
   local c=$STATE/hms-conf
   mkdir -p "$c"
-  cp "$STATE/hadoop-conf/core-site.xml" "$c/"
+  write_core_site "$c"
   {
     echo "<configuration>"
     prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }

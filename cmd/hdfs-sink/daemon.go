@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
 	"sync"
-	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -15,6 +19,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -47,56 +52,92 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 }
 
 func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "", "connector file or directory")
-	statusAddr := fs.String("status-addr", "127.0.0.1:8083", "where GET /status answers (empty: off)")
-	memMax := fs.Int64("memory-max-bytes", 0, "memory ceiling for the whole process, shared by all connectors (0: only each connector's hdfs.sink.memory.max.bytes)")
-	var lf logFlags
-	lf.register(fs)
-	if err := fs.Parse(args); err != nil || *path == "" {
+	// Caught first: SIGHUP's default action ends the process without
+	// committing anything, and systemctl reload sends it.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	var rf runFlags
+	fs := rf.flagSet(stderr)
+	if err := fs.Parse(args); err != nil || rf.path == "" {
 		fmt.Fprintln(stderr, "hdfs-sink run: --config is required")
 		return 2
 	}
-	log, err := lf.logger(stderr)
+	log, err := rf.log.logger(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "hdfs-sink run:", err)
 		return 2
 	}
+	d, conns, code := rf.daemon(log)
+	if d == nil {
+		return code
+	}
+	srv, err := rf.server(d, log)
+	if err != nil {
+		log.Error("cannot serve the REST API, metrics and health endpoints", "addr", rf.listenAddr(), "err", err)
+		return 2
+	}
+	if srv != nil {
+		defer srv.shutdown()
+	}
+	go d.forwardReloads(ctx, hup)
+	return d.runConnectors(ctx, conns)
+}
+
+// daemon builds the daemon from the flags and loads the connector files;
+// a nil daemon comes with the exit code.
+func (rf *runFlags) daemon(log *slog.Logger) (*daemon, []*configs.Connector, int) {
 	faults, err := sink.FaultsFromEnv()
 	if err != nil {
 		log.Error("bad fault injection setting", "err", err)
-		return 2
+		return nil, nil, 2
 	}
-	conns, warns, err := configs.LoadPath(*path)
+	loaded := configFingerprint(rf.path)
+	conns, err := loadChecked(rf.path, log)
+	if err != nil {
+		log.Error("invalid connector configuration; nothing consumed", "err", err)
+		return nil, nil, 2
+	}
+	d := newDaemon(faults, newProcessMemory(rf.memMax, len(conns), log), newStatusBoard(), log)
+	d.path, d.loaded, d.restart, d.healthEvery, d.watchEvery = rf.path, loaded, rf.restartPolicy(), rf.healthEvery, rf.watchEvery
+	d.limitMemory = func(conns []*configs.Connector) { limitBySum(rf.memMax, conns, d.metrics, log) }
+	return d, conns, 0
+}
+
+// loadChecked loads connector files as run and check do: configs, then
+// what the wiring refuses.
+func loadChecked(path string, log *slog.Logger) ([]*configs.Connector, error) {
+	conns, warns, err := configs.LoadPath(path)
 	for _, w := range warns {
 		log.Warn("connector config", "warning", w.String())
 	}
 	if err == nil {
 		err = checkWiring(conns)
 	}
-	if err != nil {
-		log.Error("invalid connector configuration; nothing consumed", "err", err)
-		return 2
-	}
-	board := newStatusBoard()
-	if *statusAddr != "" {
-		if err := board.serve(ctx, *statusAddr, log); err != nil {
-			// Not worth refusing to move data over: say so and go on.
-			log.Error("status endpoint unavailable", "addr", *statusAddr, "err", err)
-		}
-	}
-	d := newDaemon(faults, newProcessMemory(*memMax, len(conns), log), board, log)
-	return d.runConnectors(ctx, conns)
+	return conns, err
 }
 
 // daemon is what the connectors of one `run` share, and how it reaches the
 // store, the registry and the metastore (tests put fakes there).
 type daemon struct {
-	faults sink.Faults
-	mem    processMemory
-	board  *statusBoard
-	log    *slog.Logger
+	faults      sink.Faults
+	mem         processMemory
+	board       *statusBoard
+	metrics     *metrics.Metrics
+	log         *slog.Logger
+	path        string // --config, read again on reload
+	restart     restartPolicy
+	healthEvery time.Duration
+	watchEvery  time.Duration              // 0: no directory watch
+	loaded      [32]byte                   // configFingerprint of the files run loaded
+	limitMemory func([]*configs.Connector) // nil: leave Go's memory limit alone
+	reloads     chan struct{}
+
+	mu     sync.Mutex
+	sups   map[string]*supervisor
+	panics map[string]*panicAt // HDFS_SINK_PANIC_AT, by connector
+	runCtx context.Context     // runConnectors', for supervisors started later
+	ended  chan struct{}       // told when a supervisor ends
 
 	openStore func(*configs.Connector) (storage.FS, error)
 	registry  func(*configs.Connector, *slog.Logger) (schema.Registry, error)
@@ -104,28 +145,103 @@ type daemon struct {
 }
 
 func newDaemon(faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) *daemon {
-	return &daemon{faults: faults, mem: mem, board: board, log: log,
+	m := metrics.New(version)
+	board.metrics = m
+	m.SetStates(board.states)
+	return &daemon{faults: faults, mem: mem, board: board, metrics: m, log: log,
+		restart: restartPolicy{initial: 5 * time.Second, max: 5 * time.Minute, attempts: -1}, healthEvery: 10 * time.Second,
+		reloads: make(chan struct{}, 1), sups: map[string]*supervisor{},
 		openStore: openStore, registry: registryFor, dialHive: dialHive}
 }
 
-// runConnectors runs every connector until ctx ends. A connector that fails
-// stops alone: the others go on. The exit code is 1 when all of them
-// failed. Once ctx has ended it waits shutdownBound at most; connectors
-// still running then are named in the log and left to the process's exit.
+// runConnectors runs every connector until ctx ends, and applies reloads
+// meanwhile. A connector that fails is restarted by the policy; the others
+// go on. The exit code is 1 when the policy gave up on all of them. Once
+// ctx has ended it waits shutdownBound at most; connectors still running
+// then are named in the log and left to the process's exit.
 func (d *daemon) runConnectors(ctx context.Context, conns []*configs.Connector) int {
-	var wg sync.WaitGroup
-	var failed atomic.Int64
-	for _, c := range conns {
-		wg.Go(func() {
-			if d.runConnector(ctx, c) != nil {
-				failed.Add(1)
-			}
-		})
+	if d.limitMemory != nil {
+		d.limitMemory(conns)
 	}
-	if !waitBounded(ctx, &wg, shutdownBound(conns)) {
+	ended := make(chan struct{}, len(conns)+1)
+	d.mu.Lock()
+	d.runCtx, d.ended = ctx, ended
+	d.mu.Unlock()
+	for _, c := range conns {
+		d.startSupervisor(ctx, c, ended)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return d.shutdown(conns)
+		case <-d.reloads:
+			conns = d.reload(ctx, conns, ended)
+		case <-ended:
+			if d.allGaveUp() {
+				return 1
+			}
+		}
+	}
+}
+
+func (d *daemon) startSupervisor(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {
+	s := d.newSupervisor(c)
+	d.board.set(c.Name, func(cs *connStatus) { cs.cfg, cs.sup = c, s })
+	d.mu.Lock()
+	d.sups[c.Name] = s
+	d.mu.Unlock()
+	s.start(ctx)
+	go func() {
+		<-s.done
+		select {
+		case ended <- struct{}{}:
+		default: // the loop is told already; allGaveUp looks at all of them
+		}
+	}()
+}
+
+// allGaveUp reports whether every supervisor has ended because the restart
+// policy gave up (there is at least one).
+func (d *daemon) allGaveUp() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.sups {
+		if s.gaveUp() == nil {
+			return false
+		}
+	}
+	return len(d.sups) > 0
+}
+
+// revive starts a new supervisor for a connector whose restart policy gave
+// up, with cfg: a restart asked through the API, or a changed file.
+func (d *daemon) revive(cfg *configs.Connector) {
+	d.mu.Lock()
+	ctx, ended := d.runCtx, d.ended
+	d.mu.Unlock()
+	if ctx != nil {
+		d.startSupervisor(ctx, cfg, ended)
+	}
+}
+
+func (d *daemon) supervisor(name string) *supervisor {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.sups[name]
+}
+
+// shutdown waits for every supervisor, shutdownBound at most.
+func (d *daemon) shutdown(conns []*configs.Connector) int {
+	var wg sync.WaitGroup
+	d.mu.Lock()
+	for _, s := range d.sups {
+		wg.Go(func() { <-s.done })
+	}
+	d.mu.Unlock()
+	if !waitBounded(context.Background(), &wg, shutdownBound(conns)) {
 		d.log.Warn("shutdown took too long; exiting with work left for recovery", "still_running", d.board.unfinished())
 	}
-	if n := failed.Load(); n > 0 && n == int64(len(conns)) {
+	if d.allGaveUp() {
 		return 1
 	}
 	return 0
@@ -159,22 +275,10 @@ func shutdownBound(conns []*configs.Connector) time.Duration {
 	return d + 15*time.Second
 }
 
-// runConnector runs one connector until it stops and reports how it ended.
-func (d *daemon) runConnector(ctx context.Context, c *configs.Connector) error {
-	err := d.connector(ctx, c)
-	state := "stopped"
-	if err != nil {
-		state = "failed"
-		d.log.Error("connector FAILED; other connectors keep running", "connector", c.Name, "err", err)
-	}
-	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.err = state, err })
-	return err
-}
-
-// connector runs one connector with its store and, with hive.integration,
-// its Hive syncer. The store is closed last, when nothing uses it any more.
-func (d *daemon) connector(ctx context.Context, c *configs.Connector) error {
-	d.board.set(c.Name, func(*connStatus) {})
+// connector runs one connector once with its store and, with
+// hive.integration, its Hive syncer. The store is closed last, when nothing
+// uses it any more.
+func (d *daemon) connector(ctx context.Context, c *configs.Connector, sup *supervisor) error {
 	if err := d.kafkaReady(ctx, c); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while waiting for Kafka
@@ -186,22 +290,30 @@ func (d *daemon) connector(ctx context.Context, c *configs.Connector) error {
 		return err
 	}
 	defer store.Close()
-	conn, syncer, err := d.newConnector(c, store)
+	reg, err := d.registry(c, d.log)
 	if err != nil {
 		return err
 	}
-	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.conn, cs.syncer = "running", conn, syncer })
-	return runGroup(ctx, conn, syncer, d.log.With("connector", c.Name))
+	conn, syncer, err := d.newConnector(c, store, reg)
+	if err != nil {
+		return err
+	}
+	sup.running(conn)
+	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.err, cs.conn, cs.syncer = "running", nil, conn, syncer })
+	defer d.board.set(c.Name, func(cs *connStatus) { cs.conn = nil })
+	d.metrics.SetHive(c.Name, hiveStats(syncer))
+	h := &healthCheck{d: d, c: c, conn: conn, reg: reg, store: store}
+	return runGroup(ctx, conn, syncer, h, d.log.With("connector", c.Name))
 }
 
 // newConnector wires a connector and its syncer (nil without
 // hive.integration); neither runs yet.
-func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Connector, *hive.Syncer, error) {
-	reg, err := d.registry(c, d.log)
+func (d *daemon) newConnector(c *configs.Connector, store storage.FS, reg schema.Registry) (*sink.Connector, *hive.Syncer, error) {
+	faults, err := d.connectorFaults(c.Name)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := sinkConfig(c, store, reg, d.mem, d.log, d.faults)
+	cfg, err := sinkConfig(c, store, reg, d.mem, d.log, faults)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,6 +321,8 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Con
 	if syncer != nil {
 		cfg.Catalog = syncer // not a nil *Syncer in a non-nil Catalog
 	}
+	cfg.Observer = d.metrics.Connector(c.Name)
+	cfg.KafkaOpts = append(cfg.KafkaOpts, kafkaMetrics(c.Name, d.metrics))
 	conn, err := sink.New(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -216,27 +330,53 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Con
 	return conn, syncer, nil
 }
 
-// runGroup runs a connector and its syncer (nil: none) as one group. When
-// the connector returns, failed or shut down, the syncer is stopped and
-// waited for, and what it still has pending is registered within
-// hiveDrainTimeout. Nothing of the group uses the store once it returns.
-func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer, log *slog.Logger) error {
+// runGroup runs a connector, its health check and its syncer (nil: none)
+// as one group. When the connector returns, failed or shut down, the
+// others are stopped and waited for, and what the syncer still has pending
+// is registered within hiveDrainTimeout. Nothing of the group uses the
+// store once it returns. A panic in any of them is recovered, logged with
+// its stack, and is the connector's failure, not the process's.
+func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer, h *healthCheck, log *slog.Logger) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	var g errgroup.Group
-	g.Go(func() error {
-		defer cancel() // the syncer serves this connector only
+	g.Go(func() (err error) {
+		defer cancel() // the syncer and the health check serve this connector only
+		defer recoverPanic(&err, log, conn.Close)
 		return conn.Run(ctx)
+	})
+	g.Go(func() (err error) {
+		defer recoverPanic(&err, log, cancel)
+		h.run(ctx)
+		return nil
 	})
 	if syncer == nil {
 		return g.Wait()
 	}
-	g.Go(func() error { syncer.Run(ctx); return nil })
+	g.Go(func() (err error) {
+		defer recoverPanic(&err, log, cancel)
+		syncer.Run(ctx)
+		return nil
+	})
 	err := g.Wait()
 	if derr := syncer.Drain(hiveDrainTimeout); derr != nil {
 		log.Warn("hive registrations still pending as the connector stops; made at next start", "err", derr)
 	}
 	return err
+}
+
+// recoverPanic, deferred, turns a panic into *errp, logs it with its stack
+// and runs cleanup (which must not panic). A *sink.PanicError returned by
+// the connector is logged the same way.
+func recoverPanic(errp *error, log *slog.Logger, cleanup func()) {
+	if v := recover(); v != nil {
+		*errp = &sink.PanicError{Value: v, Stack: debug.Stack()}
+		cleanup()
+	}
+	var perr *sink.PanicError
+	if errors.As(*errp, &perr) {
+		log.Error("PANIC in connector; it is stopped as failed, the process goes on", "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
+	}
 }
 
 // hiveDrainTimeout bounds the Hive work done after a connector's last
@@ -245,14 +385,17 @@ func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer,
 const hiveDrainTimeout = 10 * time.Second
 
 // openStoreRetrying waits out a store that is down at start: an outage is
-// not a configuration error.
+// not a configuration error. The error of each attempt is in the status
+// and readiness until the store answers.
 func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (storage.FS, error) {
 	wait := c.RetryBackoff
 	for attempt := 1; ; attempt++ {
 		store, err := d.openStore(c)
 		if err == nil {
+			d.board.setDep(c.Name, depStore, nil)
 			return store, nil
 		}
+		d.board.setDep(c.Name, depStore, err)
 		d.log.Error("store unreachable; retrying", "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
 		select {
 		case <-ctx.Done():

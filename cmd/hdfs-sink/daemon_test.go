@@ -113,6 +113,8 @@ func TestWaitBounded(t *testing.T) {
 // stores under a temp dir and one fake metastore per connector.
 type daemonFixture struct {
 	t       *testing.T
+	cluster *kfake.Cluster
+	ctx     context.Context // the daemon's, until stop
 	dir     string
 	brokers []string
 	id      int32 // registry id of demodata.Schema
@@ -136,12 +138,15 @@ func newDaemonFixture(t *testing.T, names ...string) *daemonFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &daemonFixture{t: t, dir: t.TempDir(), brokers: cluster.ListenAddrs(), id: id, ev: &events{},
+	f := &daemonFixture{t: t, cluster: cluster, dir: t.TempDir(), brokers: cluster.ListenAddrs(), id: id, ev: &events{},
 		hive: map[string]*fakeMetastore{}, sent: map[string]map[int32]int64{}}
 	for _, n := range names {
 		f.hive[n] = &fakeMetastore{name: n, ev: f.ev}
 	}
 	f.d = newDaemon(nil, processMemory{}, newStatusBoard(), testLogger(t))
+	// Never restarted unless a test says so: a failure stays a failure.
+	f.d.restart = restartPolicy{initial: 50 * time.Millisecond, max: 400 * time.Millisecond, attempts: 0}
+	f.d.healthEvery = 100 * time.Millisecond
 	f.d.openStore = func(c *configs.Connector) (storage.FS, error) {
 		return closeStore{FS: local.New("/"), name: c.Name, ev: f.ev}, nil
 	}
@@ -162,7 +167,7 @@ func (f *daemonFixture) connector(name string) *configs.Connector {
 // run starts the daemon; wait returns its exit code.
 func (f *daemonFixture) run(conns []*configs.Connector) {
 	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel, f.done = cancel, make(chan struct{})
+	f.ctx, f.cancel, f.done = ctx, cancel, make(chan struct{})
 	go func() { f.code = f.d.runConnectors(ctx, conns); close(f.done) }()
 	f.t.Cleanup(func() { cancel(); <-f.done }) // also when the test fails early
 }

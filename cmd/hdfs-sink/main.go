@@ -7,6 +7,7 @@
 //	hdfs-sink offsets [reset]                         where partitions stand; resume one at an offset (a fenced WAL claim)
 //	hdfs-sink verify                                  committed files against Kafka and the WAL
 //	hdfs-sink wal inspect|repair TOPIC PARTITION      read a partition's WAL; repair a damaged head (fenced)
+//	hdfs-sink health [--addr host:port]               exit 0 when the daemon is ready (a probe without curl)
 //	hdfs-sink version
 package main
 
@@ -51,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdVerify(ctx, rest, stdout, stderr)
 	case "wal":
 		return cmdWAL(ctx, rest, stdout, stderr)
+	case "health":
+		return cmdHealth(rest, stdout, stderr)
 	case "version":
 		return cmdVersion(rest, stdout, stderr)
 	case "-h", "--help", "help":
@@ -64,7 +67,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  hdfs-sink run   --config <file.json|dir> [--log-level debug|info|warn] [--log-format text|json]
+  hdfs-sink run   --config <file.json|dir> [--listen 127.0.0.1:8083] [--read-only] [--log-level debug|info|warn] [--log-format text|json]
+                  (hdfs-sink run -h lists the REST, TLS, restart and reload flags)
+  hdfs-sink health [--addr 127.0.0.1:8083] [--live] [--tls [--insecure]]
   hdfs-sink check --config <file.json|dir>
   hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]
   hdfs-sink version [--json]

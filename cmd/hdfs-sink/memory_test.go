@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
@@ -47,5 +51,23 @@ func TestKafkaOptionsBuiltOnce(t *testing.T) {
 	}
 	if n := strings.Count(out.String(), "no franz-go equivalent"); n != 1 {
 		t.Fatalf("override warning logged %d times, want once:\n%s", n, out.String())
+	}
+}
+
+// TestConnectorCeilingsBoundTheProcess: without --memory-max-bytes the Go
+// soft limit is the plan of the sum of the connectors' ceilings.
+func TestConnectorCeilingsBoundTheProcess(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT set: it wins, by design")
+	}
+	old := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(old)
+	dir := t.TempDir()
+	a := loadConnector(t, dir, "a", map[string]string{"hdfs.sink.memory.max.bytes": "268435456"})
+	b := loadConnector(t, dir, "b", map[string]string{"hdfs.sink.memory.max.bytes": "134217728"})
+	m := metrics.New("test")
+	limitBySum(0, []*configs.Connector{a, b}, m, slog.New(slog.DiscardHandler))
+	if got, want := debug.SetMemoryLimit(-1), sink.PlanMemory(384<<20, 1).GoLimit; got != want {
+		t.Fatalf("Go memory limit %d, want %d (the plan of 384 MiB)", got, want)
 	}
 }

@@ -110,6 +110,7 @@ func TestDaemonStopsConnectorOnTLSRefusal(t *testing.T) {
 	c := loadConnector(t, dir, "tls", map[string]string{"bootstrap.servers": cluster.ListenAddrs()[0],
 		"consumer.override.security.protocol": "SSL", "consumer.override.ssl.truststore.type": "PEM", "consumer.override.ssl.truststore.location": other})
 	d := newDaemon(nil, processMemory{}, newStatusBoard(), slog.New(slog.DiscardHandler))
+	d.restart.attempts = 0 // --restart-max-attempts 0: the failure ends the run
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()

@@ -1,35 +1,128 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"sort"
 	"sync"
 	"time"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
-// statusBoard collects what `GET /status` reports: each connector's state
-// and counters, and the metastore work it has pending with its age.
+// statusBoard collects what `GET /status`, the REST API and /readyz
+// report: each connector's state and counters, its restarts, the last
+// health check of what it depends on, and the metastore work it has
+// pending with its age.
 type statusBoard struct {
-	mu    sync.Mutex
-	conns map[string]*connStatus
+	mu      sync.Mutex
+	conns   map[string]*connStatus
+	metrics *metrics.Metrics
 }
 
 type connStatus struct {
-	state  string // starting, running, failed, stopped
-	err    error
-	conn   *sink.Connector
-	syncer *hive.Syncer
+	state       string // starting, running, restarting, failed, stopped
+	err         error
+	conn        *sink.Connector
+	syncer      *hive.Syncer
+	cfg         *configs.Connector
+	sup         *supervisor
+	restarts    int
+	nextRestart time.Time
+	deps        map[string]error // by dependency; absent: not checked yet
 }
 
+// The dependencies a connector's health check reaches.
+const (
+	depKafka    = "kafka"
+	depRegistry = "registry"
+	depStore    = "store"
+)
+
 func newStatusBoard() *statusBoard { return &statusBoard{conns: map[string]*connStatus{}} }
+
+// get is a copy of a connector's status (the zero status if unknown).
+func (b *statusBoard) get(name string) connStatus {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if cs := b.conns[name]; cs != nil {
+		return *cs
+	}
+	return connStatus{state: "starting"}
+}
+
+// setDep records a health check of one dependency.
+func (b *statusBoard) setDep(name, dep string, err error) {
+	b.set(name, func(cs *connStatus) {
+		if cs.deps == nil {
+			cs.deps = map[string]error{}
+		}
+		cs.deps[dep] = err
+	})
+	if b.metrics != nil {
+		b.metrics.SetDependency(name, dep, err == nil)
+	}
+}
+
+func (b *statusBoard) remove(name string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.conns, name)
+}
+
+// notReady says why the daemon is not ready: a connector that is not
+// running (or paused), or whose last check did not reach a dependency.
+func (b *statusBoard) notReady() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for name, cs := range b.conns {
+		out = append(out, cs.notReady(name)...)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (cs *connStatus) notReady(name string) []string {
+	var out []string
+	if cs.state != "running" {
+		why := fmt.Sprintf("connector %s is %s", name, cs.state)
+		if cs.err != nil {
+			why += ": " + cs.err.Error()
+		}
+		out = append(out, why)
+	}
+	for _, dep := range []string{depKafka, depRegistry, depStore} {
+		err, checked := cs.deps[dep]
+		switch {
+		case !checked && cs.state == "running":
+			out = append(out, fmt.Sprintf("connector %s: %s not checked yet", name, dep))
+		case err != nil:
+			out = append(out, fmt.Sprintf("connector %s: %s unreachable: %v", name, dep, err))
+		}
+	}
+	return out
+}
+
+// states is each connector's state as Kafka Connect names it.
+func (b *statusBoard) states() map[string]string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make(map[string]string, len(b.conns))
+	for name, cs := range b.conns {
+		paused := false
+		if cs.sup != nil {
+			_, paused = cs.sup.pauseState()
+		}
+		out[name] = connectState(cs.state, paused)
+	}
+	return out
+}
 
 func (b *statusBoard) set(name string, update func(*connStatus)) {
 	b.mu.Lock()
@@ -63,6 +156,8 @@ type ConnectorStatus struct {
 	Error    string           `json:"error,omitempty"`
 	Counters map[string]int64 `json:"counters,omitempty"`
 	Hive     *HiveStatus      `json:"hive,omitempty"`
+	Restarts int              `json:"restarts,omitempty"`
+	Paused   bool             `json:"paused,omitempty"`
 }
 
 // HiveStatus is the metastore work a connector has not done yet.
@@ -77,9 +172,12 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 	defer b.mu.Unlock()
 	out := make([]ConnectorStatus, 0, len(b.conns))
 	for name, cs := range b.conns {
-		st := ConnectorStatus{Name: name, State: cs.state}
+		st := ConnectorStatus{Name: name, State: cs.state, Restarts: cs.restarts}
 		if cs.err != nil {
-			st.Error = cs.err.Error()
+			st.Error = scrubURLs(cs.err.Error())
+		}
+		if cs.sup != nil {
+			_, st.Paused = cs.sup.pauseState()
 		}
 		if cs.conn != nil {
 			st.Counters = counters(&cs.conn.Stats)
@@ -109,9 +207,20 @@ func hiveStatus(s *hive.Syncer) *HiveStatus {
 		h.PendingSeconds = time.Since(since).Seconds()
 	}
 	if err != nil {
-		h.LastError = err.Error()
+		h.LastError = scrubURLs(err.Error())
 	}
 	return h
+}
+
+// hiveStats reads a syncer for the metrics (nil without one).
+func hiveStats(s *hive.Syncer) func() metrics.HiveStats {
+	if s == nil {
+		return nil
+	}
+	return func() metrics.HiveStats {
+		n, since, _ := s.Pending()
+		return metrics.HiveStats{Pending: n, Since: since, Failures: s.Failures()}
+	}
 }
 
 // handler answers GET /status with the status document.
@@ -124,26 +233,4 @@ func (b *statusBoard) handler(log *slog.Logger) http.HandlerFunc {
 			log.Warn("status response not sent", "remote", r.RemoteAddr, "err", err)
 		}
 	}
-}
-
-// serve answers GET /status on addr until ctx ends.
-func (b *statusBoard) serve(ctx context.Context, addr string, log *slog.Logger) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /status", b.handler(log))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		srv.Close()
-	}()
-	log.Info("status endpoint", "url", "http://"+ln.Addr().String()+"/status")
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("status endpoint stopped", "err", err)
-		}
-	}()
-	return nil
 }

@@ -111,6 +111,11 @@ func (s *setup) produce(counts map[int32]int64, n int) {
 
 // connector writes a connector file the way a Confluent user would.
 func (s *setup) connector(name string, extra map[string]string) string {
+	return s.connectorIn(s.t.TempDir(), name, extra)
+}
+
+// connectorIn writes the connector file into dir (a config directory).
+func (s *setup) connectorIn(dir, name string, extra map[string]string) string {
 	cfg := map[string]string{
 		"connector.class":                         "io.confluent.connect.hdfs.HdfsSinkConnector",
 		"tasks.max":                               "1",
@@ -132,7 +137,7 @@ func (s *setup) connector(name string, extra map[string]string) string {
 		cfg[k] = v
 	}
 	b, _ := json.MarshalIndent(map[string]any{"name": name, "config": cfg}, "", "  ")
-	p := filepath.Join(s.t.TempDir(), name+".json")
+	p := filepath.Join(dir, name+".json")
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		s.t.Fatal(err)
 	}

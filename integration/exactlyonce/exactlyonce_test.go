@@ -149,13 +149,14 @@ func TestFrozenOwnerIsFenced(t *testing.T) {
 }
 
 // TestBadInputStopsWithToleranceNone: the daemon stops the connector with an
-// error naming topic, partition and offset, and exits 1 (its only connector failed).
+// error naming topic, partition and offset, and, told not to restart it,
+// exits 1 (its only connector failed).
 func TestBadInputStopsWithToleranceNone(t *testing.T) {
 	s := newSetup(t, 1)
 	counts := map[int32]int64{}
 	s.produce(counts, 10)
 	s.produceRaw(0, []byte("not avro at all"))
-	d := s.start(s.connector("strict", nil))
+	d := s.startWith(s.connector("strict", nil), []string{"--restart-max-attempts", "0"})
 	err, exited := d.wait(time.Minute)
 	if !exited {
 		t.Fatal("daemon kept running after a bad record with errors.tolerance=none")

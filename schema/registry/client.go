@@ -172,6 +172,25 @@ func normalizeURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
+// Ping asks the registries for their global compatibility level, the
+// cheapest request every Confluent-API registry answers, and returns nil
+// once one has answered: the readiness check of a daemon that may not need
+// a schema for hours. It does not retry.
+func (c *Client) Ping(ctx context.Context) error {
+	errs := make([]error, 0, len(c.backends))
+	for _, b := range c.backends {
+		if ctx.Err() != nil {
+			break
+		}
+		if _, err := b.sr.GetGlobalCompatibilityLevel(); err != nil {
+			errs = append(errs, fmt.Errorf("schema registry %s: %w", b.url, err))
+			continue
+		}
+		return nil
+	}
+	return errors.Join(append(errs, ctx.Err())...)
+}
+
 // SchemaByID returns the schema with id, from cache or the registry.
 func (c *Client) SchemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
 	if s := c.cached(id); s != nil {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"sort"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/metrics"
+)
+
+// connectorStateInfo is Connect's ConnectorStateInfo, plus the partitions
+// the task owns and the restart policy's doing.
+type connectorStateInfo struct {
+	Name       string            `json:"name"`
+	Connector  stateInfo         `json:"connector"`
+	Tasks      []taskState       `json:"tasks"`
+	Type       string            `json:"type"`
+	Partitions []partitionStatus `json:"partitions"`
+	Restarts   int               `json:"restarts"`
+	// NextRestartSeconds is the wait before a failed connector's restart.
+	NextRestartSeconds float64 `json:"next_restart_seconds,omitempty"`
+}
+
+type stateInfo struct {
+	State    string `json:"state"`
+	WorkerID string `json:"worker_id"`
+	Trace    string `json:"trace,omitempty"`
+}
+
+type taskState struct {
+	ID int `json:"id"`
+	stateInfo
+}
+
+// partitionStatus is one owned partition: the state of its write machine
+// (BROKEN while it waits for recovery), what HDFS has committed, the log
+// end Kafka reported and the difference, and its last error.
+type partitionStatus struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	State     string `json:"state"`
+	// CommittedOffset is the last offset committed in HDFS; -1: none.
+	CommittedOffset int64   `json:"committed_offset"`
+	LogEndOffset    int64   `json:"log_end_offset"` // -1: not known yet
+	Lag             int64   `json:"lag"`            // -1: not known yet
+	LastCommitAgo   float64 `json:"seconds_since_commit,omitempty"`
+	LastError       string  `json:"last_error,omitempty"`
+}
+
+// connectState maps the board's states to Kafka Connect's.
+func connectState(board string, paused bool) string {
+	switch board {
+	case "running":
+		if paused {
+			return "PAUSED"
+		}
+		return "RUNNING"
+	case "restarting":
+		return "RESTARTING"
+	case "failed":
+		return "FAILED"
+	case "stopped":
+		return "STOPPED"
+	}
+	return "UNASSIGNED"
+}
+
+func (a *restAPI) statusOf(s *supervisor) connectorStateInfo {
+	cs := a.d.board.get(s.name)
+	_, paused := s.pauseState()
+	st := stateInfo{State: connectState(cs.state, paused), WorkerID: a.workerID}
+	if cs.err != nil {
+		st.Trace = scrubURLs(cs.err.Error())
+	}
+	out := connectorStateInfo{Name: s.name, Connector: st, Tasks: []taskState{{ID: 0, stateInfo: st}}, Type: "sink",
+		Partitions: partitionStatuses(a.d.metrics.Partitions(s.name)), Restarts: cs.restarts}
+	if !cs.nextRestart.IsZero() {
+		out.NextRestartSeconds = max(time.Until(cs.nextRestart).Seconds(), 0)
+	}
+	return out
+}
+
+func partitionStatuses(views []metrics.PartitionView) []partitionStatus {
+	out := make([]partitionStatus, 0, len(views))
+	for _, v := range views {
+		ps := partitionStatus{Topic: v.Topic, Partition: v.Partition, State: v.State, CommittedOffset: max(v.Next-1, -1),
+			LogEndOffset: v.LogEnd, Lag: v.Lag(), LastError: scrubURLs(v.LastError)}
+		if !v.LastCommit.IsZero() {
+			ps.LastCommitAgo = time.Since(v.LastCommit).Seconds()
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// supervisors lists the configured connectors by name.
+func (d *daemon) supervisors() []*supervisor {
+	d.mu.Lock()
+	out := make([]*supervisor, 0, len(d.sups))
+	for _, s := range d.sups {
+		out = append(out, s)
+	}
+	d.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}

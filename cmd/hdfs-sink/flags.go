@@ -1,0 +1,70 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// runFlags are the flags of `hdfs-sink run`.
+type runFlags struct {
+	path        string
+	listen      string
+	statusAddr  string // the flag before --listen; kept so existing units keep working
+	memMax      int64
+	readOnly    bool
+	authFile    string
+	tlsCert     string
+	tlsKey      string
+	restart     restartPolicy
+	healthEvery time.Duration
+	watchEvery  time.Duration
+	log         logFlags
+}
+
+const defaultListen = "127.0.0.1:8083"
+
+func (rf *runFlags) flagSet(stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&rf.path, "config", "", "connector file or directory (a writable directory lets the REST API add, change and delete connectors)")
+	fs.StringVar(&rf.listen, "listen", defaultListen, "address of the REST API, /metrics, /healthz and /readyz (empty: off)")
+	fs.StringVar(&rf.statusAddr, "status-addr", "", "old name of --listen; wins when set")
+	fs.Int64Var(&rf.memMax, "memory-max-bytes", 0, "memory ceiling for the whole process, shared by all connectors (0: the sum of their hdfs.sink.memory.max.bytes)")
+	fs.BoolVar(&rf.readOnly, "read-only", false, "refuse every REST request that changes something (pause, resume, restart, config, delete)")
+	fs.StringVar(&rf.authFile, "rest-basic-auth-file", "", "file of user:password lines; when set, the REST API and /metrics need HTTP basic authentication (not /healthz, /readyz)")
+	fs.StringVar(&rf.tlsCert, "rest-tls-cert", "", "PEM certificate chain: serve HTTPS (with --rest-tls-key)")
+	fs.StringVar(&rf.tlsKey, "rest-tls-key", "", "PEM private key of --rest-tls-cert")
+	fs.DurationVar(&rf.restart.initial, "restart-backoff", 5*time.Second, "wait before restarting a failed connector; doubles per failure in a row")
+	fs.DurationVar(&rf.restart.max, "restart-backoff-max", 5*time.Minute, "the longest wait between restarts")
+	fs.IntVar(&rf.restart.attempts, "restart-max-attempts", -1, "restarts in a row before a failed connector stays failed (-1: no limit; 0: never restart)")
+	fs.DurationVar(&rf.healthEvery, "health-interval", 10*time.Second, "how often each connector checks Kafka, the registry and the store (readiness, lag)")
+	fs.DurationVar(&rf.watchEvery, "watch-interval", 5*time.Second, "how often the config directory is checked for changes (0: only SIGHUP reloads)")
+	rf.log.register(fs)
+	return fs
+}
+
+func (rf *runFlags) listenAddr() string {
+	if rf.statusAddr != "" {
+		return rf.statusAddr
+	}
+	return rf.listen
+}
+
+func (rf *runFlags) restartPolicy() restartPolicy {
+	p := rf.restart
+	p.initial = max(p.initial, 10*time.Millisecond)
+	p.max = max(p.max, p.initial)
+	return p
+}
+
+// server starts the HTTP server, or returns nil when it is off.
+func (rf *runFlags) server(d *daemon, log *slog.Logger) (*httpServer, error) {
+	addr := rf.listenAddr()
+	if addr == "" {
+		return nil, nil
+	}
+	api := &restAPI{d: d, readOnly: rf.readOnly, log: log}
+	return serveHTTP(serverConfig{addr: addr, authFile: rf.authFile, certFile: rf.tlsCert, keyFile: rf.tlsKey}, api, log)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// serverConfig is where and how the HTTP server listens.
+type serverConfig struct {
+	addr              string
+	authFile          string // user:password lines; "" = no authentication
+	certFile, keyFile string // both or neither
+}
+
+// httpServer serves the REST API, /metrics, /healthz, /readyz and /status.
+type httpServer struct {
+	srv  *http.Server
+	done chan struct{}
+	url  string
+}
+
+// serveHTTP listens on cfg.addr and serves until shutdown. A bind failure is
+// an error: a daemon whose probes and metrics cannot be reached must not
+// look healthy by being silent.
+func serveHTTP(cfg serverConfig, api *restAPI, log *slog.Logger) (*httpServer, error) {
+	if (cfg.certFile == "") != (cfg.keyFile == "") {
+		return nil, errors.New("--rest-tls-cert and --rest-tls-key go together")
+	}
+	users, err := loadUsers(cfg.authFile)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, err
+	}
+	scheme := "http"
+	if cfg.certFile != "" {
+		scheme = "https"
+	}
+	h := &httpServer{done: make(chan struct{}), url: scheme + "://" + ln.Addr().String()}
+	h.srv = &http.Server{Handler: api.routes(users), ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	api.workerID = ln.Addr().String()
+	go h.serve(ln, cfg, log)
+	log.Info("status endpoint", "url", h.url+"/status")
+	log.Info("REST API, metrics and health", "url", h.url, "read_only", api.readOnly, "basic_auth", users != nil)
+	return h, nil
+}
+
+func (h *httpServer) serve(ln net.Listener, cfg serverConfig, log *slog.Logger) {
+	defer close(h.done)
+	var err error
+	if cfg.certFile != "" {
+		err = h.srv.ServeTLS(ln, cfg.certFile, cfg.keyFile)
+	} else {
+		err = h.srv.Serve(ln)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("HTTP server stopped", "err", err)
+	}
+}
+
+// shutdown stops the server, letting requests in flight finish briefly.
+func (h *httpServer) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if h.srv.Shutdown(ctx) != nil {
+		h.srv.Close()
+	}
+	<-h.done
+}
+
+// users are the basic-auth credentials, by user, as SHA-256 digests: equal
+// lengths for the constant-time comparison.
+type users map[string][32]byte
+
+// loadUsers reads user:password lines (# comments and blank lines skipped):
+// the format of Kafka Connect's PropertyFileLoginModule file, with ":".
+func loadUsers(path string) (users, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--rest-basic-auth-file: %w", err)
+	}
+	defer f.Close()
+	u := users{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, pass, ok := strings.Cut(line, ":")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("--rest-basic-auth-file %s line %d: want user:password", path, n)
+		}
+		u[name] = sha256.Sum256([]byte(pass))
+	}
+	if len(u) == 0 {
+		return nil, fmt.Errorf("--rest-basic-auth-file %s: no user", path)
+	}
+	return u, sc.Err()
+}
+
+// allows checks a request's basic credentials in constant time per user.
+func (u users) allows(r *http.Request) bool {
+	name, pass, ok := r.BasicAuth()
+	want, known := u[name]
+	got := sha256.Sum256([]byte(pass))
+	return ok && known && subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+// authenticated wraps h with basic authentication when u is not nil.
+func (u users) authenticated(h http.Handler) http.Handler {
+	if u == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !u.allows(r) {
+			w.Header().Set("WWW-Authenticate", `Basic realm="hdfs-sink"`)
+			writeError(w, http.StatusUnauthorized, "authentication required")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+)
+
+// configInfos is Connect's ConfigInfos, the answer of
+// PUT /connector-plugins/<class>/config/validate.
+type configInfos struct {
+	Name       string       `json:"name"`
+	ErrorCount int          `json:"error_count"`
+	Groups     []string     `json:"groups"`
+	Configs    []configInfo `json:"configs"`
+}
+
+type configInfo struct {
+	Definition configKeyInfo   `json:"definition"`
+	Value      configValueInfo `json:"value"`
+}
+
+type configKeyInfo struct {
+	Name          string   `json:"name"`
+	Type          string   `json:"type"`
+	Required      bool     `json:"required"`
+	DefaultValue  *string  `json:"default_value"`
+	Importance    string   `json:"importance"`
+	Documentation string   `json:"documentation"`
+	Group         string   `json:"group"`
+	Order         int      `json:"order"`
+	Width         string   `json:"width"`
+	DisplayName   string   `json:"display_name"`
+	Dependents    []string `json:"dependents"`
+}
+
+type configValueInfo struct {
+	Name              string   `json:"name"`
+	Value             *string  `json:"value"`
+	RecommendedValues []string `json:"recommended_values"`
+	Errors            []string `json:"errors"`
+	Visible           bool     `json:"visible"`
+}
+
+// wholeConnector is the entry for errors that belong to no one key (the
+// wiring: format, partitioner, name lengths).
+const wholeConnector = "connector"
+
+// validate checks a config with the checker `hdfs-sink check` uses and
+// answers in Connect's shape: one entry per key given, each with its
+// errors. A config that is not a JSON object is a 400.
+func (a *restAPI) validate(w http.ResponseWriter, r *http.Request) {
+	var cfg map[string]any
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&cfg); err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("the body must be a JSON object of config keys: %v", err))
+		return
+	}
+	class := r.PathValue("class")
+	if _, ok := cfg["connector.class"]; !ok {
+		cfg["connector.class"] = class
+	}
+	writeJSON(w, http.StatusOK, validateConfig(class, cfg))
+}
+
+func validateConfig(class string, cfg map[string]any) configInfos {
+	byKey := map[string][]string{}
+	for _, err := range checkConfig(cfg) {
+		var fe *configs.FieldError
+		key := wholeConnector
+		if errors.As(err, &fe) {
+			key = fe.Key
+		}
+		byKey[key] = append(byKey[key], redactedErrors(err)...)
+	}
+	keys := make([]string, 0, len(cfg)+len(byKey))
+	for k := range cfg {
+		keys = append(keys, k)
+	}
+	for k := range byKey {
+		if _, given := cfg[k]; !given {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := configInfos{Name: class, Groups: []string{"Common"}, Configs: []configInfo{}}
+	for i, k := range keys {
+		out.ErrorCount += len(byKey[k])
+		out.Configs = append(out.Configs, configEntry(k, cfg, byKey[k], i))
+	}
+	return out
+}
+
+// checkConfig runs configs and the wiring on cfg and lists every error.
+func checkConfig(cfg map[string]any) []error {
+	data, err := json.Marshal(map[string]any{"config": cfg})
+	if err != nil {
+		return []error{err}
+	}
+	c, _, err := configs.Parse("request", data)
+	if err == nil {
+		err = checkWiring([]*configs.Connector{c})
+	}
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+func configEntry(key string, cfg map[string]any, errs []string, order int) configInfo {
+	var value *string
+	if v, ok := cfg[key]; ok && v != nil {
+		s := redact(key, fmt.Sprint(v))
+		value = &s
+	}
+	if errs == nil {
+		errs = []string{}
+	}
+	return configInfo{
+		Definition: configKeyInfo{Name: key, Type: "STRING", Importance: "MEDIUM", Group: "Common", Order: order,
+			Width: "NONE", DisplayName: key, Dependents: []string{}},
+		Value: configValueInfo{Name: key, Value: value, RecommendedValues: []string{}, Errors: errs, Visible: true},
+	}
+}
