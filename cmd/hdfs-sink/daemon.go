@@ -20,40 +20,16 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
-func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "", "connector file or directory")
-	if err := fs.Parse(args); err != nil || *path == "" {
-		fmt.Fprintln(stderr, "hdfs-sink check: --config is required")
-		return 2
-	}
-	conns, warns, err := configs.LoadPath(*path)
-	for _, w := range warns {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	if err == nil {
-		err = checkWiring(conns)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	for _, c := range conns {
-		fmt.Fprintf(stdout, "ok: connector %q (%s)\n", c.Name, c.Source)
-	}
-	return 0
-}
-
 func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", "", "connector file or directory")
-	statusAddr := fs.String("status-addr", "127.0.0.1:8083", "where GET /status answers (empty: off)")
+	var cf configFlags
+	cf.register(fs)
+	statusAddr := fs.String("status-addr", defaultStatusAddr, "where GET /status answers (empty: off; default: the worker's listeners, else "+defaultStatusAddr+")")
 	memMax := fs.Int64("memory-max-bytes", 0, "memory ceiling for the whole process, shared by all connectors (0: only each connector's hdfs.sink.memory.max.bytes)")
 	var lf logFlags
 	lf.register(fs)
-	if err := fs.Parse(args); err != nil || *path == "" {
+	if err := fs.Parse(args); err != nil || cf.config == "" {
 		fmt.Fprintln(stderr, "hdfs-sink run: --config is required")
 		return 2
 	}
@@ -67,26 +43,20 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 		log.Error("bad fault injection setting", "err", err)
 		return 2
 	}
-	conns, warns, err := configs.LoadPath(*path)
-	for _, w := range warns {
-		log.Warn("connector config", "warning", w.String())
-	}
-	if err == nil {
-		err = checkWiring(conns)
-	}
-	if err != nil {
-		log.Error("invalid connector configuration; nothing consumed", "err", err)
+	l, ok := loadForRun(cf, &lf, log)
+	if !ok {
 		return 2
 	}
 	board := newStatusBoard()
-	if *statusAddr != "" {
-		if err := board.serve(ctx, *statusAddr, log); err != nil {
+	board.redact = l.redact
+	if addr := statusAddrFor(fs, *statusAddr, l.worker); addr != "" {
+		if err := board.serve(ctx, addr, log); err != nil {
 			// Not worth refusing to move data over: say so and go on.
-			log.Error("status endpoint unavailable", "addr", *statusAddr, "err", err)
+			log.Error("status endpoint unavailable", "addr", addr, "err", err)
 		}
 	}
-	d := newDaemon(faults, newProcessMemory(*memMax, len(conns), log), board, log)
-	return d.runConnectors(ctx, conns)
+	d := newDaemon(faults, newProcessMemory(*memMax, len(l.conns), log), board, log)
+	return d.runConnectors(ctx, l.conns)
 }
 
 // daemon is what the connectors of one `run` share, and how it reaches the
@@ -198,7 +168,10 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	syncer := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
+	syncer, err := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
+	if err != nil {
+		return nil, nil, err
+	}
 	if syncer != nil {
 		cfg.Catalog = syncer // not a nil *Syncer in a non-nil Catalog
 	}
@@ -260,7 +233,7 @@ func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error
 	if c.Schemaless {
 		return nil, nil // values are not Avro: no registry
 	}
-	cfg := registry.ClientConfig{URLs: c.Registry.URLs, Logger: log.With("connector", c.Name)}
+	cfg := registry.ClientConfig{URLs: c.Registry.URLs, Logger: log.With("connector", c.Name), CacheSize: c.SchemaCacheSize}
 	if c.Registry.UserInfo != "" {
 		u, p, err := registry.ParseUserInfo(c.Registry.UserInfo)
 		if err != nil {

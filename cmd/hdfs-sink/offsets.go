@@ -16,7 +16,7 @@ import (
 // offset, through a fenced WAL claim (sink.ResetOffset).
 func cmdOffsets(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "reset" {
-		fmt.Fprintln(stderr, "hdfs-sink offsets: want `offsets reset --config … --connector … --topic … --partition … --to …`")
+		fmt.Fprintln(stderr, "hdfs-sink offsets: want `offsets reset [--worker …] --config … --connector … --topic … --partition … --to …`")
 		return 2
 	}
 	r, err := parseReset(args[1:], stderr)
@@ -24,25 +24,27 @@ func cmdOffsets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintln(stderr, "hdfs-sink offsets reset:", err)
 		return 2
 	}
-	if err := r.run(ctx, stderr); err != nil {
+	name, err := r.run(ctx, stderr)
+	if err != nil {
 		fmt.Fprintln(stderr, "hdfs-sink offsets reset:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "ok: connector %q topic %s partition %d resumes at offset %d\n", r.connector, r.topic, r.partition, r.to)
+	fmt.Fprintf(stdout, "ok: connector %q topic %s partition %d resumes at offset %d\n", name, r.topic, r.partition, r.to)
 	return 0
 }
 
 type resetArgs struct {
-	config, connector, topic string
-	partition                int
-	to                       int64
+	cf               configFlags
+	connector, topic string
+	partition        int
+	to               int64
 }
 
 func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	var r resetArgs
 	fs := flag.NewFlagSet("offsets reset", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&r.config, "config", "", "connector file or directory")
+	r.cf.register(fs)
 	fs.StringVar(&r.connector, "connector", "", "connector name (may be left out when the config holds one connector)")
 	fs.StringVar(&r.topic, "topic", "", "topic")
 	fs.IntVar(&r.partition, "partition", -1, "Kafka partition")
@@ -50,30 +52,35 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	if err := fs.Parse(args); err != nil {
 		return r, err
 	}
-	if r.config == "" || r.topic == "" || r.partition < 0 || r.to < 0 {
+	if r.cf.config == "" || r.topic == "" || r.partition < 0 || r.to < 0 {
 		return r, errors.New("--config, --topic, --partition and --to are required")
 	}
 	return r, nil
 }
 
-func (r resetArgs) run(ctx context.Context, stderr io.Writer) error {
-	conns, _, err := configs.LoadPath(r.config)
+// run resets the partition and returns the connector's name.
+func (r resetArgs) run(ctx context.Context, stderr io.Writer) (string, error) {
+	l, err := r.cf.load()
 	if err != nil {
-		return err
+		return "", errors.New(l.redact.Text(err.Error()))
 	}
-	c, err := pickConnector(conns, r.connector)
+	c, err := pickConnector(l.conns, r.connector)
 	if err != nil {
-		return err
+		return "", err
+	}
+	if _, err := storeCheck(c); err != nil {
+		return c.Name, err
 	}
 	store, err := openStore(c)
 	if err != nil {
-		return err
+		return c.Name, errors.New(l.redact.Text(err.Error()))
 	}
 	defer store.Close()
 	lf := logFlags{level: "info", format: "text"}
 	log, _ := lf.logger(stderr)
+	lf.hide(l.redact)
 	s := sink.WriteSettings{FS: store, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
-	return sink.ResetOffset(ctx, s, r.topic, int32(r.partition), r.to, log.With("connector", c.Name))
+	return c.Name, sink.ResetOffset(ctx, s, r.topic, int32(r.partition), r.to, log.With("connector", c.Name))
 }
 
 // pickConnector is the named connector, or the only one.

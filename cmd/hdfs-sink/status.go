@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
@@ -18,8 +19,9 @@ import (
 // statusBoard collects what `GET /status` reports: each connector's state
 // and counters, and the metastore work it has pending with its age.
 type statusBoard struct {
-	mu    sync.Mutex
-	conns map[string]*connStatus
+	mu     sync.Mutex
+	conns  map[string]*connStatus
+	redact *configs.Redactor // hides secrets an error may quote
 }
 
 type connStatus struct {
@@ -79,13 +81,14 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 	for name, cs := range b.conns {
 		st := ConnectorStatus{Name: name, State: cs.state}
 		if cs.err != nil {
-			st.Error = cs.err.Error()
+			st.Error = b.redact.Text(cs.err.Error())
 		}
 		if cs.conn != nil {
 			st.Counters = counters(&cs.conn.Stats)
 		}
 		if cs.syncer != nil {
 			st.Hive = hiveStatus(cs.syncer)
+			st.Hive.LastError = b.redact.Text(st.Hive.LastError)
 		}
 		out = append(out, st)
 	}
