@@ -114,6 +114,10 @@ func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error)
 	wait := 100 * time.Millisecond
 	for {
 		err := c.ensureDLQ(ctx)
+		var ce *dlqCreateError
+		if errors.As(err, &ce) && !kerr.IsRetriable(ce.err) {
+			return err // the topic cannot be created as configured: stop, as Connect does
+		}
 		if err == nil {
 			err = c.cl.ProduceSync(ctx, out).FirstErr()
 		}
@@ -149,8 +153,21 @@ func (c *Connector) ensureDLQ(ctx context.Context) error {
 		c.dlqReady.Store(true)
 		return nil
 	}
-	return fmt.Errorf("create dead-letter topic %s (replication factor %d): %w", c.cfg.DLQTopic, rf, err)
+	return &dlqCreateError{topic: c.cfg.DLQTopic, rf: rf, err: err}
 }
+
+// dlqCreateError is a dead-letter topic the broker would not create.
+type dlqCreateError struct {
+	topic string
+	rf    int16
+	err   error
+}
+
+func (e *dlqCreateError) Error() string {
+	return fmt.Sprintf("create dead-letter topic %s (replication factor %d, errors.deadletterqueue.topic.replication.factor): %v", e.topic, e.rf, e.err)
+}
+
+func (e *dlqCreateError) Unwrap() error { return e.err }
 
 // dlqHeaders are the headers Kafka Connect adds with
 // errors.deadletterqueue.context.headers.enable=true.

@@ -112,3 +112,17 @@ func TestBadRecordLogging(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadLetterTopicThatCannotBeCreated: a replication factor the cluster
+// cannot have stops the connector with the broker's reason, as in Connect,
+// instead of retrying the bad record for ever.
+func TestDeadLetterTopicThatCannotBeCreated(t *testing.T) {
+	k := newKafkaFixture(t, 1, testTopic)
+	k.produce(&kgo.Record{Partition: 0, Value: []byte("plain text")})
+	cfg := k.config("rf3")
+	cfg.Tolerance, cfg.DLQTopic, cfg.DLQReplication = ToleranceAll, "rf3-dlq", 3
+	err, stopped := start(t, cfg).wait(30 * time.Second)
+	if !stopped || err == nil || !strings.Contains(err.Error(), "create dead-letter topic rf3-dlq (replication factor 3") {
+		t.Fatalf("stopped=%v err=%v", stopped, err)
+	}
+}
