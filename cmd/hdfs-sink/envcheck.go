@@ -28,7 +28,7 @@ func storeCheck(c *configs.Connector) (string, error) {
 	}
 	t, err := hdfs.Check(hdfsOptions(c))
 	if err != nil {
-		return "", fmt.Errorf("connector %q (%s): store.url %s: %w", c.Name, c.Source, c.Store.Raw, err)
+		return "", fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err) // the error names the URL or conf dir
 	}
 	return fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser), nil
 }
