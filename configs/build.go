@@ -29,6 +29,7 @@ func (p *parser) build() *Connector {
 	p.consumer(c)
 	p.securityGate(c)
 	p.checkTopLevelClientKeys()
+	p.warnUnappliedClients(c.Kafka)
 	c.Raw, c.set = p.raw, p.set
 	return c
 }

@@ -194,3 +194,18 @@ func (p *parser) checkTopLevelClientKeys() {
 		p.warn(k, "ignored: "+msg)
 	}
 }
+
+// warnUnappliedClients: the dead-letter producer and the topic creation
+// share the consumer's client (acks=all, idempotent), so producer.* and
+// admin.* properties other than security ones (checked by securityGate)
+// are not applied; say so rather than drop them without a word.
+func (p *parser) warnUnappliedClients(k Kafka) {
+	for _, client := range []string{clientProducer, clientAdmin} {
+		for _, name := range sortedKeys(k.from[client]) {
+			prop := k.from[client][name]
+			if isClientPrefixed(prop.key) && !isSecurityKey(name) && name != "bootstrap.servers" {
+				p.warnOrigin(prop.key, prop.origin, "not applied: hdfs-sink's dead-letter producer and admin requests use the consumer's client")
+			}
+		}
+	}
+}
