@@ -251,9 +251,6 @@ func (w *Worker) readPolicy() error {
 	return w.fail("connector.client.config.override.policy", "must be All, None or Principal (or "+policyPackage+"<name>ConnectorClientConfigOverridePolicy)")
 }
 
-// Keys are the worker's keys, sorted.
-func (w *Worker) Keys() []string { return sortedKeys(w.set) }
-
 // Show prints the value of key with secrets hidden.
 func (w *Worker) Show(key string) string {
 	st := w.set[key]
