@@ -24,19 +24,26 @@ func (p *parser) build() *Connector {
 	p.partitioner(c)
 	p.hive(c)
 	p.errorHandling(c)
+	c.Kafka = kafkaClients(p.set, p.w)
 	p.registry(c)
 	p.consumer(c)
+	p.checkTopLevelClientKeys()
+	p.warnUnappliedClients(c.Kafka)
+	c.Raw, c.set = p.raw, p.set
 	return c
 }
 
+// connectorClasses are the reference's classes and the aliases Connect
+// accepts for a plugin: its simple name, and that name without "Connector".
 var connectorClasses = map[string]bool{
 	"io.confluent.connect.hdfs.HdfsSinkConnector":   true,
 	"io.confluent.connect.hdfs3.Hdfs3SinkConnector": true,
+	"HdfsSinkConnector":                             true, "HdfsSink": true, "Hdfs3SinkConnector": true, "Hdfs3Sink": true,
 }
 
 func (p *parser) framework(c *Connector) {
 	if v, ok := p.get("connector.class"); ok && !connectorClasses[v] {
-		p.fail("connector.class", v, "must be io.confluent.connect.hdfs.HdfsSinkConnector or io.confluent.connect.hdfs3.Hdfs3SinkConnector")
+		p.fail("connector.class", v, "must be io.confluent.connect.hdfs.HdfsSinkConnector or io.confluent.connect.hdfs3.Hdfs3SinkConnector (or an alias: HdfsSinkConnector, HdfsSink, Hdfs3SinkConnector, Hdfs3Sink)")
 	} else {
 		c.Class = v
 	}
@@ -167,12 +174,27 @@ func (p *parser) writer(c *Connector) {
 	c.RotateMaxFileBytes = p.integer("hdfs.sink.rotate.max.file.bytes", DefaultRotateMaxFileBytes, 0, reasonNonNegative)
 	c.ExtraColumns = p.extraColumns()
 	c.ParquetRowGroupBytes = p.integer("hdfs.sink.parquet.row.group.bytes", DefaultParquetRowGroupBytes, 1<<10, "must be an integer >= 1024")
+	c.SchemaCacheSize = p.schemaCache()
 	p.timezone(c)
 	if v, _ := p.get("locale"); v != "" && !localeRE.MatchString(v) {
 		p.fail("locale", v, `must be a locale such as "en", "en_US" or "en-US"`)
 	} else {
 		c.Locale = v
 	}
+}
+
+// schemaCache reads schemas.cache.config, the reference's key for the size
+// of its schema cache; schema.cache.size is what versions before 5.0
+// called it.
+func (p *parser) schemaCache() int {
+	key, _, ok := p.pick("schemas.cache.config", "schema.cache.size")
+	if !ok {
+		return DefaultSchemaCacheSize
+	}
+	if p.has("schema.cache.size") && key == "schemas.cache.config" {
+		p.warn("schema.cache.size", "ignored because schemas.cache.config is set")
+	}
+	return int(p.integer(key, DefaultSchemaCacheSize, 1, reasonPositive))
 }
 
 // ExtraColumnNames are the record metadata hdfs.sink.extra.columns may add.
@@ -198,9 +220,9 @@ func (p *parser) timezone(c *Connector) {
 	if v == "" {
 		return
 	}
-	loc, err := time.LoadLocation(v)
-	if err != nil || v == "Local" {
-		p.fail("timezone", v, `must be an IANA time zone such as "UTC" or "Europe/Berlin"`)
+	loc, err := zoneID(v)
+	if err != nil {
+		p.fail("timezone", v, reasonZone)
 		return
 	}
 	c.Timezone, c.TimezoneName = loc, v
@@ -243,8 +265,27 @@ func (p *parser) formats(c *Connector) {
 		"must be null, deflate or snappy")
 	c.ParquetCodec = choice(p, "parquet.codec", DefaultParquetCodec, parquetCodecs, nil,
 		"must be snappy, gzip, zstd, none or uncompressed")
-	c.SchemaCompatibility = choice(p, "schema.compatibility", DefaultCompatibility, compatibilities, nil,
-		"must be NONE, BACKWARD, FORWARD or FULL")
+	c.SchemaCompatibility = p.compatibility()
+}
+
+// compatibility reads schema.compatibility in upper case only, as the
+// reference does. The reference maps any other spelling ("backward") to
+// NONE without a word; hdfs-sink says so instead.
+func (p *parser) compatibility() Compatibility {
+	v, ok := p.get("schema.compatibility")
+	if !ok {
+		return DefaultCompatibility
+	}
+	up := Compatibility(strings.ToUpper(v))
+	switch _, known := compatibilities[strings.ToLower(v)]; {
+	case known && string(up) == v:
+		return up
+	case known:
+		p.fail("schema.compatibility", v, fmt.Sprintf("must be upper case (%s): the reference connector reads only NONE, BACKWARD, FORWARD and FULL, and would silently use NONE for %q", up, v))
+	default:
+		p.fail("schema.compatibility", v, "must be NONE, BACKWARD, FORWARD or FULL")
+	}
+	return DefaultCompatibility
 }
 
 var partitionerClasses = func() map[string]PartitionerKind {
@@ -316,7 +357,11 @@ func (p *parser) hive(c *Connector) {
 	}
 	h.TableTemplate = p.str("hive.table.name", DefaultHiveTable)
 	sample := strings.ReplaceAll(h.TableTemplate, topicVar, "t")
-	if !hiveIdentRE.MatchString(hiveIdent(sample)) {
+	switch {
+	case !strings.Contains(h.TableTemplate, topicVar):
+		// The reference refuses it too: every topic would share one table.
+		p.fail("hive.table.name", h.TableTemplate, "must contain ${topic}, as in the reference connector: each topic has its own table")
+	case !hiveIdentRE.MatchString(hiveIdent(sample)):
 		p.fail("hive.table.name", h.TableTemplate, "must be a Hive identifier (letters, digits, '_', with '.' and '-' turned into '_'); only ${topic} may be substituted")
 	}
 }
@@ -332,7 +377,9 @@ func (p *parser) errorHandling(c *Connector) {
 		e.DLQTopic = v
 	}
 	e.DLQContextHeaders = p.boolean("errors.deadletterqueue.context.headers.enable", false)
+	e.DLQReplication = p.replication("errors.deadletterqueue.topic.replication.factor")
 	e.LogEnable = p.boolean("errors.log.enable", false)
+	e.LogMessages = p.boolean("errors.log.include.messages", false)
 	c.NullValues = choice(p, "behavior.on.null.values", DefaultNullValues,
 		map[string]NullValueBehavior{"ignore": NullIgnore, "fail": NullFail}, nil, "must be ignore or fail")
 }
@@ -355,6 +402,7 @@ func (p *parser) registry(c *Connector) {
 		p.fail("value.converter", v, "must be "+avroConverter+", or "+stringConverter+" / "+byteArrayConverter+" with the string format")
 	}
 	r := &c.Registry
+	r.Props = p.registryProps()
 	r.CredentialsSource = choice(p, firstSet(p, "value.converter.basic.auth.credentials.source", "basic.auth.credentials.source"),
 		DefaultCredentialsSrc, map[string]CredentialsSource{"url": CredentialsURL, "user_info": CredentialsUserInfo, "sasl_inherit": CredentialsSASLInherit},
 		nil, "must be USER_INFO, URL or SASL_INHERIT")
@@ -368,11 +416,32 @@ func (p *parser) registry(c *Connector) {
 	case r.CredentialsSource != CredentialsUserInfo:
 		p.warn(key, "ignored because basic.auth.credentials.source is not USER_INFO")
 	case !strings.Contains(info, ":"):
-		p.fail(key, "(hidden)", "must be user:password")
+		p.fail(key, Hidden, "must be user:password")
 	default:
 		r.UserInfo = info
 	}
 	p.registrySecurity(c)
+}
+
+// registryProps collects the registry client's settings: the connector
+// file's unprefixed aliases, then the value converter's (which win).
+func (p *parser) registryProps() map[string]string {
+	out := map[string]string{}
+	for _, k := range sortedKeys(p.own) {
+		if isRegistryProp(k) {
+			out[k] = p.raw[k]
+		}
+	}
+	for _, k := range sortedKeys(p.raw) {
+		if name, ok := strings.CutPrefix(k, "value.converter."); ok && isRegistryProp(name) {
+			out[name] = p.raw[k]
+		}
+	}
+	return out
+}
+
+func isRegistryProp(k string) bool {
+	return strings.HasPrefix(k, "schema.registry.") || strings.HasPrefix(k, "basic.auth.") || strings.HasPrefix(k, "bearer.auth.")
 }
 
 // firstSet returns the first key present (even empty), else the first key.
@@ -402,10 +471,10 @@ func (p *parser) registryURLs(r *SchemaRegistry, key, v string) {
 	}
 }
 
-var userInfoRE = regexp.MustCompile(`//[^/@]*@`)
+var userInfoRE = regexp.MustCompile(`//[^/@\s]*@`)
 
 // redactURL hides user info so passwords do not reach logs.
-func redactURL(s string) string { return userInfoRE.ReplaceAllString(s, "//(hidden)@") }
+func redactURL(s string) string { return userInfoRE.ReplaceAllString(s, "//"+Hidden+"@") }
 
 func (p *parser) consumer(c *Connector) {
 	k := &c.Consumer
@@ -429,30 +498,57 @@ func (p *parser) consumer(c *Connector) {
 	k.AutoOffsetReset = choice(p, firstSet(p, "consumer.override.auto.offset.reset", "consumer.auto.offset.reset"),
 		DefaultAutoOffsetReset, map[string]OffsetReset{"earliest": ResetEarliest, "latest": ResetLatest, "none": ResetNone},
 		nil, "must be earliest, latest or none")
-	k.Overrides = p.consumerOverrides()
+	k.ReadUncommitted = p.isolation()
+	k.Overrides = p.consumerOverrides(c.Kafka.from[clientConsumer])
+}
+
+// isolation reads isolation.level. hdfs-sink's default is read_committed
+// (a plain consumer's is read_uncommitted): records of aborted
+// transactions are never written.
+func (p *parser) isolation() bool {
+	key := firstSet(p, "consumer.override.isolation.level", "consumer.isolation.level")
+	v, ok := p.get(key)
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "read_committed":
+		return false
+	case "read_uncommitted":
+		return true
+	}
+	p.fail(key, v, "must be read_committed or read_uncommitted")
+	return false
+}
+
+// replication reads a topic replication factor: -1 (the broker's
+// default) or 1 to 32767, as Connect's errors.deadletterqueue.topic.replication.factor.
+func (p *parser) replication(key string) int16 {
+	n := p.integer(key, DefaultDLQReplication, -1, "must be -1 (the broker's default) or an integer from 1 to 32767")
+	if n == 0 || n > 32767 {
+		p.fail(key, p.raw[key], "must be -1 (the broker's default) or an integer from 1 to 32767")
+		return DefaultDLQReplication
+	}
+	return int16(n)
 }
 
 // handledConsumerKeys are consumer properties read into typed fields.
-var handledConsumerKeys = map[string]bool{"bootstrap.servers": true, "group.id": true, "auto.offset.reset": true}
+var handledConsumerKeys = map[string]bool{"bootstrap.servers": true, "group.id": true, "auto.offset.reset": true, "isolation.level": true}
 
-// consumerOverrides collects consumer.* (worker level) and then
-// consumer.override.* (connector level, wins) properties.
-func (p *parser) consumerOverrides() map[string]string {
+// consumerOverrides are the resolved consumer properties hdfs-sink has no
+// typed field for and that are not security settings (those are checked
+// apart): cmd applies those franz-go has an equivalent for.
+func (p *parser) consumerOverrides(props map[string]clientProp) map[string]string {
 	out := map[string]string{}
-	for _, prefix := range []string{"consumer.", "consumer.override."} {
-		for k, v := range p.raw {
-			name, ok := strings.CutPrefix(k, prefix)
-			if !ok || strings.HasPrefix(name, "override.") {
-				continue
-			}
-			if handledConsumerKeys[name] {
-				if k == "consumer.group.id" {
-					p.warn(k, "ignored: the group id is consumer.override.group.id, else connect-<name>")
-				}
-				continue
-			}
-			out[name] = strings.TrimSpace(v)
+	for name, prop := range props {
+		if prop.key == "consumer.group.id" {
+			p.warn(prop.key, "ignored: the group id is consumer.override.group.id, else connect-<name>")
+			continue
 		}
+		if handledConsumerKeys[name] || isSecurityKey(name) {
+			continue
+		}
+		out[name] = prop.value
 	}
 	return out
 }

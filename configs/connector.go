@@ -1,9 +1,14 @@
-// Package configs owns the connector configuration of hdfs-sink: it reads
-// Kafka Connect connector files (the REST shape {"name":…,"config":{…}} or a
-// flat map with a "name" key), applies the reference connector's defaults,
-// validates every key and all cross-field rules, and returns one typed
-// Connector per file. Nothing is consumed or written before a configuration
-// has passed through this package; it imports nothing from the project.
+// Package configs owns the configuration of hdfs-sink: it reads Kafka
+// Connect connector files in every shape Connect users have (REST bodies,
+// exports, standalone .properties) and Kafka Connect worker files (or the
+// CONNECT_* environment of Confluent's image), resolves config provider
+// placeholders (${file:…}, ${env:…}, ${directory:…}), puts each
+// connector's settings over the worker's as Connect does, applies the
+// reference connector's defaults, validates every key and all cross-field
+// rules, and returns one typed Connector per connector. It also decides
+// what is a secret and how values are printed (Redactor). Nothing is
+// consumed or written before a configuration has passed through this
+// package; it imports nothing from the project.
 //
 // Keys, defaults and deviations from Confluent's kafka-connect-hdfs are listed
 // in README.md next to this file.
@@ -67,10 +72,28 @@ type Connector struct {
 	// ByteArrayConverter: values are written as they are (string format).
 	Schemaless bool
 	Consumer   Consumer
+	// Kafka are the Kafka client properties of the consumer, the
+	// dead-letter producer and the admin client, resolved with Connect's
+	// precedence (see Kafka).
+	Kafka Kafka
+	// SchemaCacheSize is schemas.cache.config: how many writer schemas the
+	// registry client keeps.
+	SchemaCacheSize int
 
-	// Raw holds every config key as a string, as read. It may hold secrets
-	// (basic.auth.user.info): do not log it.
+	// Raw holds every setting the connector reads (its own over the
+	// worker's), placeholders resolved. It holds secrets: print it with
+	// Redactor.ShowMap, never as it is.
 	Raw map[string]string
+
+	set settings // Raw with origins and secrecy
+}
+
+// Show prints the connector's value of key, Hidden for a secret.
+func (c *Connector) Show(key string) string {
+	if c.set[key].secret || IsSecretKey(key) {
+		return Hidden
+	}
+	return redactURL(c.Raw[key])
 }
 
 // StoreURL is the parsed store.url / hdfs.url.
@@ -188,8 +211,10 @@ const (
 type ErrorHandling struct {
 	Tolerance         Tolerance
 	DLQTopic          string
-	DLQContextHeaders bool
-	LogEnable         bool
+	DLQContextHeaders bool  // errors.deadletterqueue.context.headers.enable
+	DLQReplication    int16 // errors.deadletterqueue.topic.replication.factor; -1: the broker's default
+	LogEnable         bool  // errors.log.enable: log each tolerated bad record
+	LogMessages       bool  // errors.log.include.messages: with its key and value
 }
 
 // NullValueBehavior is behavior.on.null.values (tombstones).
@@ -221,6 +246,11 @@ type SchemaRegistry struct {
 	UserInfo string
 	// Security is TLS and bearer auth (registry_security.go).
 	Security RegistrySecurity
+	// Props are every schema.registry.*, basic.auth.* and bearer.auth.*
+	// setting of the value converter, its "value.converter." prefix
+	// removed (the connector file's unprefixed aliases under them), for
+	// the registry client's TLS and authentication. They hold secrets.
+	Props map[string]string
 }
 
 // OffsetReset is the consumer's auto.offset.reset.
@@ -238,9 +268,12 @@ type Consumer struct {
 	BootstrapServers []string // host:port
 	GroupID          string
 	AutoOffsetReset  OffsetReset
-	// Overrides are the remaining consumer.override.* (and worker-level
-	// consumer.*) keys with the prefix removed; the override form wins. They
-	// are applied where franz-go has an equivalent.
+	// ReadUncommitted is isolation.level=read_uncommitted; hdfs-sink reads
+	// committed records only unless asked.
+	ReadUncommitted bool
+	// Overrides are the other consumer properties (Kafka.Consumer without
+	// the typed ones and the security ones), applied where franz-go has an
+	// equivalent.
 	Overrides map[string]string
 }
 

@@ -23,6 +23,8 @@ const (
 	DefaultMemoryMaxBytes      = 256 << 20
 	DefaultRotateMaxFileBytes  = 0
 	DefaultGroupPrefix         = "connect-"
+	DefaultSchemaCacheSize     = 1000 // schemas.cache.config, as the reference
+	DefaultDLQReplication      = 3    // as Connect
 
 	DefaultFormat          = FormatAvro
 	DefaultAvroCodec       = AvroNull

@@ -10,18 +10,43 @@ type FieldError struct {
 	Value     string
 	Set       bool   // false: the key is missing
 	Reason    string // what is allowed or required
+	// Origin says where the value came from when it is not the file named
+	// by Source: "worker connect.properties", "environment CONNECT_X".
+	Origin string
 }
 
 func (e *FieldError) Error() string {
-	where := e.Source + ": "
-	if e.Connector != "" {
-		where = fmt.Sprintf("connector %q (%s): ", e.Connector, e.Source)
-	}
+	where := whereIs(e.Connector, e.Source)
 	if !e.Set {
 		return fmt.Sprintf("%s%s is not set: %s", where, e.Key, e.Reason)
 	}
-	return fmt.Sprintf("%s%s = %q: %s", where, e.Key, e.Value, e.Reason)
+	from := ""
+	if e.Origin != "" {
+		from = " (from " + e.Origin + ")"
+	}
+	return fmt.Sprintf("%s%s = %q%s: %s", where, e.Key, e.Value, from, e.Reason)
 }
+
+func whereIs(connector, source string) string {
+	if connector == "" {
+		return source + ": "
+	}
+	return fmt.Sprintf("connector %q (%s): ", connector, source)
+}
+
+// ResolveError is a value whose config provider placeholder does not
+// resolve. It names the key and the placeholder, never the value.
+type ResolveError struct {
+	Connector, Source, Key string
+	Err                    error
+}
+
+func (e *ResolveError) Error() string {
+	return fmt.Sprintf("%s%s: %v", whereIs(e.Connector, e.Source), e.Key, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ResolveError) Unwrap() error { return e.Err }
 
 // FileError is a connector file that cannot be read or decoded at all.
 type FileError struct {
@@ -47,10 +72,27 @@ func (e *DuplicateNameError) Error() string {
 // a key that is accepted but ignored.
 type Warning struct {
 	Connector string
+	Source    string // the worker, for a warning about a worker key
 	Key       string
 	Message   string
 }
 
 func (w Warning) String() string {
+	if w.Connector == "" && w.Source != "" {
+		return fmt.Sprintf("%s: %s: %s", w.Source, w.Key, w.Message)
+	}
 	return fmt.Sprintf("connector %q: %s: %s", w.Connector, w.Key, w.Message)
+}
+
+// SyntaxError is a file that is not well-formed JSON or properties, or
+// breaks a rule of the file itself (a duplicate key, invalid UTF-8), at a
+// line and column.
+type SyntaxError struct {
+	Source    string
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Source, e.Line, e.Col, e.Msg)
 }

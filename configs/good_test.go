@@ -63,11 +63,14 @@ func TestDefaults(t *testing.T) {
 		{"Partitioner", c.Partitioner, Partitioner{Kind: PartitionDefault, Extractor: ExtractWallclock, TimestampField: "timestamp"}},
 		{"Hive", c.Hive, Hive{Database: "default", TableTemplate: "${topic}"}},
 		{"HiveTable", c.HiveTable("my.orders-v1"), "my_orders_v1"},
-		{"Errors", c.Errors, ErrorHandling{Tolerance: ToleranceNone}},
+		{"Errors", c.Errors, ErrorHandling{Tolerance: ToleranceNone, DLQReplication: 3}},
 		{"NullValues", c.NullValues, NullIgnore},
-		{"Registry", c.Registry, SchemaRegistry{URLs: []string{"http://127.0.0.1:8081"}, CredentialsSource: CredentialsURL}},
+		{"Registry", c.Registry, SchemaRegistry{URLs: []string{"http://127.0.0.1:8081"}, CredentialsSource: CredentialsURL,
+			Props: map[string]string{"schema.registry.url": "http://127.0.0.1:8081"}}},
 		{"Consumer", c.Consumer, Consumer{BootstrapServers: []string{"127.0.0.1:9092"}, GroupID: "connect-orders",
 			AutoOffsetReset: ResetEarliest, Overrides: map[string]string{}}},
+		{"Kafka.Consumer", c.Kafka.Consumer, map[string]string{"bootstrap.servers": "127.0.0.1:9092"}},
+		{"SchemaCacheSize", c.SchemaCacheSize, 1000},
 		{"Raw flush.size", c.Raw["flush.size"], "1000"},
 	}
 	for _, ch := range checks {
@@ -104,15 +107,17 @@ func TestFlatShapeNumbersAndExtras(t *testing.T) {
 		{"SchemaCompatibility", c.SchemaCompatibility, CompatBackward},
 		{"Partitioner", c.Partitioner, Partitioner{Kind: PartitionTimeBased, Duration: time.Hour,
 			PathFormat: "'year'=YYYY/'month'=MM/'day'=dd/'hour'=HH", Extractor: ExtractRecordField, TimestampField: "ts"}},
-		{"Errors", c.Errors, ErrorHandling{Tolerance: ToleranceAll, DLQTopic: "clicks-dlq", DLQContextHeaders: true, LogEnable: true}},
+		{"Errors", c.Errors, ErrorHandling{Tolerance: ToleranceAll, DLQTopic: "dlq-clicks", DLQContextHeaders: true, DLQReplication: 3, LogEnable: true}},
 		{"NullValues", c.NullValues, NullIgnore},
 		{"Registry", c.Registry, SchemaRegistry{
 			URLs:              []string{"http://127.0.0.1:8081/apis/ccompat/v7", "https://registry2:8081"},
-			CredentialsSource: CredentialsURL, UserInfo: "u:p"}},
+			CredentialsSource: CredentialsURL, UserInfo: "u:p",
+			Props: map[string]string{"schema.registry.url": "http://u:p@127.0.0.1:8081/apis/ccompat/v7/,https://registry2:8081"}}},
 		{"Consumer", c.Consumer, Consumer{BootstrapServers: []string{"127.0.0.1:9092", "127.0.0.1:9093"},
 			GroupID: "connect-clicks", AutoOffsetReset: ResetLatest,
 			Overrides: map[string]string{"max.poll.records": "500", "fetch.max.bytes": "1048576"}}},
 		{"MemoryMaxBytes", c.MemoryMaxBytes, int64(64 << 20)},
+		{"SchemaCacheSize (schema.cache.size, the older key)", c.SchemaCacheSize, 100},
 		{"RotateMaxFileBytes", c.RotateMaxFileBytes, int64(128 << 20)},
 		{"Raw number", c.Raw["flush.size"], "5000"},
 		{"Raw bool", c.Raw["hive.integration"], "false"},
@@ -126,7 +131,6 @@ func TestFlatShapeNumbersAndExtras(t *testing.T) {
 		`connector "clicks": consumer.group.id: ignored: the group id is consumer.override.group.id, else connect-<name>`,
 		`connector "clicks": flush.szie: unknown key, ignored (did you mean "flush.size"?)`,
 		`connector "clicks": hdfs.url: ignored because store.url is set`,
-		`connector "clicks": schema.cache.size: ignored: the schema cache is sized by hdfs-sink`,
 		`connector "clicks": transforms: single message transforms are not applied by hdfs-sink: records are written as consumed`,
 	}
 	if got := warnStrings(warns); !reflect.DeepEqual(got, wantWarn) {
@@ -162,7 +166,8 @@ func TestRESTShapeWithHive(t *testing.T) {
 			Database: "raw", TableTemplate: "kafka_${topic}"}},
 		{"HiveTable", c.HiveTable("payments.v1"), "kafka_payments_v1"},
 		{"Registry", c.Registry, SchemaRegistry{URLs: []string{"http://127.0.0.1:8081"},
-			CredentialsSource: CredentialsUserInfo, UserInfo: "svc:s3cret"}},
+			CredentialsSource: CredentialsUserInfo, UserInfo: "svc:s3cret", Props: map[string]string{
+				"basic.auth.credentials.source": "USER_INFO", "basic.auth.user.info": "svc:s3cret", "schema.registry.url": "http://127.0.0.1:8081"}}},
 		{"Consumer", c.Consumer, Consumer{BootstrapServers: []string{"127.0.0.1:9092"}, GroupID: "hdfs-payments",
 			AutoOffsetReset: ResetNone, Overrides: map[string]string{}}},
 	}
@@ -262,10 +267,10 @@ func TestLoadErrors(t *testing.T) {
 		{"duplicate names", "testdata/dup", []string{
 			`connector "orders" is defined twice: in testdata/dup/1-orders.json and in testdata/dup/2-orders-flat.json`}, new(*DuplicateNameError)},
 		{"missing path", "testdata/nope", []string{"load connector config:", "no such file"}, nil},
-		{"no json files", empty, []string{"no *.json connector files in directory"}, new(*FileError)},
+		{"no json files", empty, []string{"no *.json or *.properties connector files in directory"}, new(*FileError)},
 		{"errors of all files together", badDir, []string{
 			`connector "x" (` + filepath.Join(badDir, "1.json") + `): flush.size = "ten"`,
-			filepath.Join(badDir, "2.json") + ": not a JSON connector object"}, new(*FileError)},
+			filepath.Join(badDir, "2.json") + ":1:2: unexpected end of file"}, new(*SyntaxError)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,6 +32,8 @@ var typedKeys = []string{
 	"consumer.auto.offset.reset", "consumer.override.auto.offset.reset",
 	"hdfs.sink.hdfs.user", "hdfs.sink.memory.max.bytes", "hdfs.sink.rotate.max.file.bytes",
 	"hdfs.sink.extra.columns", "hdfs.sink.parquet.row.group.bytes",
+	"schemas.cache.config", "schema.cache.size",
+	"errors.log.include.messages", "errors.deadletterqueue.topic.replication.factor",
 }
 
 // ignoredKey is a reference connector key hdfs-sink accepts without acting
@@ -46,7 +48,6 @@ var ignoredKeys = map[string]ignoredKey{
 		"ignored: the storage backend follows store.url"},
 	"directory.delim":                 {[]string{"/"}, "ignored: directories are always separated by \"/\""},
 	"file.delim":                      {[]string{"+"}, "ignored: file names always use \"+\" (as the reference, which hard-codes it)"},
-	"schema.cache.size":               {nil, "ignored: the schema cache is sized by hdfs-sink"},
 	"enhanced.avro.schema.support":    {[]string{"true"}, "ignored: Avro schemas are kept as registered"},
 	"connect.meta.data":               {[]string{"true", "false"}, "ignored: Connect metadata does not exist in hdfs-sink"},
 	"allow.optional.map.keys":         {[]string{"false"}, "ignored"},
@@ -63,8 +64,8 @@ var ignoredKeys = map[string]ignoredKey{
 var frameworkPrefixes = []string{
 	"key.converter", "value.converter", "header.converter",
 	"transforms", "predicates", "errors.",
-	"consumer.", "producer.override.", "admin.override.",
-	"security.protocol", "ssl.", "sasl.", // Kafka client security, read and checked by cmd (kafkaclient)
+	"consumer.", "producer.", "admin.", "config.providers", "config.action.reload",
+	"confluent.", // the licence settings of Confluent's connectors: hdfs-sink needs none
 }
 
 // knownKeys is every exact key name, for unknown-key detection and hints.
@@ -104,7 +105,11 @@ func keyWarnings(raw map[string]string) []Warning {
 			}
 			continue
 		}
-		if knownKeys[k] || isFrameworkKey(k) {
+		if knownKeys[k] || isFrameworkKey(k) || isClientKey(k) || consumerKeys[k] {
+			continue // client properties: see checkTopLevelClientKeys
+		}
+		if workerKind(k) == workerNotApplicable {
+			out = append(out, Warning{Key: k, Message: "a Kafka Connect worker setting, which means nothing in a connector file (nor to hdfs-sink): ignored"})
 			continue
 		}
 		msg := "unknown key, ignored"
@@ -126,10 +131,14 @@ func contains(list []string, v string) bool {
 }
 
 // suggest returns the known key closest to k when it is close enough to be
+// a typo.
+func suggest(k string) string { return closest(k, sortedKeys(knownKeys)) }
+
+// closest returns the candidate closest to k when it is close enough to be
 // a typo: at most 2 edits, or 3 for keys of 12 characters or more.
-func suggest(k string) string {
+func closest(k string, candidates []string) string {
 	best, bestD := "", 1<<30
-	for cand := range knownKeys {
+	for _, cand := range candidates {
 		d := editDistance(k, cand)
 		if d < bestD || (d == bestD && cand < best) {
 			best, bestD = cand, d

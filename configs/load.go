@@ -1,8 +1,6 @@
 package configs
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,20 +10,25 @@ import (
 	"strings"
 )
 
-// LoadPath loads one connector file, or every *.json file of a directory
-// (sorted by name, not recursive). Errors of all files are returned together;
-// on any error no connector is returned. Two files with one connector name
-// are an error naming both.
-func LoadPath(p string) ([]*Connector, []Warning, error) {
-	st, err := os.Stat(p)
+// MaxFileBytes bounds a connector, worker or provider file: hdfs-sink's
+// own files are a few KiB, an export of a hundred connectors some hundred
+// KiB, and reading a wrong path (a log, a data file) should fail fast.
+const MaxFileBytes = 1 << 20
+
+// LoadPath loads connector files without a worker file: settings Connect
+// keeps in the worker (bootstrap.servers, the converters) must then be in
+// the connector files. See Load.
+func LoadPath(p string) ([]*Connector, []Warning, error) { return Load(p, nil) }
+
+// Load loads one connector file, or every *.json and *.properties file of
+// a directory (sorted by name, not recursive), with the worker's settings
+// under each connector's (w may be nil). Errors of all files are returned
+// together; on any error no connector is returned. Two files with one
+// connector name are an error naming both.
+func Load(p string, w *Worker) ([]*Connector, []Warning, error) {
+	files, err := connectorFiles(p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load connector config: %w", err)
-	}
-	files := []string{p}
-	if st.IsDir() {
-		if files, err = jsonFiles(p); err != nil {
-			return nil, nil, err
-		}
+		return nil, nil, err
 	}
 	var (
 		conns []*Connector
@@ -34,23 +37,19 @@ func LoadPath(p string) ([]*Connector, []Warning, error) {
 		seen  = map[string]string{}
 	)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			errs = append(errs, &FileError{Source: f, Err: err})
-			continue
-		}
-		c, w, err := Parse(f, data)
-		warns = append(warns, w...)
+		cs, ws, err := loadFile(f, w)
+		warns = append(warns, ws...)
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		if first, dup := seen[c.Name]; dup {
-			errs = append(errs, &DuplicateNameError{Name: c.Name, First: first, Second: f})
-			continue
+		for _, c := range cs {
+			if first, dup := seen[c.Name]; dup {
+				errs = append(errs, &DuplicateNameError{Name: c.Name, First: first, Second: f})
+				continue
+			}
+			seen[c.Name] = f
+			conns = append(conns, c)
 		}
-		seen[c.Name] = f
-		conns = append(conns, c)
 	}
 	errs = append(errs, checkOverlaps(conns)...)
 	if len(errs) > 0 {
@@ -59,41 +58,118 @@ func LoadPath(p string) ([]*Connector, []Warning, error) {
 	return conns, warns, nil
 }
 
-func jsonFiles(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir) // sorted by name
+func loadFile(f string, w *Worker) ([]*Connector, []Warning, error) {
+	data, err := readLimited(f)
+	if err != nil {
+		return nil, nil, &FileError{Source: f, Err: err}
+	}
+	return ParseFile(f, data, w)
+}
+
+// readLimited reads a file of at most MaxFileBytes.
+func readLimited(path string) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("larger than %d bytes (1 MiB), the most hdfs-sink reads from a configuration file", MaxFileBytes)
+	}
+	return data, nil
+}
+
+func connectorFiles(p string) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("load connector config: %w", err)
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	entries, err := os.ReadDir(p) // sorted by name
 	if err != nil {
 		return nil, fmt.Errorf("load connector config: %w", err)
 	}
 	var files []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			files = append(files, filepath.Join(dir, e.Name()))
+		if !e.IsDir() && isConnectorFile(e.Name()) {
+			files = append(files, filepath.Join(p, e.Name()))
 		}
 	}
 	if len(files) == 0 {
-		return nil, &FileError{Source: dir, Err: errors.New("no *.json connector files in directory")}
+		return nil, &FileError{Source: p, Err: errors.New("no *.json or *.properties connector files in directory")}
 	}
 	return files, nil
 }
 
-// Parse reads one connector from data. source names the file in messages.
-// It returns all errors of the file at once (errors.Join of *FieldError),
-// or a *FileError when data is not a connector file at all.
+func isConnectorFile(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".json" || ext == ".properties"
+}
+
+// Parse reads a file holding one connector, without a worker. source
+// names the file in messages.
 func Parse(source string, data []byte) (*Connector, []Warning, error) {
-	name, raw, shapeWarns, err := decode(source, data)
+	conns, warns, err := ParseFile(source, data, nil)
 	if err != nil {
+		return nil, warns, err
+	}
+	if len(conns) != 1 {
+		return nil, warns, &FileError{Source: source, Err: fmt.Errorf("holds %d connectors, want 1", len(conns))}
+	}
+	return conns[0], warns, nil
+}
+
+// ParseFile reads every connector of one file (an export holds several)
+// with the worker's settings under them (w may be nil). It returns all
+// errors of the file at once: *SyntaxError when the file cannot be read as
+// connectors, else *FieldError and *ResolveError per setting.
+func ParseFile(source string, data []byte, w *Worker) ([]*Connector, []Warning, error) {
+	rcs, err := splitConnectors(source, data)
+	if err != nil && len(rcs) == 0 {
 		return nil, nil, err
 	}
-	p := &parser{name: name, source: source, raw: raw}
-	if name == "" {
+	errs := flatten(err)
+	var conns []*Connector
+	var warns []Warning
+	for _, rc := range rcs {
+		c, ws, err := buildConnector(source, rc, w)
+		warns = append(warns, ws...)
+		errs = append(errs, flatten(err)...)
+		if err == nil {
+			conns = append(conns, c)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, warns, err
+	}
+	return conns, warns, nil
+}
+
+// buildConnector resolves a connector's placeholders, puts its settings
+// over the worker's, and reads and validates every key.
+func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Warning, error) {
+	own, rerrs := resolveOwn(source, rc, w)
+	eff, mergeWarns := effective(own, w)
+	p := &parser{name: rc.name, source: source, set: eff, raw: eff.values(), own: rc.raw, errs: rerrs, w: w}
+	if !rc.nameOK {
 		p.missing("name", "must be the connector name (top-level \"name\", or \"name\" inside the config)")
 	}
 	c := p.build()
 	p.validate(c)
-	warns := append(shapeWarns, keyWarnings(raw)...)
+	if w != nil {
+		p.checkOverridePolicy(w.OverridePolicy)
+	}
+	warns := append(rc.warns, mergeWarns...)
+	warns = append(warns, keyWarnings(rc.raw)...)
 	warns = append(warns, p.warns...)
 	for i := range warns {
-		warns[i].Connector = name
+		warns[i].Connector = rc.name
 	}
 	// Map iteration fed some warnings: sort so output is reproducible.
 	sort.SliceStable(warns, func(i, j int) bool { return warns[i].Key < warns[j].Key })
@@ -103,104 +179,52 @@ func Parse(source string, data []byte) (*Connector, []Warning, error) {
 	return c, warns, nil
 }
 
-// decode accepts {"name": n, "config": {…}} (also with the "tasks" and
-// "type" members of a Connect REST GET answer) or a flat config map holding
-// "name". Values may be strings, numbers, booleans or lists of those (joined
-// with ","); null means "not set".
-func decode(source string, data []byte) (string, map[string]string, []Warning, error) {
-	top, err := decodeObject(data)
-	if err != nil {
-		return "", nil, nil, &FileError{Source: source, Err: fmt.Errorf("not a JSON connector object: %w", err)}
+// resolveOwn replaces the connector's config provider placeholders, with
+// the worker's providers and any the connector file declares itself.
+func resolveOwn(source string, rc rawConnector, w *Worker) (settings, []error) {
+	ps, errs := parseProviders(rc.raw)
+	for i, e := range errs {
+		errs[i] = connectorErr(rc.name, source, e)
 	}
-	cfg := top
-	var warns []Warning
-	if inner, ok := top["config"].(map[string]any); ok {
-		cfg = inner
-		for k := range top {
-			if k != "name" && k != "config" && k != "tasks" && k != "type" {
-				warns = append(warns, Warning{Key: k, Message: "top-level member ignored (only \"name\" and \"config\" are read)"})
+	if w != nil {
+		for name, p := range w.providers {
+			if _, mine := ps[name]; !mine {
+				ps[name] = p
 			}
 		}
 	}
-	raw := make(map[string]string, len(cfg))
-	var errs []error
-	for k, v := range cfg {
-		s, ok, err := scalarString(v)
-		if err != nil {
-			errs = append(errs, &FileError{Source: source, Err: fmt.Errorf("%s: %w", k, err)})
-		} else if ok {
-			raw[k] = s
-		}
-	}
-	name, err := connectorName(top, raw)
-	if err != nil {
-		errs = append(errs, &FileError{Source: source, Err: err})
-	}
-	if len(errs) > 0 {
-		return "", nil, nil, errors.Join(errs...)
-	}
-	return name, raw, warns, nil
-}
-
-func decodeObject(data []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // keep "1000" and 1000 textually identical
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return nil, err
-	}
-	top, ok := doc.(map[string]any)
-	if !ok {
-		return nil, errors.New("the document must be a JSON object")
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("trailing data after the JSON object")
-	}
-	return top, nil
-}
-
-// connectorName takes the top-level name of the REST shape, else the config
-// "name"; when both are present they must agree.
-func connectorName(top map[string]any, raw map[string]string) (string, error) {
-	inner := strings.TrimSpace(raw["name"])
-	if _, rest := top["config"].(map[string]any); !rest {
-		return inner, nil
-	}
-	outer, _ := top["name"].(string)
-	outer = strings.TrimSpace(outer)
-	switch {
-	case outer == "":
-		return inner, nil
-	case inner != "" && inner != outer:
-		return "", fmt.Errorf("name %q differs from config name %q", outer, inner)
-	}
-	return outer, nil
-}
-
-func scalarString(v any) (string, bool, error) {
-	switch x := v.(type) {
-	case nil:
-		return "", false, nil
-	case string:
-		return x, true, nil
-	case json.Number:
-		return x.String(), true, nil
-	case bool:
-		if x {
-			return "true", true, nil
-		}
-		return "false", true, nil
-	case []any:
-		parts := make([]string, 0, len(x))
-		for _, e := range x {
-			s, ok, err := scalarString(e)
-			if _, nested := e.([]any); err != nil || nested || !ok {
-				return "", false, errors.New("list elements must be strings, numbers or booleans")
+	own := settings{}
+	for _, k := range sortedKeys(rc.raw) {
+		st := setting{value: rc.raw[k]}
+		if !isProviderKey(k) {
+			v, secret, err := ps.resolve(rc.raw[k])
+			if err != nil {
+				errs = append(errs, &ResolveError{Connector: rc.name, Source: source, Key: k, Err: err})
 			}
-			parts = append(parts, s)
+			st.value, st.secret = v, secret
 		}
-		return strings.Join(parts, ","), true, nil
-	default:
-		return "", false, errors.New("value must be a string, number, boolean or list, not an object")
+		own[k] = st
 	}
+	return own, errs
+}
+
+// flatten lists the errors of an errors.Join, so that joining again keeps
+// one error per line and per problem.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
+
+func connectorErr(name, source string, err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		fe.Connector, fe.Source = name, source
+		return fe
+	}
+	return err
 }

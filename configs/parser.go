@@ -7,11 +7,15 @@ import (
 	"time"
 )
 
-// parser reads typed values out of one connector's raw map, collecting every
-// error and warning instead of stopping at the first.
+// parser reads typed values out of one connector's settings (its own over
+// the worker's), collecting every error and warning instead of stopping at
+// the first.
 type parser struct {
 	name, source string
-	raw          map[string]string
+	raw          map[string]string // effective values
+	set          settings          // the same, with origins and secrecy
+	own          map[string]string // the connector file's own keys
+	w            *Worker           // nil without one
 	errs         []error
 	warns        []Warning
 }
@@ -27,16 +31,46 @@ const (
 // maxMillis keeps millisecond values convertible to time.Duration.
 const maxMillis = math.MaxInt64 / int64(time.Millisecond)
 
-func (p *parser) fail(key, value, reason string) {
-	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Value: value, Set: true, Reason: reason})
+// fail records a bad value of key. A secret is never quoted: the value is
+// Hidden when the key is password-typed or a config provider supplied it.
+func (p *parser) fail(key, value, reason string) { p.failOrigin(key, value, p.set[key].origin, reason) }
+
+// failOrigin is fail for a value that came from origin (the worker's
+// top-level client properties are not among the connector's settings).
+func (p *parser) failOrigin(key, value, origin, reason string) {
+	if p.secret(key) {
+		value = Hidden
+	}
+	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Value: value, Set: true,
+		Reason: reason, Origin: origin})
 }
+
+func (p *parser) secret(key string) bool { return IsSecretKey(key) || p.set[key].secret }
 
 func (p *parser) missing(key, reason string) {
 	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Reason: reason})
 }
 
-func (p *parser) warn(key, msg string) {
+func (p *parser) warn(key, msg string) { p.warnOrigin(key, p.set[key].origin, msg) }
+
+// warnOrigin warns of key, naming where its value came from when that is
+// not the connector file.
+func (p *parser) warnOrigin(key, origin, msg string) {
+	if origin != "" {
+		msg += " (set in " + origin + ")"
+	}
 	p.warns = append(p.warns, Warning{Key: key, Message: msg})
+}
+
+// whereFrom ends a "not set" message with the places a worker setting may
+// come from: the worker file, the environment, the connector file.
+func whereFrom(keys ...string) string {
+	env := make([]string, len(keys))
+	for i, k := range keys {
+		env[i] = PropertyToEnv(k)
+	}
+	return "set " + strings.Join(keys, " or ") + " in the worker file (--worker), as " + strings.Join(env, " or ") +
+		" in the environment, or in the connector file"
 }
 
 // get returns the trimmed value of key; Connect trims values too.

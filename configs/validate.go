@@ -14,8 +14,22 @@ func (p *parser) validate(c *Connector) {
 	p.validatePartitioner(c)
 	p.validateHive(c)
 	p.validateRegistry(c)
-	if c.Errors.DLQTopic != "" && c.Errors.Tolerance == ToleranceNone {
-		p.warn("errors.deadletterqueue.topic.name", "unused while errors.tolerance is none: the first bad record stops the connector")
+	p.validateDLQ(c)
+}
+
+// validateDLQ: a dead-letter topic the connector also consumes would feed
+// its bad records back to itself (Connect refuses it too).
+func (p *parser) validateDLQ(c *Connector) {
+	const key = "errors.deadletterqueue.topic.name"
+	dlq := c.Errors.DLQTopic
+	switch {
+	case dlq == "":
+	case c.consumes(dlq) && c.TopicsRegex != nil:
+		p.fail(key, dlq, "is matched by topics.regex: the connector would consume its own dead-letter topic")
+	case c.consumes(dlq):
+		p.fail(key, dlq, "is in topics: the connector would consume its own dead-letter topic")
+	case c.Errors.Tolerance == ToleranceNone:
+		p.warn(key, "unused while errors.tolerance is none: the first bad record stops the connector")
 	}
 }
 
@@ -30,7 +44,8 @@ func (p *parser) validateSources() {
 		p.missing("store.url", "set store.url (or hdfs.url) to hdfs://host[:port][/path] or file:///path")
 	}
 	if _, _, ok := p.pick("consumer.override.bootstrap.servers", "consumer.bootstrap.servers", "bootstrap.servers"); !ok {
-		p.missing("bootstrap.servers", "set bootstrap.servers, consumer.bootstrap.servers or consumer.override.bootstrap.servers to a host:port list")
+		p.missing("bootstrap.servers", "the Kafka brokers, a host:port list: "+whereFrom("bootstrap.servers")+
+			" (consumer.bootstrap.servers and consumer.override.bootstrap.servers work too)")
 	}
 }
 
@@ -86,8 +101,8 @@ func (p *parser) validateHive(c *Connector) {
 	if !c.Hive.Enabled {
 		return
 	}
-	if !p.has("hive.metastore.uris") {
-		p.missing("hive.metastore.uris", "required when hive.integration is true (thrift://host:port; hdfs-sink has no embedded metastore)")
+	if !p.has("hive.metastore.uris") && !p.has("hive.conf.dir") {
+		p.missing("hive.metastore.uris", "required when hive.integration is true (thrift://host:port; hdfs-sink has no embedded metastore), in the connector file or in <hive.conf.dir>/hive-site.xml")
 	}
 	if c.SchemaCompatibility == CompatNone && !p.failed("schema.compatibility") {
 		p.fail("schema.compatibility", string(c.SchemaCompatibility), "must be BACKWARD, FORWARD or FULL when hive.integration is true")
@@ -127,8 +142,9 @@ func (p *parser) validateRegistry(c *Connector) {
 		}
 		return
 	}
-	if _, _, ok := p.pick("value.converter.schema.registry.url", "schema.registry.url"); !ok {
-		p.missing("value.converter.schema.registry.url", "required: the schema registry URL list (schema.registry.url is accepted too)")
+	if _, _, ok := p.pick("value.converter.schema.registry.url", "schema.registry.url"); !ok && !p.failed("value.converter") {
+		p.missing("value.converter.schema.registry.url", "the schema registry URL list: "+whereFrom("value.converter.schema.registry.url")+
+			" (with value.converter; schema.registry.url works in a connector file too)")
 	}
 	if c.Registry.CredentialsSource == CredentialsUserInfo && c.Registry.UserInfo == "" && !p.anyFailed("basic.auth.user.info") {
 		p.missing("value.converter.basic.auth.user.info", "required (user:password) when basic.auth.credentials.source is USER_INFO")

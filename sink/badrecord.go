@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strconv"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
@@ -56,7 +59,7 @@ func (c *Connector) badRecord(ctx context.Context, kr *kgo.Record, cause error) 
 		return bad
 	}
 	if c.cfg.DLQTopic == "" {
-		c.cfg.Logger.Error("bad record skipped (errors.tolerance=all, no dead-letter topic)", "topic", kr.Topic, "partition", kr.Partition, "offset", kr.Offset, "err", cause)
+		c.logBad(slog.LevelError, "bad record skipped (errors.tolerance=all, no dead-letter topic)", kr, cause)
 		c.Stats.DeadLettered.Add(1)
 		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordSkipped)
 		return nil
@@ -67,18 +70,61 @@ func (c *Connector) badRecord(ctx context.Context, kr *kgo.Record, cause error) 
 	}
 	c.Stats.DeadLettered.Add(1)
 	c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordDeadLettered)
-	c.cfg.Logger.Warn("bad record sent to the dead-letter topic", "dlq", c.cfg.DLQTopic, "topic", kr.Topic, "partition", kr.Partition, "offset", kr.Offset, "err", cause)
+	c.logBad(slog.LevelWarn, "bad record sent to the dead-letter topic", kr, cause, "dlq", c.cfg.DLQTopic)
 	return nil
 }
 
-// deadLetter produces the record unchanged with Kafka Connect's error
-// headers, retrying until it is acknowledged or ctx ends.
+// logBad logs a tolerated bad record as errors.log.enable says: each one
+// when true, with its key and value when errors.log.include.messages is
+// true too. When false (Connect's default) Connect logs none; hdfs-sink
+// logs the first once, so that skipping is never silent, and counts the
+// rest in /status.
+func (c *Connector) logBad(level slog.Level, msg string, kr *kgo.Record, cause error, extra ...any) {
+	attrs := append([]any{"topic", kr.Topic, "partition", kr.Partition, "offset", kr.Offset, "err", cause}, extra...)
+	if !c.cfg.LogBadRecords {
+		if c.badLogged.CompareAndSwap(false, true) {
+			c.cfg.Logger.Log(context.Background(), level, msg+"; errors.log.enable is false: further bad records are counted (dead_lettered), not logged", attrs...)
+		}
+		return
+	}
+	if c.cfg.LogRecordContent {
+		attrs = append(attrs, "key", recordBytes(kr.Key), "value", recordBytes(kr.Value))
+	}
+	c.cfg.Logger.Log(context.Background(), level, msg, attrs...)
+}
+
+// maxLoggedBytes bounds a logged key or value: a bad record can be large.
+const maxLoggedBytes = 1 << 10
+
+func recordBytes(b []byte) string {
+	if b == nil {
+		return "null"
+	}
+	if len(b) > maxLoggedBytes {
+		return fmt.Sprintf("%q... (%d bytes)", b[:maxLoggedBytes], len(b))
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// deadLetter produces the record unchanged (key, value, headers), with
+// Kafka Connect's error headers when DLQHeaders, retrying until it is
+// acknowledged or ctx ends. The topic is created first when missing.
 func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error) error {
-	out := &kgo.Record{Topic: c.cfg.DLQTopic, Key: kr.Key, Value: kr.Value, Headers: dlqHeaders(c.cfg.Name, kr, cause)}
+	out := &kgo.Record{Topic: c.cfg.DLQTopic, Key: kr.Key, Value: kr.Value}
+	if c.cfg.DLQHeaders {
+		out.Headers = dlqHeaders(c.cfg.Name, kr, cause)
+	}
 	out.Headers = append(out.Headers, kr.Headers...)
 	wait := 100 * time.Millisecond
 	for {
-		err := c.cl.ProduceSync(ctx, out).FirstErr()
+		err := c.ensureDLQ(ctx)
+		var ce *dlqCreateError
+		if errors.As(err, &ce) && !kerr.IsRetriable(ce.err) {
+			return err // the topic cannot be created as configured: stop, as Connect does
+		}
+		if err == nil {
+			err = c.cl.ProduceSync(ctx, out).FirstErr()
+		}
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -86,7 +132,7 @@ func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error)
 		if ferr := c.kafkaFatal(err); ferr != nil {
 			return ferr // refused, not down: retrying would hang the partition
 		}
-		c.cfg.Logger.Warn("dead-letter produce failed; retrying", "err", err)
+		c.cfg.Logger.Warn("dead-letter produce failed; retrying", "dlq", c.cfg.DLQTopic, "err", err)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -95,6 +141,41 @@ func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error)
 		wait = min(2*wait, 10*time.Second)
 	}
 }
+
+// ensureDLQ creates the dead-letter topic with one partition and
+// DLQReplication replicas when it does not exist, as Connect does; the
+// producer does not ask brokers to create topics.
+func (c *Connector) ensureDLQ(ctx context.Context) error {
+	if c.dlqReady.Load() {
+		return nil
+	}
+	rf := c.cfg.DLQReplication
+	if rf <= 0 {
+		rf = -1 // the broker's default.replication.factor
+	}
+	resp, err := kadm.NewClient(c.cl).CreateTopic(ctx, 1, rf, nil, c.cfg.DLQTopic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err == nil || errors.Is(err, kerr.TopicAlreadyExists) {
+		c.dlqReady.Store(true)
+		return nil
+	}
+	return &dlqCreateError{topic: c.cfg.DLQTopic, rf: rf, err: err}
+}
+
+// dlqCreateError is a dead-letter topic the broker would not create.
+type dlqCreateError struct {
+	topic string
+	rf    int16
+	err   error
+}
+
+func (e *dlqCreateError) Error() string {
+	return fmt.Sprintf("create dead-letter topic %s (replication factor %d, errors.deadletterqueue.topic.replication.factor): %v", e.topic, e.rf, e.err)
+}
+
+func (e *dlqCreateError) Unwrap() error { return e.err }
 
 // dlqHeaders are the headers Kafka Connect adds with
 // errors.deadletterqueue.context.headers.enable=true.

@@ -88,7 +88,16 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	Tolerance       Tolerance
 	DLQTopic        string
-	FailOnNull      bool // behavior.on.null.values=fail
+	// DLQHeaders adds Connect's __connect.errors.* headers to dead-lettered
+	// records (errors.deadletterqueue.context.headers.enable).
+	DLQHeaders bool
+	// DLQReplication is the replication factor of the dead-letter topic
+	// when it has to be created; <= 0: the broker's default.
+	DLQReplication int16
+	// LogBadRecords logs each tolerated bad record (errors.log.enable);
+	// LogRecordContent adds its key and value (errors.log.include.messages).
+	LogBadRecords, LogRecordContent bool
+	FailOnNull                      bool // behavior.on.null.values=fail
 
 	Logger       *slog.Logger
 	Observer     Observer      // nil: nobody observes
@@ -142,6 +151,9 @@ type Connector struct {
 	pause   pauseControl
 	panicMu sync.Mutex
 	panic   *PanicError // the first panic recovered in a partition worker
+
+	dlqReady  atomic.Bool // the dead-letter topic exists
+	badLogged atomic.Bool // a tolerated bad record was logged
 }
 
 // New validates the wiring and creates the Kafka client (which connects lazily).

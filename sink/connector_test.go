@@ -205,7 +205,7 @@ func TestBadRecordsGoToDeadLetterTopic(t *testing.T) {
 	}
 	k.produce(recs...)
 	cfg := k.config("tolerant")
-	cfg.Tolerance, cfg.DLQTopic = ToleranceAll, dlq
+	cfg.Tolerance, cfg.DLQTopic, cfg.DLQHeaders = ToleranceAll, dlq, true
 	c := start(t, cfg)
 	waitFor(t, "good records committed", func() bool { return committedRecords(k.fs) == int64(len(bads)) })
 	if got := c.Stats.DeadLettered.Load(); got != int64(len(bads)) {

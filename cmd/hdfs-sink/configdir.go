@@ -21,17 +21,17 @@ var errNotWritable = errors.New("connector files cannot be changed here: --confi
 
 // writableDir returns the config directory if the daemon can change it.
 func (d *daemon) writableDir() (string, error) {
-	st, err := os.Stat(d.path)
+	st, err := os.Stat(d.cf.config)
 	if err != nil || !st.IsDir() {
 		return "", errNotWritable
 	}
-	f, err := os.CreateTemp(d.path, ".hdfs-sink-probe-*.tmp")
+	f, err := os.CreateTemp(d.cf.config, ".hdfs-sink-probe-*.tmp")
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", errNotWritable, err)
 	}
 	f.Close()
 	os.Remove(f.Name())
-	return d.path, nil
+	return d.cf.config, nil
 }
 
 // fileFor is where connector name lives: its own file if it came from the
@@ -60,7 +60,7 @@ func (a *restAPI) putConfig(w http.ResponseWriter, r *http.Request) {
 	}
 	file := a.d.fileFor(dir, name)
 	data, c, err := a.candidate(r.Body, name)
-	refused := redactedErrors(err)
+	refused := redactedErrors(a.d.board.redactor(), err)
 	if err == nil {
 		refused = a.d.checkWithOthers(dir, file, data)
 	}
@@ -79,7 +79,7 @@ func (a *restAPI) putConfig(w http.ResponseWriter, r *http.Request) {
 	if existed {
 		code = http.StatusOK
 	}
-	writeJSON(w, code, infoOf(c))
+	writeJSON(w, code, infoOf(configs.NewRedactor(a.d.board.loadedWorker(), c), c))
 }
 
 func safeName(name string) bool {
@@ -130,8 +130,8 @@ func (d *daemon) checkWithOthers(dir, target string, data []byte) []string {
 	if err := os.WriteFile(filepath.Join(tmp, filepath.Base(target)), data, 0o600); err != nil {
 		return []string{err.Error()}
 	}
-	_, err = loadChecked(tmp, slog.New(slog.DiscardHandler))
-	msgs := redactedErrors(err)
+	_, err = loadChecked(configFlags{config: tmp, worker: d.cf.worker}, slog.New(slog.DiscardHandler))
+	msgs := redactedErrors(d.board.redactor(), err)
 	for i := range msgs {
 		msgs[i] = strings.ReplaceAll(msgs[i], tmp, filepath.Clean(dir))
 	}

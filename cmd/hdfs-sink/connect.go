@@ -36,17 +36,18 @@ func cmdCheckConnect(ctx context.Context, args []string, stdout, stderr io.Write
 	rest := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--connect" || a == "-connect" })
 	fs := flag.NewFlagSet("check --connect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("config", "", "connector file or directory")
+	var cf configFlags
+	cf.register(fs)
 	timeout := fs.Duration("timeout", 15*time.Second, "how long each service may take to answer")
 	if err := fs.Parse(rest); err != nil {
 		return exitUsage
 	}
-	if code := cmdCheck([]string{"--config", *path}, stdout, stderr); code != 0 {
+	if code := cmdCheck([]string{"--config", cf.config, "--worker", cf.worker}, stdout, stderr); code != 0 {
 		return code
 	}
-	conns, err := loadConnectors(*path)
+	conns, redact, err := loadConnectors(cf)
 	if err != nil { // cmdCheck accepted them: only a file changed meanwhile
-		fmt.Fprintln(stderr, "hdfs-sink check --connect:", err)
+		fmt.Fprintln(stderr, "hdfs-sink check --connect:", redact.Text(err.Error()))
 		return exitUsage
 	}
 	failed := false

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 )
 
@@ -69,21 +70,21 @@ func (a *restAPI) statusOf(s *supervisor) connectorStateInfo {
 	_, paused := s.pauseState()
 	st := stateInfo{State: connectState(cs.state, paused), WorkerID: a.workerID}
 	if cs.err != nil {
-		st.Trace = scrubURLs(cs.err.Error())
+		st.Trace = scrub(a.d.board.redactor(), cs.err.Error())
 	}
 	out := connectorStateInfo{Name: s.name, Connector: st, Tasks: []taskState{{ID: 0, stateInfo: st}}, Type: "sink",
-		Partitions: partitionStatuses(a.d.metrics.Partitions(s.name)), Restarts: cs.restarts}
+		Partitions: partitionStatuses(a.d.board.redactor(), a.d.metrics.Partitions(s.name)), Restarts: cs.restarts}
 	if !cs.nextRestart.IsZero() {
 		out.NextRestartSeconds = max(time.Until(cs.nextRestart).Seconds(), 0)
 	}
 	return out
 }
 
-func partitionStatuses(views []metrics.PartitionView) []partitionStatus {
+func partitionStatuses(r *configs.Redactor, views []metrics.PartitionView) []partitionStatus {
 	out := make([]partitionStatus, 0, len(views))
 	for _, v := range views {
 		ps := partitionStatus{Topic: v.Topic, Partition: v.Partition, State: v.State, CommittedOffset: max(v.Next-1, -1),
-			LogEndOffset: v.LogEnd, Lag: v.Lag(), LastError: scrubURLs(v.LastError)}
+			LogEndOffset: v.LogEnd, Lag: v.Lag(), LastError: scrub(r, v.LastError)}
 		if !v.LastCommit.IsZero() {
 			ps.LastCommitAgo = time.Since(v.LastCommit).Seconds()
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -26,31 +25,6 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
-func cmdCheck(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "", "connector file or directory")
-	if err := fs.Parse(args); err != nil || *path == "" {
-		fmt.Fprintln(stderr, "hdfs-sink check: --config is required")
-		return 2
-	}
-	conns, warns, err := configs.LoadPath(*path)
-	for _, w := range warns {
-		fmt.Fprintln(stderr, "warning:", w)
-	}
-	if err == nil {
-		err = checkWiring(conns)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	for _, c := range conns {
-		fmt.Fprintf(stdout, "ok: connector %q (%s)\n", c.Name, c.Source)
-	}
-	return 0
-}
-
 func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 	// Caught first: SIGHUP's default action ends the process without
 	// committing anything, and systemctl reload sends it.
@@ -59,7 +33,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 	defer signal.Stop(hup)
 	var rf runFlags
 	fs := rf.flagSet(stderr)
-	if err := fs.Parse(args); err != nil || rf.path == "" {
+	if err := fs.Parse(args); err != nil || rf.cf.config == "" {
 		fmt.Fprintln(stderr, "hdfs-sink run: --config is required")
 		return 2
 	}
@@ -68,53 +42,59 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hdfs-sink run:", err)
 		return 2
 	}
-	d, conns, code := rf.daemon(log)
+	d, l, code := rf.daemon(log)
 	if d == nil {
 		return code
 	}
-	srv, err := rf.server(d, log)
+	srv, err := rf.server(fs, d, l.worker, log)
 	if err != nil {
-		log.Error("cannot serve the REST API, metrics and health endpoints", "addr", rf.listenAddr(), "err", err)
+		log.Error("cannot serve the REST API, metrics and health endpoints", "addr", rf.listenAddr(fs, l.worker), "err", err)
 		return 2
 	}
 	if srv != nil {
 		defer srv.shutdown()
 	}
 	go d.forwardReloads(ctx, hup)
-	return d.runConnectors(ctx, conns)
+	return d.runConnectors(ctx, l.conns)
 }
 
-// daemon builds the daemon from the flags and loads the connector files;
-// a nil daemon comes with the exit code.
-func (rf *runFlags) daemon(log *slog.Logger) (*daemon, []*configs.Connector, int) {
+// daemon builds the daemon from the flags and loads the worker and
+// connector files; a nil daemon comes with the exit code.
+func (rf *runFlags) daemon(log *slog.Logger) (*daemon, loaded, int) {
 	faults, err := sink.FaultsFromEnv()
 	if err != nil {
 		log.Error("bad fault injection setting", "err", err)
-		return nil, nil, 2
+		return nil, loaded{}, 2
 	}
-	loaded := configFingerprint(rf.path)
-	conns, err := loadChecked(rf.path, log)
+	fp := configFingerprint(rf.cf.config)
+	l, err := loadChecked(rf.cf, log)
+	rf.log.hide(l.redact)
 	if err != nil {
-		log.Error("invalid connector configuration; nothing consumed", "err", err)
-		return nil, nil, 2
+		log.Error("invalid configuration; nothing consumed", "err", err)
+		return nil, l, 2
 	}
-	d := newDaemon(faults, newProcessMemory(rf.memMax, len(conns), log), newStatusBoard(), log)
-	d.path, d.loaded, d.restart, d.healthEvery, d.watchEvery = rf.path, loaded, rf.restartPolicy(), rf.healthEvery, rf.watchEvery
+	for _, line := range workerLines(l.worker) {
+		log.Info(line)
+	}
+	d := newDaemon(faults, newProcessMemory(rf.memMax, len(l.conns), log), newStatusBoard(), log)
+	d.board.setLoaded(l)
+	d.cf, d.loaded, d.restart, d.healthEvery, d.watchEvery = rf.cf, fp, rf.restartPolicy(), rf.healthEvery, rf.watchEvery
+	d.hide = rf.log.hide
 	d.limitMemory = func(conns []*configs.Connector) { limitBySum(rf.memMax, conns, d.metrics, log) }
-	return d, conns, 0
+	return d, l, 0
 }
 
-// loadChecked loads connector files as run and check do: configs, then
-// what the wiring refuses.
-func loadChecked(path string, log *slog.Logger) ([]*configs.Connector, error) {
-	conns, warns, err := configs.LoadPath(path)
-	for _, w := range warns {
-		log.Warn("connector config", "warning", w.String())
+// loadChecked loads the worker and connector files as run and check do:
+// configs, then what the wiring refuses; warnings go to log.
+func loadChecked(cf configFlags, log *slog.Logger) (loaded, error) {
+	l, err := cf.load()
+	for _, w := range l.warns {
+		log.Warn("config", "warning", w.String())
 	}
 	if err == nil {
-		err = checkWiring(conns)
+		_, err = checkWiring(l.conns, l.redact)
 	}
-	return conns, err
+	return l, err
 }
 
 // daemon is what the connectors of one `run` share, and how it reaches the
@@ -125,7 +105,8 @@ type daemon struct {
 	board       *statusBoard
 	metrics     *metrics.Metrics
 	log         *slog.Logger
-	path        string // --config, read again on reload
+	cf          configFlags             // --config and --worker, read again on reload
+	hide        func(*configs.Redactor) // gives the log handler the secrets of a reload
 	restart     restartPolicy
 	healthEvery time.Duration
 	watchEvery  time.Duration              // 0: no directory watch
@@ -317,7 +298,10 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS, reg schema
 	if err != nil {
 		return nil, nil, err
 	}
-	syncer := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
+	syncer, err := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
+	if err != nil {
+		return nil, nil, err
+	}
 	if syncer != nil {
 		cfg.Catalog = syncer // not a nil *Syncer in a non-nil Catalog
 	}

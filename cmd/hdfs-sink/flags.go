@@ -5,11 +5,13 @@ import (
 	"io"
 	"log/slog"
 	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
 // runFlags are the flags of `hdfs-sink run`.
 type runFlags struct {
-	path        string
+	cf          configFlags // --config, --worker
 	listen      string
 	statusAddr  string // the flag before --listen; kept so existing units keep working
 	memMax      int64
@@ -28,7 +30,7 @@ const defaultListen = "127.0.0.1:8083"
 func (rf *runFlags) flagSet(stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&rf.path, "config", "", "connector file or directory (a writable directory lets the REST API add, change and delete connectors)")
+	rf.cf.register(fs) // a writable config directory lets the REST API add, change and delete connectors
 	fs.StringVar(&rf.listen, "listen", defaultListen, "address of the REST API, /metrics, /healthz and /readyz (empty: off)")
 	fs.StringVar(&rf.statusAddr, "status-addr", "", "old name of --listen; wins when set")
 	fs.Int64Var(&rf.memMax, "memory-max-bytes", 0, "memory ceiling for the whole process, shared by all connectors (0: the sum of their hdfs.sink.memory.max.bytes)")
@@ -45,9 +47,17 @@ func (rf *runFlags) flagSet(stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func (rf *runFlags) listenAddr() string {
-	if rf.statusAddr != "" {
+// listenAddr is --status-addr (the old name) or --listen when given, else
+// the worker file's HTTP address (listeners, rest.host.name/rest.port),
+// else the default.
+func (rf *runFlags) listenAddr(fs *flag.FlagSet, w *configs.Worker) string {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "listen" })
+	switch {
+	case rf.statusAddr != "":
 		return rf.statusAddr
+	case !given && w != nil && w.HTTPAddr != "":
+		return w.HTTPAddr
 	}
 	return rf.listen
 }
@@ -60,8 +70,8 @@ func (rf *runFlags) restartPolicy() restartPolicy {
 }
 
 // server starts the HTTP server, or returns nil when it is off.
-func (rf *runFlags) server(d *daemon, log *slog.Logger) (*httpServer, error) {
-	addr := rf.listenAddr()
+func (rf *runFlags) server(fs *flag.FlagSet, d *daemon, w *configs.Worker, log *slog.Logger) (*httpServer, error) {
+	addr := rf.listenAddr(fs, w)
 	if addr == "" {
 		return nil, nil
 	}

@@ -14,17 +14,21 @@ import (
 )
 
 // hiveSyncer wires hive.integration: nil when it is off. dial connects to
-// hive.metastore.uris.
+// hive.metastore.uris (from the connector file, else hive-site.xml).
 func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partitioner,
-	dial func(ctx context.Context, uris string) (hive.Metastore, error), log *slog.Logger) *hive.Syncer {
+	dial func(ctx context.Context, uris string) (hive.Metastore, error), log *slog.Logger) (*hive.Syncer, error) {
 	if !c.Hive.Enabled {
-		return nil
+		return nil, nil
+	}
+	target, err := hiveTargetOf(c)
+	if err != nil {
+		return nil, err
 	}
 	format := hive.FormatAvro
 	if c.Format == configs.FormatParquet {
 		format = hive.FormatParquet
 	}
-	uris := strings.Join(c.Hive.MetastoreURIs, ",")
+	uris := target.uris
 	return hive.NewSyncer(hive.SyncConfig{
 		Database: c.Hive.Database, Format: format, Backoff: c.RetryBackoff,
 		Logger: log.With("connector", c.Name),
@@ -39,7 +43,7 @@ func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partiti
 				ListDirs: func() ([]string, error) { return committedDirs(store, dir) },
 			}
 		},
-	})
+	}), nil
 }
 
 // dialHive connects to a metastore of uris.

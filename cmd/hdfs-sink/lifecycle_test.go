@@ -98,7 +98,7 @@ func TestPanicInOneConnectorIsItsFailure(t *testing.T) {
 // with its new file, and the unchanged one keeps its very connector.
 func TestReloadAddsRemovesRestartsAndLeavesAlone(t *testing.T) {
 	f := newDaemonFixture(t, "kept", "removed", "changed", "added")
-	f.d.path = f.dir
+	f.d.cf.config = f.dir
 	conns := []*configs.Connector{f.connector("kept"), f.connector("removed"), f.connector("changed")}
 	f.run(conns)
 	hup := make(chan os.Signal, 1)
@@ -138,7 +138,7 @@ func TestReloadAddsRemovesRestartsAndLeavesAlone(t *testing.T) {
 // reload; every connector goes on as it was.
 func TestReloadWithABadFileChangesNothing(t *testing.T) {
 	f := newDaemonFixture(t, "one")
-	f.d.path = f.dir
+	f.d.cf.config = f.dir
 	f.run([]*configs.Connector{f.connector("one")})
 	f.produce("one", 5)
 	f.waitFor("running", func() bool { return f.committed("one") == 1 })
@@ -262,7 +262,7 @@ func TestRestartThroughAPIRevivesAGivenUpConnector(t *testing.T) {
 // config directory is noticed by the watch and its connector starts.
 func TestConfigDirectoryWatchReloads(t *testing.T) {
 	f := newDaemonFixture(t, "first", "second")
-	f.d.path, f.d.watchEvery = f.dir, 50*time.Millisecond
+	f.d.cf.config, f.d.watchEvery = f.dir, 50*time.Millisecond
 	f.run([]*configs.Connector{f.connector("first")})
 	go f.d.forwardReloads(f.ctx, nil)
 	f.connector("second")

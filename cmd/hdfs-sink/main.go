@@ -1,8 +1,8 @@
 // Command hdfs-sink moves Avro data from Kafka to HDFS exactly once. It reads
-// Kafka Connect HDFS sink connector files unchanged.
+// Kafka Connect HDFS sink connector files and worker files unchanged.
 //
-//	hdfs-sink run --config <file.json | directory>   run the daemon
-//	hdfs-sink check --config <file.json | directory> validate connector files and exit
+//	hdfs-sink run   [--worker <file>] --config <file | directory>  run the daemon
+//	hdfs-sink check [--worker <file>] --config <file | directory>  validate and report, then exit
 //	hdfs-sink demo                                    the whole pipeline in one process, nothing installed
 //	hdfs-sink offsets [reset]                         where partitions stand; resume one at an offset (a fenced WAL claim)
 //	hdfs-sink verify                                  committed files against Kafka and the WAL
@@ -19,7 +19,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
 var version = "dev"
@@ -67,17 +70,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  hdfs-sink run   --config <file.json|dir> [--listen 127.0.0.1:8083] [--read-only] [--log-level debug|info|warn] [--log-format text|json]
+  hdfs-sink run   [--worker FILE] --config <file|dir> [--listen 127.0.0.1:8083] [--read-only] [--log-level debug|info|warn] [--log-format text|json]
                   (hdfs-sink run -h lists the REST, TLS, restart and reload flags)
   hdfs-sink health [--addr 127.0.0.1:8083] [--live] [--tls [--insecure]]
-  hdfs-sink check --config <file.json|dir>
+  hdfs-sink check [--worker FILE] --config <file|dir> [--connect]
   hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]
   hdfs-sink version [--json]
+
+  --worker is a Kafka Connect worker properties file; without it, CONNECT_* variables
+  (Confluent's image convention) are the worker, if set. Every command that reads
+  connector files takes it.
 `+toolUsage)
 }
 
 // logFlags are shared by the commands that log.
-type logFlags struct{ level, format string }
+type logFlags struct {
+	level, format string
+	redact        *atomic.Pointer[configs.Redactor] // set by logger, filled by hide
+}
 
 func (l *logFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.level, "log-level", "info", "debug shows every state transition")
@@ -90,11 +100,22 @@ func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", l.level)
 	}
 	opts := &slog.HandlerOptions{Level: lvl}
+	var h slog.Handler
 	switch l.format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, opts)), nil
+		h = slog.NewTextHandler(w, opts)
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, opts)), nil
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, fmt.Errorf("--log-format %q: want text or json", l.format)
 	}
-	return nil, fmt.Errorf("--log-format %q: want text or json", l.format)
+	l.redact = new(atomic.Pointer[configs.Redactor])
+	return slog.New(redactHandler{inner: h, r: l.redact}), nil
+}
+
+// hide makes the loggers of l hide r's secrets from now on.
+func (l *logFlags) hide(r *configs.Redactor) {
+	if l.redact != nil {
+		l.redact.Store(r)
+	}
 }

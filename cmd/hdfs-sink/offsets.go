@@ -41,26 +41,27 @@ func cmdOffsetsReset(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintln(stderr, "hdfs-sink offsets reset:", err)
 		return exitUsage
 	}
-	next, err := r.run(ctx, stderr)
+	next, name, err := r.run(ctx, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "hdfs-sink offsets reset:", err)
 		return exitFinding
 	}
-	fmt.Fprintf(stdout, "ok: connector %q topic %s partition %d resumes at offset %d\n", r.connector, r.topic, r.partition, next)
+	fmt.Fprintf(stdout, "ok: connector %q topic %s partition %d resumes at offset %d\n", name, r.topic, r.partition, next)
 	return exitOK
 }
 
 type resetArgs struct {
-	config, connector, topic string
-	partition                int
-	to                       string
+	cf               configFlags
+	connector, topic string
+	partition        int
+	to               string
 }
 
 func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	var r resetArgs
 	fs := flag.NewFlagSet("offsets reset", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&r.config, "config", "", "connector file or directory")
+	r.cf.register(fs)
 	fs.StringVar(&r.connector, "connector", "", "connector name (may be left out when the config holds one connector)")
 	fs.StringVar(&r.topic, "topic", "", "topic")
 	fs.IntVar(&r.partition, "partition", -1, "Kafka partition")
@@ -68,35 +69,34 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	if err := fs.Parse(args); err != nil {
 		return r, err
 	}
-	if r.config == "" || r.topic == "" || r.partition < 0 || r.to == "" {
+	if r.cf.config == "" || r.topic == "" || r.partition < 0 || r.to == "" {
 		return r, errors.New("--config, --topic, --partition and --to are required")
 	}
 	return r, nil
 }
 
 // run resolves the target offset (through Kafka unless it is a number)
-// and publishes the reset claim.
-func (r resetArgs) run(ctx context.Context, stderr io.Writer) (int64, error) {
-	conns, err := loadConnectors(r.config)
+// and publishes the reset claim; it returns the offset and the connector.
+func (r resetArgs) run(ctx context.Context, stderr io.Writer) (next int64, connector string, err error) {
+	conns, redact, err := loadConnectors(r.cf)
 	if err != nil {
-		return 0, err
+		return 0, "", errors.New(redact.Text(err.Error()))
 	}
 	c, err := pickConnector(conns, r.connector)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	next, err := r.target(ctx, c)
-	if err != nil {
-		return 0, err
+	if next, err = r.target(ctx, c); err != nil {
+		return 0, c.Name, err
 	}
 	store, err := openStore(c)
 	if err != nil {
-		return 0, err
+		return 0, c.Name, errors.New(redact.Text(err.Error()))
 	}
 	defer store.Close()
 	log := toolLogger(stderr)
 	s := sink.WriteSettings{FS: store, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
-	return next, sink.ResetOffset(ctx, s, r.topic, int32(r.partition), next, log.With("connector", c.Name))
+	return next, c.Name, sink.ResetOffset(ctx, s, r.topic, int32(r.partition), next, log.With("connector", c.Name))
 }
 
 // target is --to as an offset.

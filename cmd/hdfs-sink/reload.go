@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,12 +32,12 @@ func (d *daemon) forwardReloads(ctx context.Context, hup <-chan os.Signal) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			d.log.Info("SIGHUP: reloading connector files", "config", d.path)
-			last = configFingerprint(d.path)
+			d.log.Info("SIGHUP: reloading connector files", "config", d.cf.config)
+			last = configFingerprint(d.cf.config)
 			d.reloadNow()
 		case <-tick:
-			if fp := configFingerprint(d.path); fp != last {
-				d.log.Info("connector files changed: reloading", "config", d.path)
+			if fp := configFingerprint(d.cf.config); fp != last {
+				d.log.Info("connector files changed: reloading", "config", d.cf.config)
 				last = fp
 				d.reloadNow()
 			}
@@ -121,10 +122,18 @@ func (d *daemon) reload(ctx context.Context, old []*configs.Connector, ended cha
 // loadForReload loads like run, except that a directory left without any
 // connector file means no connectors (the REST API deleted the last one).
 func (d *daemon) loadForReload() ([]*configs.Connector, error) {
-	if files, err := connectorFiles(d.path); err == nil && len(files) == 0 {
+	if files, err := connectorFiles(d.cf.config); err == nil && len(files) == 0 {
 		return nil, nil
 	}
-	return loadChecked(d.path, d.log)
+	l, err := loadChecked(d.cf, d.log)
+	if err != nil {
+		return nil, errors.New(l.redact.Text(err.Error()))
+	}
+	d.board.setLoaded(l) // the reloaded files may bring new secrets
+	if d.hide != nil {
+		d.hide(l.redact)
+	}
+	return l.conns, nil
 }
 
 func (d *daemon) applyConnector(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {

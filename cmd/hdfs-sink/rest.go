@@ -56,7 +56,7 @@ type errorMessage struct {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, errorMessage{ErrorCode: code, Message: scrubURLs(msg)})
+	writeJSON(w, code, errorMessage{ErrorCode: code, Message: scrub(nil, msg)})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -114,16 +114,16 @@ type taskID struct {
 	Task      int    `json:"task"`
 }
 
-func infoOf(c *configs.Connector) connectorInfo {
-	return connectorInfo{Name: c.Name, Config: redactConfig(c.Raw), Tasks: []taskID{{Connector: c.Name, Task: 0}}, Type: "sink"}
+func infoOf(r *configs.Redactor, c *configs.Connector) connectorInfo {
+	return connectorInfo{Name: c.Name, Config: redactConfig(r, c.Raw), Tasks: []taskID{{Connector: c.Name, Task: 0}}, Type: "sink"}
 }
 
 func (a *restAPI) info(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	writeJSON(w, http.StatusOK, infoOf(s.config()))
+	writeJSON(w, http.StatusOK, infoOf(a.d.board.redactor(), s.config()))
 }
 
 func (a *restAPI) config(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	writeJSON(w, http.StatusOK, redactConfig(s.config().Raw))
+	writeJSON(w, http.StatusOK, redactConfig(a.d.board.redactor(), s.config().Raw))
 }
 
 func (a *restAPI) status(w http.ResponseWriter, _ *http.Request, s *supervisor) {
@@ -149,7 +149,7 @@ func (a *restAPI) list(w http.ResponseWriter, r *http.Request) {
 			e["status"] = a.statusOf(s)
 		}
 		if slices.Contains(expand, "info") {
-			e["info"] = infoOf(s.config())
+			e["info"] = infoOf(a.d.board.redactor(), s.config())
 		}
 		out[s.name] = e
 	}
@@ -237,7 +237,7 @@ func (a *restAPI) readyz(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	for i := range reasons {
-		reasons[i] = scrubURLs(reasons[i])
+		reasons[i] = scrub(a.d.board.redactor(), reasons[i])
 	}
 	writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "reasons": reasons})
 }

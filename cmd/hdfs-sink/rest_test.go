@@ -151,7 +151,7 @@ func (c restClient) do(method, path, body string, wantCode int, out any, strict 
 // Kafka Connect documents for it and checks what it says.
 func TestRESTContract(t *testing.T) {
 	f := newDaemonFixture(t, "orders", "added")
-	f.d.path = f.dir
+	f.d.cf.config = f.dir
 	c := f.connectorWith("orders", map[string]string{"value.converter.basic.auth.user.info": "u:secret-pw"})
 	f.run([]*configs.Connector{c})
 	f.produce("orders", 5)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
+	"sort"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
@@ -15,33 +15,19 @@ import (
 )
 
 // kafkaProps are the security properties of the connector's Kafka client,
-// the consumer, which also produces to the dead-letter topic. Until worker
-// files resolve Connect's precedence into one map per client (issue 12),
-// they are the top-level security.protocol / ssl.* / sasl.* keys, under
-// consumer.* and consumer.override.* (c.Consumer.Overrides, the override
-// winning). The namer gives each key as the file spells it, for errors.
+// the consumer, which also produces to the dead-letter topic: the
+// security keys of the consumer's properties as configs resolved them with
+// Connect's precedence (worker consumer.*, then the connector's
+// consumer.override.*). The namer gives each key as the file spells it,
+// and which file, for errors.
 func kafkaProps(c *configs.Connector) (kafkaclient.Props, tlsprops.Namer) {
-	props, names := kafkaclient.Props{}, map[string]string{}
-	for k, v := range c.Raw {
+	props := kafkaclient.Props{}
+	for k, v := range c.Kafka.Consumer {
 		if kafkaclient.IsSecurityKey(k) {
-			props[k], names[k] = strings.TrimSpace(v), k
+			props[k] = v
 		}
 	}
-	for k, v := range c.Consumer.Overrides {
-		if !kafkaclient.IsSecurityKey(k) {
-			continue
-		}
-		props[k], names[k] = v, "consumer."+k
-		if _, ok := c.Raw["consumer.override."+k]; ok {
-			names[k] = "consumer.override." + k
-		}
-	}
-	return props, func(k string) string {
-		if n, ok := names[k]; ok {
-			return n
-		}
-		return "consumer.override." + k
-	}
+	return props, func(k string) string { return c.Kafka.KeyOf("consumer", k) }
 }
 
 // kafkaSecurity parses the connector's Kafka security settings; an error
@@ -61,16 +47,24 @@ func kafkaSecurity(c *configs.Connector) (*kafkaclient.Security, error) {
 func producerSecurity(c *configs.Connector) error {
 	props, _ := kafkaProps(c)
 	var errs []error
-	for _, prefix := range []string{"producer.", "producer.override."} {
-		for k, v := range c.Raw {
-			name, ok := strings.CutPrefix(k, prefix)
-			if !ok || strings.HasPrefix(name, "override.") || !kafkaclient.IsSecurityKey(name) || strings.TrimSpace(v) == props[name] {
-				continue
-			}
-			errs = append(errs, fmt.Errorf("connector %q (%s): %s: differs from the consumer's %s: the dead-letter producer shares the consumer's client and connection settings", c.Name, c.Source, k, name))
+	for _, name := range sortedKeys(c.Kafka.Producer) {
+		v := c.Kafka.Producer[name]
+		if !kafkaclient.IsSecurityKey(name) || v == props[name] {
+			continue
 		}
+		errs = append(errs, fmt.Errorf("connector %q (%s): %s: differs from the consumer's %s: the dead-letter producer shares the consumer's client and connection settings",
+			c.Name, c.Source, c.Kafka.KeyOf("producer", name), name))
 	}
 	return errors.Join(errs...)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // eachPrefixed puts prefix before each of the joined errors of err.
@@ -105,7 +99,7 @@ func kafkaFatal(sec *kafkaclient.Security) func(error) error {
 // TLS (schema.registry.ssl.*) and bearer tokens.
 func registryConfig(c *configs.Connector, log *slog.Logger) (registry.ClientConfig, error) {
 	r := c.Registry
-	cfg := registry.ClientConfig{URLs: r.URLs, Logger: log.With("connector", c.Name)}
+	cfg := registry.ClientConfig{URLs: r.URLs, Logger: log.With("connector", c.Name), CacheSize: c.SchemaCacheSize}
 	var errs []error
 	if err := basicAuth(c, &cfg); err != nil {
 		errs = append(errs, err)

@@ -31,8 +31,8 @@ func TestCheckRefusesSecuritySettings(t *testing.T) {
 			`consumer.override.sasl.mechanism = "": Kerberos (GSSAPI) is not supported yet`},
 		{"worker-level consumer key", map[string]string{"consumer.security.protocol": "SSL", "consumer.ssl.truststore.location": "/nonexistent.jks", "consumer.ssl.truststore.password": "hunter2"},
 			`consumer.ssl.truststore.location = "/nonexistent.jks": cannot read the trust store`},
-		{"top-level key", map[string]string{"security.protocol": "SASL_PLAIN"},
-			`security.protocol = "SASL_PLAIN": must be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL`},
+		{"bad protocol", map[string]string{"consumer.override.security.protocol": "SASL_PLAIN"},
+			`consumer.override.security.protocol = "SASL_PLAIN": must be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL`},
 		{"truststore without TLS", map[string]string{"consumer.override.ssl.truststore.location": "/ts.jks"},
 			`consumer.override.ssl.truststore.location = "/ts.jks": is set, but security.protocol=PLAINTEXT (the default) does not use it`},
 		{"registry store", map[string]string{"value.converter.schema.registry.url": "https://sr:8443",
@@ -66,7 +66,7 @@ func TestCheckAcceptsSecuritySettings(t *testing.T) {
 	jks := testpki.Write(t, dir, "ts.jks", ca.TrustJKS(t, "trustpw"))
 	pemCA := testpki.Write(t, dir, "ca.pem", testpki.CertPEM(ca.Cert))
 	c := loadConnector(t, dir, "sec", map[string]string{
-		"security.protocol": "SASL_SSL", "consumer.sasl.mechanism": "SCRAM-SHA-512", "consumer.override.sasl.jaas.config": scramJAAS,
+		"consumer.override.security.protocol": "SASL_SSL", "consumer.override.sasl.mechanism": "SCRAM-SHA-512", "consumer.override.sasl.jaas.config": scramJAAS,
 		"consumer.override.ssl.truststore.location": jks, "consumer.override.ssl.truststore.password": "trustpw",
 		"value.converter.schema.registry.url":                 "https://sr:8443",
 		"value.converter.schema.registry.ssl.truststore.type": "PEM", "value.converter.schema.registry.ssl.truststore.location": pemCA,

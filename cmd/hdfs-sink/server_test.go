@@ -25,22 +25,22 @@ import (
 
 func TestRedactHidesSecretsByKeyAndInURLs(t *testing.T) {
 	for key, value := range map[string]string{
-		"consumer.override.sasl.jaas.config":          `org.apache.kafka.common.security.plain.PlainLoginModule required password="p";`,
-		"ssl.keystore.password":                       "p",
-		"value.converter.basic.auth.user.info":        "u:p",
-		"consumer.override.sasl.oauthbearer.token.x":  "t",
-		"hive.metastore.client.secret":                "s",
-		"consumer.override.ssl.key.password":          "p",
-		"value.converter.schema.registry.ssl.key.pem": "k",
+		"consumer.override.sasl.jaas.config":               `org.apache.kafka.common.security.plain.PlainLoginModule required password="p";`,
+		"ssl.keystore.password":                            "p",
+		"value.converter.basic.auth.user.info":             "u:p",
+		"value.converter.bearer.auth.token":                "t",
+		"hive.metastore.client.secret":                     "s",
+		"consumer.override.ssl.key.password":               "p",
+		"value.converter.schema.registry.ssl.keystore.key": "k",
 	} {
-		if got := redact(key, value); got != hidden {
+		if got := redact(nil, key, value); got != hidden {
 			t.Errorf("redact(%q) = %q, want %q", key, got, hidden)
 		}
 	}
-	if got := redact("topics", "orders"); got != "orders" {
+	if got := redact(nil, "topics", "orders"); got != "orders" {
 		t.Errorf("redact of a plain key changed it: %q", got)
 	}
-	got := redact("value.converter.schema.registry.url", "https://user:pw@reg:8081,http://other:1")
+	got := redact(nil, "value.converter.schema.registry.url", "https://user:pw@reg:8081,http://other:1")
 	if got != "https://[hidden]@reg:8081,http://other:1" {
 		t.Errorf("credentials in a URL: %q", got)
 	}
@@ -125,7 +125,7 @@ func TestRefusedSecretsAreNotEchoed(t *testing.T) {
 	cfg := map[string]any{"name": "v", "topics": "t", "hdfs.url": "hdfs://nn:8020", "flush.size": "10",
 		"value.converter.schema.registry.url": "http://r", "value.converter.basic.auth.user.info": "no-colon-s3cret",
 		"value.converter.basic.auth.credentials.source": "USER_INFO"}
-	out := validateConfig(sinkClass, cfg)
+	out := validateConfig(nil, sinkClass, cfg)
 	b, _ := json.Marshal(out)
 	if strings.Contains(string(b), "s3cret") {
 		t.Fatalf("validate echoes the credential: %s", b)
@@ -138,7 +138,7 @@ func TestRefusedSecretsAreNotEchoed(t *testing.T) {
 func TestRedactedErrorsHideFieldValues(t *testing.T) {
 	err := errors.Join(&configs.FieldError{Connector: "c", Source: "f", Key: "consumer.override.sasl.jaas.config", Value: "password=s3cret", Set: true, Reason: "bad"},
 		errors.New("registry https://u:pw@r:1 refused"))
-	got := strings.Join(redactedErrors(err), "\n")
+	got := strings.Join(redactedErrors(nil, err), "\n")
 	if strings.Contains(got, "s3cret") || strings.Contains(got, "pw@") || !strings.Contains(got, "sasl.jaas.config") {
 		t.Fatalf("redactedErrors: %s", got)
 	}

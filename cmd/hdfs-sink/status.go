@@ -23,6 +23,8 @@ type statusBoard struct {
 	mu      sync.Mutex
 	conns   map[string]*connStatus
 	metrics *metrics.Metrics
+	redact  *configs.Redactor // hides secrets an error may quote; replaced on reload
+	worker  *configs.Worker   // the worker settings run loaded (nil: none); replaced on reload
 }
 
 type connStatus struct {
@@ -45,6 +47,28 @@ const (
 )
 
 func newStatusBoard() *statusBoard { return &statusBoard{conns: map[string]*connStatus{}} }
+
+// redactor is what hides secrets in what the board shows (nil: by key only).
+func (b *statusBoard) redactor() *configs.Redactor {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.redact
+}
+
+// setLoaded records what run (or a reload) loaded: the worker settings,
+// and the Redactor of their secrets and the connectors'.
+func (b *statusBoard) setLoaded(l loaded) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.worker, b.redact = l.worker, l.redact
+}
+
+// loadedWorker is the worker settings a connector config is checked with.
+func (b *statusBoard) loadedWorker() *configs.Worker {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.worker
+}
 
 // get is a copy of a connector's status (the zero status if unknown).
 func (b *statusBoard) get(name string) connStatus {
@@ -174,7 +198,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 	for name, cs := range b.conns {
 		st := ConnectorStatus{Name: name, State: cs.state, Restarts: cs.restarts}
 		if cs.err != nil {
-			st.Error = scrubURLs(cs.err.Error())
+			st.Error = b.redact.Text(cs.err.Error())
 		}
 		if cs.sup != nil {
 			_, st.Paused = cs.sup.pauseState()
@@ -184,6 +208,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 		}
 		if cs.syncer != nil {
 			st.Hive = hiveStatus(cs.syncer)
+			st.Hive.LastError = b.redact.Text(st.Hive.LastError)
 		}
 		out = append(out, st)
 	}
@@ -207,7 +232,7 @@ func hiveStatus(s *hive.Syncer) *HiveStatus {
 		h.PendingSeconds = time.Since(since).Seconds()
 	}
 	if err != nil {
-		h.LastError = scrubURLs(err.Error())
+		h.LastError = scrub(nil, err.Error())
 	}
 	return h
 }

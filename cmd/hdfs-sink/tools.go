@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -26,23 +27,24 @@ const (
 )
 
 // toolUsage is appended to the main usage text.
-const toolUsage = `  hdfs-sink verify  --config <file.json|dir> [--connector NAME] [--topic T] [--partition P] [--deep] [--json]
-  hdfs-sink wal inspect --config <file.json|dir> [--connector NAME] [--json] TOPIC PARTITION
-  hdfs-sink wal repair  --config <file.json|dir> [--connector NAME] [--to OFFSET] [--yes] [--force] TOPIC PARTITION
-  hdfs-sink offsets --config <file.json|dir> [--connector NAME] [--topic T] [--json]
-  hdfs-sink offsets reset --config <file.json|dir> [--connector NAME] --topic T --partition P --to <OFFSET|earliest|latest|RFC3339 time>
-  hdfs-sink check --connect --config <file.json|dir>   also reach every service each connector needs
+const toolUsage = `  hdfs-sink verify  [--worker FILE] --config <file.json|dir> [--connector NAME] [--topic T] [--partition P] [--deep] [--json]
+  hdfs-sink wal inspect [--worker FILE] --config <file.json|dir> [--connector NAME] [--json] TOPIC PARTITION
+  hdfs-sink wal repair  [--worker FILE] --config <file.json|dir> [--connector NAME] [--to OFFSET] [--yes] [--force] TOPIC PARTITION
+  hdfs-sink offsets [--worker FILE] --config <file.json|dir> [--connector NAME] [--topic T] [--json]
+  hdfs-sink offsets reset [--worker FILE] --config <file.json|dir> [--connector NAME] --topic T --partition P --to <OFFSET|earliest|latest|RFC3339 time>
+  hdfs-sink check --connect [--worker FILE] --config <file.json|dir>   also reach every service each connector needs
 `
 
 // toolFlags are the flags every tool shares.
 type toolFlags struct {
-	config, connector string
-	json              bool
-	timeout           time.Duration
+	cf        configFlags // --config, --worker
+	connector string
+	json      bool
+	timeout   time.Duration
 }
 
 func (t *toolFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.config, "config", "", "connector file or directory")
+	t.cf.register(fs)
 	fs.StringVar(&t.connector, "connector", "", "connector name (may be left out when the config holds one connector)")
 	fs.BoolVar(&t.json, "json", false, "print JSON instead of a table")
 	fs.DurationVar(&t.timeout, "timeout", 2*time.Minute, "give up after this long")
@@ -65,28 +67,28 @@ func parseTool(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // load loads the config and picks the connector the flags name.
 func (t *toolFlags) load() (*configs.Connector, error) {
-	if t.config == "" {
+	if t.cf.config == "" {
 		return nil, fmt.Errorf("--config is required")
 	}
-	conns, err := loadConnectors(t.config)
+	conns, redact, err := loadConnectors(t.cf)
 	if err != nil {
-		return nil, err
+		return nil, errors.New(redact.Text(err.Error()))
 	}
 	return pickConnector(conns, t.connector)
 }
 
-// loadConnectors is how every tool reads connector files: as run does,
-// refused where run would refuse them. (The one place a worker file, when
-// the daemon reads one, must reach the tools too.)
-func loadConnectors(path string) ([]*configs.Connector, error) {
-	conns, _, err := configs.LoadPath(path)
+// loadConnectors is how every tool reads the worker and connector files:
+// as run does, refused where run would refuse them. The Redactor hides
+// their secrets in whatever the tool prints.
+func loadConnectors(cf configFlags) ([]*configs.Connector, *configs.Redactor, error) {
+	l, err := cf.load()
 	if err != nil {
-		return nil, err
+		return nil, l.redact, err
 	}
-	if err := checkWiring(conns); err != nil {
-		return nil, err
+	if _, err := checkWiring(l.conns, l.redact); err != nil {
+		return nil, l.redact, err
 	}
-	return conns, nil
+	return l.conns, l.redact, nil
 }
 
 // toolLogger writes the tools' own log lines (warnings) to stderr.

@@ -64,18 +64,19 @@ func (a *restAPI) validate(w http.ResponseWriter, r *http.Request) {
 	if _, ok := cfg["connector.class"]; !ok {
 		cfg["connector.class"] = class
 	}
-	writeJSON(w, http.StatusOK, validateConfig(class, cfg))
+	writeJSON(w, http.StatusOK, validateConfig(a.d.board.loadedWorker(), class, cfg))
 }
 
-func validateConfig(class string, cfg map[string]any) configInfos {
+func validateConfig(worker *configs.Worker, class string, cfg map[string]any) configInfos {
 	byKey := map[string][]string{}
-	for _, err := range checkConfig(cfg) {
+	errs, redact := checkConfig(worker, cfg)
+	for _, err := range errs {
 		var fe *configs.FieldError
 		key := wholeConnector
 		if errors.As(err, &fe) {
 			key = fe.Key
 		}
-		byKey[key] = append(byKey[key], redactedErrors(err)...)
+		byKey[key] = append(byKey[key], redactedErrors(redact, err)...)
 	}
 	keys := make([]string, 0, len(cfg)+len(byKey))
 	for k := range cfg {
@@ -90,34 +91,41 @@ func validateConfig(class string, cfg map[string]any) configInfos {
 	out := configInfos{Name: class, Groups: []string{"Common"}, Configs: []configInfo{}}
 	for i, k := range keys {
 		out.ErrorCount += len(byKey[k])
-		out.Configs = append(out.Configs, configEntry(k, cfg, byKey[k], i))
+		out.Configs = append(out.Configs, configEntry(redact, k, cfg, byKey[k], i))
 	}
 	return out
 }
 
-// checkConfig runs configs and the wiring on cfg and lists every error.
-func checkConfig(cfg map[string]any) []error {
-	data, err := json.Marshal(map[string]any{"config": cfg})
+// checkConfig runs configs (with the worker run loaded) and the wiring on
+// cfg, as check would, and lists every error; the Redactor hides the
+// secrets of cfg and the worker in what is shown.
+func checkConfig(worker *configs.Worker, cfg map[string]any) ([]error, *configs.Redactor) {
+	name := "request"
+	if n, ok := cfg["name"].(string); ok && n != "" {
+		name = n
+	}
+	data, err := json.Marshal(map[string]any{"name": name, "config": cfg})
 	if err != nil {
-		return []error{err}
+		return []error{err}, nil
 	}
-	c, _, err := configs.Parse("request", data)
+	conns, _, err := configs.ParseFile("request", data, worker)
+	redact := configs.NewRedactor(worker, conns...)
 	if err == nil {
-		err = checkWiring([]*configs.Connector{c})
+		_, err = checkWiring(conns, redact)
 	}
 	if err == nil {
-		return nil
+		return nil, redact
 	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
+		return j.Unwrap(), redact
 	}
-	return []error{err}
+	return []error{err}, redact
 }
 
-func configEntry(key string, cfg map[string]any, errs []string, order int) configInfo {
+func configEntry(r *configs.Redactor, key string, cfg map[string]any, errs []string, order int) configInfo {
 	var value *string
 	if v, ok := cfg[key]; ok && v != nil {
-		s := redact(key, fmt.Sprint(v))
+		s := redact(r, key, fmt.Sprint(v))
 		value = &s
 	}
 	if errs == nil {

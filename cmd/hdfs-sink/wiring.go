@@ -35,7 +35,7 @@ func openStore(c *configs.Connector) (storage.FS, error) {
 		}
 		return local.New("/"), nil
 	case "hdfs":
-		fs, err := hdfs.New(hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hadoopConfDir(c), User: c.HDFSUser})
+		fs, err := hdfs.New(hdfsOptions(c))
 		if err != nil {
 			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
 		}
@@ -81,8 +81,10 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, pm pro
 		},
 		Registry: reg, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
-		DLQTopic: c.Errors.DLQTopic, FailOnNull: c.NullValues == configs.NullFail,
-		MemoryMax: mem.FileBudget, Budget: pm.budget, Logger: log,
+		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
+		LogBadRecords: c.Errors.LogEnable, LogRecordContent: c.Errors.LogMessages,
+		FailOnNull: c.NullValues == configs.NullFail,
+		MemoryMax:  mem.FileBudget, Budget: pm.budget, Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
@@ -153,11 +155,15 @@ const (
 // kafkaOpts are the client options from the connector file: the memory
 // plan's fetch bounds, group timeouts, the security settings (TLS, SASL,
 // and franz-go's log lines), then the consumer.override.* keys, which win
-// because franz-go applies options in order.
+// because franz-go applies options in order (so does isolation.level over
+// the sink's read_committed).
 func kafkaOpts(c *configs.Connector, mem sink.MemoryPlan, sec *kafkaclient.Security, log *slog.Logger) []kgo.Opt {
 	opts := append(mem.FetchOpts(), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
 	opts = append(opts, sec.Opts(log.With("connector", c.Name))...)
-	return append(opts, kafkaOverrides(c.Consumer.Overrides, log)...)
+	if c.Consumer.ReadUncommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	}
+	return append(opts, kafkaOverrides(c.Consumer.Overrides, log.With("connector", c.Name))...)
 }
 
 // kafkaOverrides applies the consumer.override.* keys franz-go has an
@@ -189,8 +195,8 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 			// expire or a rebalance. Each process needs its own id.
 			opts = append(opts, kgo.InstanceID(v))
 			continue
-		case "group.id", "auto.offset.reset", "bootstrap.servers", "enable.auto.commit":
-			continue // handled by configs, or owned by hdfs-sink
+		case "enable.auto.commit", "key.deserializer", "value.deserializer":
+			continue // owned by hdfs-sink
 		}
 		log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
 	}
@@ -216,28 +222,39 @@ func checkSecurity(c *configs.Connector) []error {
 
 // checkWiring finds what configs alone cannot: settings the wired packages
 // refuse (the output format, the partitioner, security settings that
-// cannot be honoured or stores that cannot be read), and listed topics whose
+// cannot be honoured or stores that cannot be read), listed topics whose
 // committed file names would be longer than the store allows (partition 0;
 // a later partition of a topic just under the limit is refused when it is
-// assigned). check and run both use it, so run refuses what check refuses.
-func checkWiring(conns []*configs.Connector) error {
+// assigned), and what hadoop.conf.dir and hive.conf.dir say (envcheck.go).
+// check and run both use it, so run refuses what check refuses. It returns
+// what check reports of each connector.
+func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([][]string, error) {
 	var errs []error
-	for _, c := range conns {
-		if _, err := outputPartitioner(c); err != nil {
-			errs = append(errs, err)
-		}
-		errs = append(errs, checkSecurity(c)...)
-		f, err := outputFormat(c)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, t := range c.Topics {
-			lay := layout.Topic{TopicsDir: c.TopicsDir(t), LogsDir: c.LogsDir(t), Name: t}
-			if err := lay.CheckNames(0, c.OffsetPadWidth, f.Extension()); err != nil {
-				errs = append(errs, fmt.Errorf("connector %q (%s): topics: %w", c.Name, c.Source, err))
-			}
+	reports := make([][]string, len(conns))
+	for i, c := range conns {
+		errs = append(errs, checkConnector(c)...)
+		rep, err := connectorReport(c, r)
+		reports[i] = rep
+		errs = append(errs, err)
+	}
+	return reports, errors.Join(errs...)
+}
+
+func checkConnector(c *configs.Connector) []error {
+	var errs []error
+	if _, err := outputPartitioner(c); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, checkSecurity(c)...)
+	f, err := outputFormat(c)
+	if err != nil {
+		return append(errs, err)
+	}
+	for _, t := range c.Topics {
+		lay := layout.Topic{TopicsDir: c.TopicsDir(t), LogsDir: c.LogsDir(t), Name: t}
+		if err := lay.CheckNames(0, c.OffsetPadWidth, f.Extension()); err != nil {
+			errs = append(errs, fmt.Errorf("connector %q (%s): topics: %w", c.Name, c.Source, err))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }

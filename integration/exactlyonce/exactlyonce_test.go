@@ -182,6 +182,7 @@ func TestBadInputGoesToDLQWithToleranceAll(t *testing.T) {
 	s.produceRaw(0, append([]byte{0, 0, 0, 0x7f, 0x7f}, 1, 2, 3)) // unknown schema id
 	d := s.start(s.connector("tolerant", map[string]string{
 		"errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq, "rotate.interval.ms": "1000",
+		"errors.deadletterqueue.context.headers.enable": "true",
 	}))
 	s.waitCommitted(10, time.Minute)
 	recs := s.consume(dlq, 2)

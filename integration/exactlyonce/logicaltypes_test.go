@@ -184,7 +184,8 @@ func TestIncompatibleSchemaGoesToDLQ(t *testing.T) {
 	}
 	dlq := s.dlqTopic()
 	d := s.start(s.connector("evolve3", map[string]string{"schema.compatibility": "BACKWARD",
-		"errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq, "rotate.interval.ms": "1000"}))
+		"errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq, "rotate.interval.ms": "1000",
+		"errors.deadletterqueue.context.headers.enable": "true"}))
 	s.waitCommitted(30, time.Minute) // the names span offsets 0-29; 30-34 are dead-lettered
 	bad := s.consume(dlq, 5)
 	for i, r := range bad {

@@ -70,6 +70,9 @@ type ClientConfig struct {
 	Transport http.RoundTripper
 	// Logger receives a warning per retried failure; default discards.
 	Logger *slog.Logger
+	// CacheSize bounds the schemas kept (schemas.cache.config); the oldest
+	// fetched is dropped first, and fetched again if asked for. 0: no bound.
+	CacheSize int
 }
 
 // ParseUserInfo splits the connector's "user:password" credentials.
@@ -94,6 +97,8 @@ type Client struct {
 
 	mu    sync.RWMutex
 	cache map[int32]*schema.Schema
+	order []int32 // cached ids, oldest first, when bounded
+	limit int     // CacheSize
 	group singleflight.Group
 }
 
@@ -118,7 +123,7 @@ func NewClient(cfg ClientConfig) (schema.Registry, error) {
 	cfg = withDefaults(cfg)
 	auth := authTransport{base: cfg.Transport, token: cfg.BearerToken, headers: cfg.Headers}
 	hc := &http.Client{Timeout: cfg.Timeout, Transport: statusTransport{base: auth}}
-	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, cache: map[int32]*schema.Schema{}}
+	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, cache: map[int32]*schema.Schema{}, limit: cfg.CacheSize}
 	for _, raw := range cfg.URLs {
 		base, err := normalizeURL(raw)
 		if err != nil {
@@ -263,10 +268,22 @@ func (c *Client) fetch(id int32) (*schema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	c.cache[id] = s
-	c.mu.Unlock()
+	c.store(id, s)
 	return s, nil
+}
+
+// store caches s, dropping the oldest schema past the limit.
+func (c *Client) store(id int32, s *schema.Schema) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.cache[id]; !ok && c.limit > 0 {
+		c.order = append(c.order, id)
+		if len(c.order) > c.limit {
+			delete(c.cache, c.order[0])
+			c.order = c.order[1:]
+		}
+	}
+	c.cache[id] = s
 }
 
 func (c *Client) cached(id int32) *schema.Schema {

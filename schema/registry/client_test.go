@@ -437,3 +437,24 @@ func TestClientBearerToken(t *testing.T) {
 		t.Errorf("token outage: %v after %d calls", err, calls)
 	}
 }
+
+// TestClientCacheSize: with CacheSize (schemas.cache.config) the client
+// keeps that many schemas: a third id pushes out the first, which is then
+// fetched again; the second stays cached.
+func TestClientCacheSize(t *testing.T) {
+	reg := newFake(t)
+	reg.SeedSchema("users-value", 2, 8, sr.Schema{Schema: userSchema})
+	reg.SeedSchema("users-value", 3, 9, sr.Schema{Schema: userSchema})
+	n := countIDRequests(reg)
+	cfg := fastConfig(reg.URL())
+	cfg.CacheSize = 2
+	c := mustClient(t, cfg)
+	for _, id := range []int32{7, 8, 9, 8, 7} {
+		if _, err := c.SchemaByID(context.Background(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := n.Load(); got != 4 {
+		t.Fatalf("registry saw %d requests, want 4 (7, 8, 9, then 7 again after it was dropped)", got)
+	}
+}

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
-	"github.com/colinmarc/hdfs/v2/hadoopconf"
 
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -65,7 +64,7 @@ func New(opts Options) (*FS, error) {
 	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
 		return nil, fmt.Errorf("hdfs url %q: want hdfs://host:port[/path]", opts.URL)
 	}
-	copts, err := clientOptions(u, opts)
+	copts, err := clientOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -110,24 +109,23 @@ func (f *FS) client() *hdfs.Client {
 	return f.clients[int(f.next.Add(1)%uint32(len(f.clients)))]
 }
 
-func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, error) {
-	addr := u.Host
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		addr = net.JoinHostPort(addr, "8020") // the NameNode's default RPC port
+// clientOptions resolves the NameNodes (Resolve) and takes the client's
+// other settings (data transfer protection, DataNode host names) from
+// hadoop.conf.dir as colinmarc/hdfs reads them. Its NameNode list is not
+// used: it holds every nameservice's NameNodes.
+func clientOptions(opts Options) (hdfs.ClientOptions, error) {
+	t, conf, err := check(opts)
+	if err != nil {
+		return hdfs.ClientOptions{}, err
 	}
-	copts := hdfs.ClientOptions{Addresses: []string{addr}}
-	if opts.ConfDir != "" {
-		conf, err := hadoopconf.Load(opts.ConfDir)
-		if err != nil {
-			return copts, fmt.Errorf("hadoop.conf.dir %s: %w", opts.ConfDir, err)
-		}
+	var copts hdfs.ClientOptions
+	if conf != nil {
 		copts = hdfs.ClientOptionsFromConf(conf)
-		if copts.KerberosClient != nil {
-			return copts, errors.New("hadoop.conf.dir asks for Kerberos, which hdfs-sink does not support yet")
-		}
-		if _, _, err := net.SplitHostPort(u.Host); err == nil || len(copts.Addresses) == 0 {
-			copts.Addresses = []string{addr} // an explicit host:port wins over the config
-		}
+		copts.KerberosClient = nil // check refused Kerberos: authentication is simple
+	}
+	copts.Addresses = nil
+	for _, nn := range t.NameNodes {
+		copts.Addresses = append(copts.Addresses, nn.Addr)
 	}
 	copts.User = opts.User
 	if copts.User == "" {

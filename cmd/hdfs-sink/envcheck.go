@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+)
+
+// Checks of what a connector file names outside itself: hadoop.conf.dir
+// (the NameNodes of the URL's nameservice, the authentication) and
+// hive.conf.dir (hive-site.xml). check and run both make them, so a
+// setting run could not honour fails check, not a retry loop.
+
+// hdfsOptions is how the connector reaches HDFS.
+func hdfsOptions(c *configs.Connector) hdfs.Options {
+	return hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hostPath(hadoopConfDir(c)), User: c.HDFSUser}
+}
+
+// storeCheck resolves the store as run will open it and says what it found.
+func storeCheck(c *configs.Connector) (string, error) {
+	if c.Store.Scheme != "hdfs" {
+		return "store: " + c.Store.Raw + " (local disk)", nil
+	}
+	t, err := hdfs.Check(hdfsOptions(c))
+	if err != nil {
+		return "", fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err) // the error names the URL or conf dir
+	}
+	return fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser), nil
+}
+
+// hiveTarget is the metastore a connector registers in, and what said so.
+type hiveTarget struct {
+	uris, from string
+}
+
+// hiveTargetOf takes hive.metastore.uris from the connector file, else
+// from hive.conf.dir/hive-site.xml, and refuses a hive-site.xml asking for
+// SASL or SSL. (The reference ignores hive-site.xml's URIs and starts an
+// embedded metastore when the file sets none; hdfs-sink has none to start.)
+func hiveTargetOf(c *configs.Connector) (hiveTarget, error) {
+	t := hiveTarget{uris: strings.Join(c.Hive.MetastoreURIs, ","), from: c.Source}
+	if c.Hive.ConfDir != "" {
+		site, err := hive.LoadSite(hostPath(c.Hive.ConfDir))
+		if err != nil {
+			return t, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
+		}
+		if t.uris == "" {
+			t.uris, t.from = site.URIs, site.File
+		}
+	}
+	if t.uris == "" {
+		return t, fmt.Errorf("connector %q (%s): hive.metastore.uris is not set: required when hive.integration is true; set it in the connector file or in %s/hive-site.xml",
+			c.Name, c.Source, c.Hive.ConfDir)
+	}
+	if err := hive.CheckURIs(t.uris); err != nil {
+		return t, fmt.Errorf("connector %q (%s): hive.metastore.uris (from %s): %w", c.Name, c.Source, t.from, err)
+	}
+	return t, nil
+}
+
+// connectorReport is what check says of a connector that passed.
+func connectorReport(c *configs.Connector, r *configs.Redactor) ([]string, error) {
+	store, err := storeCheck(c)
+	if err != nil {
+		return nil, err
+	}
+	lines := []string{store, "kafka consumer: " + showProps(r, c.Kafka.Consumer)}
+	if !c.Schemaless {
+		lines = append(lines, "schema registry: "+strings.Join(c.Registry.URLs, ", "))
+	}
+	if c.Hive.Enabled {
+		t, err := hiveTargetOf(c)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("hive: metastore %s (from %s), database %s", t.uris, t.from, c.Hive.Database))
+	}
+	return lines, nil
+}
+
+// showProps prints client properties sorted, secrets hidden.
+func showProps(r *configs.Redactor, m map[string]string) string {
+	shown := r.ShowMap(m)
+	parts := make([]string, 0, len(shown))
+	for _, k := range slices.Sorted(maps.Keys(shown)) {
+		parts = append(parts, k+"="+shown[k])
+	}
+	return strings.Join(parts, " ")
+}

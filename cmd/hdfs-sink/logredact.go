@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+)
+
+// redactHandler hides secrets in every log record: the message and each
+// attribute, errors included (a client library's error may quote a URL
+// with credentials or a password). Its redactor is set once the
+// configuration is loaded; before, only URL user info is hidden.
+type redactHandler struct {
+	inner slog.Handler
+	r     *atomic.Pointer[configs.Redactor]
+}
+
+func (h redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h redactHandler) Handle(ctx context.Context, rec slog.Record) error {
+	red := h.r.Load()
+	out := slog.NewRecord(rec.Time, rec.Level, red.Text(rec.Message), rec.PC)
+	rec.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(redactAttr(red, a))
+		return true
+	})
+	return h.inner.Handle(ctx, out)
+}
+
+func (h redactHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	red := h.r.Load()
+	for i, a := range attrs {
+		attrs[i] = redactAttr(red, a)
+	}
+	return redactHandler{inner: h.inner.WithAttrs(attrs), r: h.r}
+}
+
+func (h redactHandler) WithGroup(name string) slog.Handler {
+	return redactHandler{inner: h.inner.WithGroup(name), r: h.r}
+}
+
+// redactAttr hides secrets in a: strings and anything printed as text
+// (errors, Stringers) are rewritten only when they held a secret, so that
+// other values keep their type in JSON logs.
+func redactAttr(red *configs.Redactor, a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, red.Text(v.String()))
+	case slog.KindGroup:
+		attrs := v.Group()
+		out := make([]any, len(attrs))
+		for i, g := range attrs {
+			out[i] = redactAttr(red, g)
+		}
+		return slog.Group(a.Key, out...)
+	case slog.KindAny:
+		s := fmt.Sprint(v.Any())
+		if r := red.Text(s); r != s {
+			return slog.String(a.Key, r)
+		}
+	}
+	return a
+}

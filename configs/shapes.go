@@ -1,0 +1,232 @@
+package configs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// rawConnector is one connector as a file states it, before any worker
+// setting or default is applied.
+type rawConnector struct {
+	name   string
+	raw    map[string]string
+	warns  []Warning
+	nameOK bool // false when no name could be found at all
+}
+
+// splitConnectors reads every connector a file holds, in any shape Kafka
+// Connect users have: a standalone-mode .properties file; a POST /connectors
+// body {"name", "config"} (also a GET /connectors/<name> answer, with
+// "tasks" and "type"); a PUT /connectors/<name>/config body (a flat map,
+// named by its "name" key or else by the file name, as the PUT URL names
+// it); or an export of GET /connectors?expand=info holding several.
+func splitConnectors(source string, data []byte) ([]rawConnector, error) {
+	if strings.EqualFold(filepath.Ext(source), ".properties") {
+		return propertiesConnector(source, data)
+	}
+	top, err := decodeJSON(source, data)
+	if err != nil {
+		return nil, err
+	}
+	if isExport(top) {
+		return exportConnectors(source, top)
+	}
+	rc, err := jsonConnector(source, top, fileName(source))
+	if err != nil {
+		return nil, err
+	}
+	return []rawConnector{rc}, nil
+}
+
+func propertiesConnector(source string, data []byte) ([]rawConnector, error) {
+	props, err := parseProperties(source, data)
+	if err != nil {
+		return nil, err
+	}
+	raw := make(map[string]string, len(props))
+	for _, p := range props {
+		raw[p.key] = p.value
+	}
+	name := strings.TrimSpace(raw["name"])
+	if name == "" {
+		name = fileName(source)
+	}
+	return []rawConnector{{name: name, raw: raw, nameOK: name != ""}}, nil
+}
+
+// fileName is the base name without extension: what a PUT URL would say.
+func fileName(source string) string {
+	base := filepath.Base(source)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// isExport reports the GET /connectors?expand=info shape: every member is
+// an object holding "info" (or, with expand=status alone, "status").
+func isExport(top *jsonObject) bool {
+	if len(top.keys) == 0 {
+		return false
+	}
+	for _, k := range top.keys {
+		o, ok := top.vals[k].(*jsonObject)
+		if !ok {
+			return false
+		}
+		_, info := o.get("info")
+		_, status := o.get("status")
+		if !info && !status {
+			return false
+		}
+	}
+	return true
+}
+
+func exportConnectors(source string, top *jsonObject) ([]rawConnector, error) {
+	var out []rawConnector
+	var errs []error
+	for _, k := range top.keys {
+		entry := top.vals[k].(*jsonObject)
+		info, ok := entry.vals["info"].(*jsonObject)
+		if !ok {
+			errs = append(errs, posErr(source, top, k, fmt.Sprintf("connector %q: the export has no \"info\" object: export with GET /connectors?expand=info", k)))
+			continue
+		}
+		rc, err := jsonConnector(source, info, k)
+		if err == nil && rc.name != k {
+			err = posErr(source, top, k, fmt.Sprintf("connector %q: info.name is %q", k, rc.name))
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, rc)
+	}
+	return out, errors.Join(errs...)
+}
+
+// jsonConnector reads the {"name", "config"} shape or a flat map; fallback
+// names the connector when the file does not.
+func jsonConnector(source string, top *jsonObject, fallback string) (rawConnector, error) {
+	cfg := top
+	var rc rawConnector
+	if v, ok := top.get("config"); ok {
+		inner, isObj := v.(*jsonObject)
+		if !isObj {
+			return rc, posErr(source, top, "config", "\"config\" must be a JSON object of connector settings, not "+jsonKind(v))
+		}
+		cfg = inner
+		rc.warns = restMembers(top)
+	}
+	raw, err := configValues(source, cfg)
+	if err != nil {
+		return rc, err
+	}
+	name, err := connectorName(source, top, cfg, raw)
+	if err != nil {
+		return rc, err
+	}
+	if name == "" {
+		name = fallback
+	}
+	rc.name, rc.raw, rc.nameOK = name, raw, name != ""
+	return rc, nil
+}
+
+// restMembers warns of top-level members a REST body does not have.
+func restMembers(top *jsonObject) []Warning {
+	var out []Warning
+	for _, k := range top.keys {
+		if k != "name" && k != "config" && k != "tasks" && k != "type" {
+			out = append(out, Warning{Key: k, Message: "top-level member ignored (only \"name\" and \"config\" are read)"})
+		}
+	}
+	return out
+}
+
+// configValues turns the config object into strings. Values may be JSON
+// strings, numbers, booleans or lists of those (joined with ","); null
+// means "not set".
+func configValues(source string, cfg *jsonObject) (map[string]string, error) {
+	raw := make(map[string]string, len(cfg.keys))
+	var errs []error
+	for _, k := range cfg.keys {
+		s, ok, err := scalarString(cfg.vals[k])
+		if err != nil {
+			errs = append(errs, posErr(source, cfg, k, k+": "+err.Error()))
+		} else if ok {
+			raw[k] = s
+		}
+	}
+	return raw, errors.Join(errs...)
+}
+
+// connectorName takes the top-level name of the REST shape, else the config
+// "name"; when both are present they must agree.
+func connectorName(source string, top, cfg *jsonObject, raw map[string]string) (string, error) {
+	inner := strings.TrimSpace(raw["name"])
+	if top == cfg {
+		return inner, nil
+	}
+	v, _ := top.get("name")
+	outer, isStr := v.(string)
+	if v != nil && !isStr {
+		return "", posErr(source, top, "name", "\"name\" must be a string, not "+jsonKind(v))
+	}
+	outer = strings.TrimSpace(outer)
+	switch {
+	case outer == "":
+		return inner, nil
+	case inner != "" && inner != outer:
+		return "", posErr(source, top, "name", fmt.Sprintf("name %q differs from config name %q", outer, inner))
+	}
+	return outer, nil
+}
+
+func posErr(source string, o *jsonObject, key, msg string) error {
+	at := o.pos[key]
+	return &SyntaxError{Source: source, Line: at.line, Col: at.col, Msg: msg}
+}
+
+func scalarString(v any) (string, bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", false, nil
+	case string:
+		return x, true, nil
+	case json.Number:
+		return x.String(), true, nil
+	case bool:
+		if x {
+			return "true", true, nil
+		}
+		return "false", true, nil
+	case []any:
+		return listString(x)
+	}
+	return "", false, errors.New("value must be a string, number, boolean or list, not an object")
+}
+
+func listString(x []any) (string, bool, error) {
+	parts := make([]string, 0, len(x))
+	for _, e := range x {
+		s, ok, err := scalarString(e)
+		if _, nested := e.([]any); err != nil || nested || !ok {
+			return "", false, errors.New("list elements must be strings, numbers or booleans")
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ","), true, nil
+}
+
+// sortedKeys returns m's keys in order, for reproducible output.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,113 @@
+package configs
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func loadShapes(t *testing.T, file string) []*Connector {
+	t.Helper()
+	w, _, err := LoadWorker("testdata/shapes/worker.properties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, _, err := Load(filepath.Join("testdata/shapes", file), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conns
+}
+
+// TestFileShapes: every shape Connect users have gives the same connector
+// settings, with what the worker adds.
+func TestFileShapes(t *testing.T) {
+	tests := []struct {
+		file  string
+		names []string
+		check func(t *testing.T, c []*Connector)
+	}{
+		{"export.json", []string{"orders", "payments"}, func(t *testing.T, c []*Connector) {
+			if c[1].Class != "HdfsSinkConnector" || c[1].Store.Path != "/finance" || c[0].FlushSize != 1000 {
+				t.Errorf("export read as %+v / %+v", c[0], c[1])
+			}
+		}},
+		{"put-body.json", []string{"put-body"}, func(t *testing.T, c []*Connector) {
+			if c[0].FlushSize != 100 || c[0].Topics[0] != "clicks" {
+				t.Errorf("PUT body read as %+v", c[0])
+			}
+		}},
+		{"standalone.properties", []string{"orders-standalone"}, func(t *testing.T, c []*Connector) {
+			want := []string{"invoices", "refunds"}
+			if !reflect.DeepEqual(c[0].Topics, want) || c[0].TopicsDirTemplate != "/data/café" || c[0].LogsDirTemplate != "/logs" {
+				t.Errorf("properties read as topics %v, topics.dir %q, logs.dir %q", c[0].Topics, c[0].TopicsDirTemplate, c[0].LogsDirTemplate)
+			}
+		}},
+		{"bom.json", []string{"bom"}, nil},
+		{"bom.properties", []string{"bom-props"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			conns := loadShapes(t, tt.file)
+			var names []string
+			for _, c := range conns {
+				names = append(names, c.Name)
+				if c.Registry.URLs[0] != "http://registry:8081" || len(c.Consumer.BootstrapServers) != 2 {
+					t.Errorf("%s: worker settings not applied: %v %v", c.Name, c.Registry.URLs, c.Consumer.BootstrapServers)
+				}
+			}
+			if !reflect.DeepEqual(names, tt.names) {
+				t.Fatalf("connectors %v, want %v", names, tt.names)
+			}
+			if tt.check != nil {
+				tt.check(t, conns)
+			}
+		})
+	}
+}
+
+// TestDirectoryMixesShapes: a directory's .json and .properties files all
+// load; one connector name in two of them is an error.
+func TestDirectoryMixesShapes(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"export.json", "standalone.properties", "put-body.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata/shapes", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, _, _ := LoadWorker("testdata/shapes/worker.properties")
+	conns, _, err := Load(dir, w)
+	if err != nil || len(conns) != 4 {
+		t.Fatalf("Load(dir) = %d connectors, %v", len(conns), err)
+	}
+	dup := []byte(`{"name": "payments", "config": {"topics": "p2", "hdfs.url": "hdfs://nn:8020", "flush.size": "1"}}`)
+	if err := os.WriteFile(filepath.Join(dir, "zz.json"), dup, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Load(dir, w)
+	want := `connector "payments" is defined twice: in ` + filepath.Join(dir, "export.json") + ` and in ` + filepath.Join(dir, "zz.json")
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
+}
+
+// TestFileSizeLimit: a file over MaxFileBytes is refused before it is read
+// as a whole.
+func TestFileSizeLimit(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "big.json")
+	big := `{"name": "big", "config": {"topics": "` + strings.Repeat("t", MaxFileBytes) + `"}}`
+	if err := os.WriteFile(f, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Load(f, nil)
+	want := f + ": larger than 1048576 bytes (1 MiB), the most hdfs-sink reads from a configuration file"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
+}
