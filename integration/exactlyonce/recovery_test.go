@@ -25,7 +25,10 @@ import (
 func TestFrozenRecovererIsHarmless(t *testing.T) {
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
-	cfg := s.connector("frozen-recoverer", map[string]string{"flush.size": "300", "rotate.interval.ms": "-1"})
+	// Time-based rotation commits whatever a partition holds, wherever the
+	// rebalances after the thaw leave it: the final count does not depend
+	// on how the partitions end up split.
+	cfg := s.connector("frozen-recoverer", map[string]string{"flush.size": "300", "rotate.interval.ms": "2000"})
 	first := s.start(cfg)
 	s.produce(counts, 1000)
 	s.waitCommitted(600, time.Minute)
@@ -40,11 +43,11 @@ func TestFrozenRecovererIsHarmless(t *testing.T) {
 	// one wakes.
 	s.waitCommitted(1800, 2*time.Minute)
 	s.produce(counts, 200)
-	time.Sleep(2 * time.Second)
+	time.Sleep(500 * time.Millisecond) // the owner holds these in open files
 	frozen.signal(syscall.SIGCONT)
 	time.Sleep(8 * time.Second) // the thawed daemon cleans up late, then finds itself fenced or its partitions gone
 	s.produce(counts, 600)
-	s.waitCommitted(total(counts)-200, 2*time.Minute)
+	s.waitCommitted(total(counts), 2*time.Minute)
 	owner.stop()
 	frozen.stop()
 	s.check(counts)
