@@ -23,6 +23,7 @@ const (
 	DefaultMemoryMaxBytes      = 256 << 20
 	DefaultRotateMaxFileBytes  = 0
 	DefaultGroupPrefix         = "connect-"
+	DefaultKerberosRenewMs     = 3600000
 
 	DefaultFormat          = FormatAvro
 	DefaultAvroCodec       = AvroNull

@@ -86,6 +86,9 @@ func (p *parser) validateHive(c *Connector) {
 	if !c.Hive.Enabled {
 		return
 	}
+	if sasl := c.Hive.SASLEnabled; sasl != nil && *sasl && !c.Kerberos.Enabled {
+		p.fail("hive.metastore.sasl.enabled", "true", "needs hdfs.authentication.kerberos=true: the Metastore login uses connect.hdfs.principal and connect.hdfs.keytab")
+	}
 	if !p.has("hive.metastore.uris") {
 		p.missing("hive.metastore.uris", "required when hive.integration is true (thrift://host:port; hdfs-sink has no embedded metastore)")
 	}

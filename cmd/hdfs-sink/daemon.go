@@ -14,6 +14,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -41,6 +42,13 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, c := range conns {
 		fmt.Fprintf(stdout, "ok: connector %q (%s)\n", c.Name, c.Source)
+		lines, warns, _ := describeSecurity(c) // its errors were reported above
+		for _, w := range warns {
+			fmt.Fprintln(stderr, "warning:", w)
+		}
+		for _, l := range lines {
+			fmt.Fprintln(stdout, "  "+l)
+		}
 	}
 	return 0
 }
@@ -86,6 +94,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 		}
 	}
 	d := newDaemon(faults, newProcessMemory(*memMax, len(conns), log), board, log)
+	defer d.logins.Close()
 	return d.runConnectors(ctx, conns)
 }
 
@@ -96,6 +105,9 @@ type daemon struct {
 	mem    processMemory
 	board  *statusBoard
 	log    *slog.Logger
+	// logins are the process's Kerberos logins, one per principal and
+	// keytab, shared by every connector's HDFS, Metastore and Kafka clients.
+	logins *kerberos.Logins
 
 	openStore func(*configs.Connector) (storage.FS, error)
 	registry  func(*configs.Connector, *slog.Logger) (schema.Registry, error)
@@ -103,8 +115,10 @@ type daemon struct {
 }
 
 func newDaemon(faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) *daemon {
-	return &daemon{faults: faults, mem: mem, board: board, log: log,
-		openStore: openStore, registry: registryFor, dialHive: dialHive}
+	d := &daemon{faults: faults, mem: mem, board: board, log: log, logins: kerberos.NewLogins(log),
+		registry: registryFor, dialHive: dialHive}
+	d.openStore = func(c *configs.Connector) (storage.FS, error) { return openStore(c, d.logins) }
+	return d
 }
 
 // runConnectors runs every connector until ctx ends. A connector that fails
@@ -198,7 +212,16 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	syncer := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
+	sec, err := kafkaSecurityOpts(c.Consumer.Overrides, d.logins)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connector %q: consumer: %w", c.Name, err)
+	}
+	cfg.KafkaOpts = append(cfg.KafkaOpts, sec...)
+	dial, err := d.hiveDialer(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connector %q: %w", c.Name, err)
+	}
+	syncer := hiveSyncer(c, store, cfg.Partitioner, dial, d.log)
 	if syncer != nil {
 		cfg.Catalog = syncer // not a nil *Syncer in a non-nil Catalog
 	}
@@ -237,8 +260,27 @@ func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer,
 // allowance for leaving the group.
 const hiveDrainTimeout = 10 * time.Second
 
+// hiveDialer is how the connector's syncer reaches its metastore: the
+// daemon's dialHive, or with SASL a dial authenticated by the connector's
+// Kerberos login.
+func (d *daemon) hiveDialer(c *configs.Connector) (func(context.Context, string) (hive.Metastore, error), error) {
+	opts, err := hiveDialOptions(c, d.logins)
+	if err != nil || opts == nil {
+		return d.dialHive, err
+	}
+	return func(ctx context.Context, uris string) (hive.Metastore, error) {
+		cl, err := hive.Dial(ctx, uris, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return cl, nil
+	}, nil
+}
+
 // openStoreRetrying waits out a store that is down at start: an outage is
-// not a configuration error.
+// not a configuration error. A Kerberos refusal is one (a wrong keytab, an
+// unknown principal, clock skew): it stops the connector at once. An
+// unreachable KDC is waited out like the store.
 func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (storage.FS, error) {
 	wait := c.RetryBackoff
 	for attempt := 1; ; attempt++ {
@@ -246,7 +288,14 @@ func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 		if err == nil {
 			return store, nil
 		}
-		d.log.Error("store unreachable; retrying", "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
+		if kerberos.IsKerberos(err) && !kerberos.Retryable(err) {
+			return nil, err
+		}
+		msg := "store unreachable; retrying"
+		if kerberos.Retryable(err) {
+			msg = "Kerberos KDC unreachable; retrying"
+		}
+		d.log.Error(msg, "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("connector %q: store never became reachable: %w", c.Name, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
@@ -65,13 +66,15 @@ func (r resetArgs) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	store, err := openStore(c)
+	lf := logFlags{level: "info", format: "text"}
+	log, _ := lf.logger(stderr)
+	logins := kerberos.NewLogins(log)
+	defer logins.Close()
+	store, err := openStore(c, logins)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	lf := logFlags{level: "info", format: "text"}
-	log, _ := lf.logger(stderr)
 	s := sink.WriteSettings{FS: store, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
 	return sink.ResetOffset(ctx, s, r.topic, int32(r.partition), r.to, log.With("connector", c.Name))
 }

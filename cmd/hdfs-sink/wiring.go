@@ -15,6 +15,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -26,7 +27,7 @@ import (
 
 // openStore connects the connector's store.url. The returned FS is rooted at
 // "/" of the store; paths from configs already include the URL's path.
-func openStore(c *configs.Connector) (storage.FS, error) {
+func openStore(c *configs.Connector, logins *kerberos.Logins) (storage.FS, error) {
 	switch c.Store.Scheme {
 	case "file":
 		if err := os.MkdirAll(c.Store.Path, 0o755); err != nil {
@@ -34,7 +35,11 @@ func openStore(c *configs.Connector) (storage.FS, error) {
 		}
 		return local.New("/"), nil
 	case "hdfs":
-		fs, err := hdfs.New(hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hadoopConfDir(c), User: c.HDFSUser})
+		opts, err := hdfsOptions(c, logins)
+		if err != nil {
+			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
+		}
+		fs, err := hdfs.New(opts)
 		if err != nil {
 			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
 		}
@@ -179,6 +184,8 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 			continue
 		case "group.id", "auto.offset.reset", "bootstrap.servers", "enable.auto.commit":
 			continue // handled by configs, or owned by hdfs-sink
+		case "security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.kerberos.service.name":
+			continue // kafkaSecurityOpts
 		}
 		log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
 	}
@@ -195,6 +202,12 @@ func checkWiring(conns []*configs.Connector) error {
 	for _, c := range conns {
 		if _, err := outputPartitioner(c); err != nil {
 			errs = append(errs, err)
+		}
+		if _, _, err := describeSecurity(c); err != nil {
+			errs = append(errs, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err))
+		}
+		if err := checkKafkaLogin(c); err != nil {
+			errs = append(errs, fmt.Errorf("connector %q (%s): consumer: %w", c.Name, c.Source, err))
 		}
 		f, err := outputFormat(c)
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 	"github.com/colinmarc/hdfs/v2/hadoopconf"
+	krb "github.com/jcmturner/gokrb5/v8/client"
 
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -34,8 +35,17 @@ type Options struct {
 	URL string
 	// ConfDir holds core-site.xml and hdfs-site.xml (hadoop.conf.dir).
 	ConfDir string
-	// User is the HDFS user to act as.
+	// User is the HDFS user to act as (simple authentication only: with
+	// Kerberos the NameNode takes the principal's name).
 	User string
+	// Kerberos, when set, authenticates to the NameNode with this client:
+	// a login the process shares (see package kerberos). Without it, a
+	// hadoop.conf.dir that asks for Kerberos is an error.
+	Kerberos *krb.Client
+	// NameNodePrincipal is the NameNode's principal (nn/_HOST@REALM;
+	// hdfs.namenode.principal); empty: dfs.namenode.kerberos.principal of
+	// ConfDir. _HOST becomes the host of the NameNode address dialled.
+	NameNodePrincipal string
 	// DialTimeout bounds NameNode and DataNode dials.
 	DialTimeout time.Duration
 	// CloseRetries bounds retries of Close while the NameNode answers
@@ -65,7 +75,7 @@ func New(opts Options) (*FS, error) {
 	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
 		return nil, fmt.Errorf("hdfs url %q: want hdfs://host:port[/path]", opts.URL)
 	}
-	copts, err := clientOptions(u, opts)
+	copts, _, err := clientOptions(u, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -91,13 +101,13 @@ func New(opts Options) (*FS, error) {
 func connect(copts hdfs.ClientOptions, url string) (*hdfs.Client, error) {
 	c, err := hdfs.NewClient(copts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to HDFS %s: %w", url, err)
+		return nil, fmt.Errorf("connect to HDFS %s: %w", url, authError(copts, err))
 	}
 	// The client caches the server defaults on first use without a lock;
 	// fetch them now, before partitions use the client concurrently.
 	if _, err := c.ServerDefaults(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", url, err)
+		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", url, authError(copts, err))
 	}
 	return c, nil
 }
@@ -110,24 +120,28 @@ func (f *FS) client() *hdfs.Client {
 	return f.clients[int(f.next.Add(1)%uint32(len(f.clients)))]
 }
 
-func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, error) {
+// clientOptions builds the client's options from the URL, the Hadoop
+// configuration and opts, and says what security they amount to.
+func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, Security, error) {
 	addr := u.Host
 	if _, _, err := net.SplitHostPort(addr); err != nil {
 		addr = net.JoinHostPort(addr, "8020") // the NameNode's default RPC port
 	}
 	copts := hdfs.ClientOptions{Addresses: []string{addr}}
+	var conf hadoopconf.HadoopConf
 	if opts.ConfDir != "" {
-		conf, err := hadoopconf.Load(opts.ConfDir)
-		if err != nil {
-			return copts, fmt.Errorf("hadoop.conf.dir %s: %w", opts.ConfDir, err)
+		var err error
+		if conf, err = hadoopconf.Load(opts.ConfDir); err != nil {
+			return copts, Security{}, fmt.Errorf("hadoop.conf.dir %s: %w", opts.ConfDir, err)
 		}
 		copts = hdfs.ClientOptionsFromConf(conf)
-		if copts.KerberosClient != nil {
-			return copts, errors.New("hadoop.conf.dir asks for Kerberos, which hdfs-sink does not support yet")
-		}
 		if _, _, err := net.SplitHostPort(u.Host); err == nil || len(copts.Addresses) == 0 {
 			copts.Addresses = []string{addr} // an explicit host:port wins over the config
 		}
+	}
+	sec, err := security(conf, opts, &copts)
+	if err != nil {
+		return copts, sec, err
 	}
 	copts.User = opts.User
 	if copts.User == "" {
@@ -139,7 +153,7 @@ func clientOptions(u *url.URL, opts Options) (hdfs.ClientOptions, error) {
 	}
 	dial := (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
 	copts.NamenodeDialFunc, copts.DatanodeDialFunc = dial, dial
-	return copts, nil
+	return copts, sec, nil
 }
 
 func (f *FS) abs(name string) string { return path.Join(f.base, name) }
