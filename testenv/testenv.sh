@@ -2,7 +2,9 @@
 # testenv.sh: the real services the integration tests run against, as plain
 # processes on 127.0.0.1 (no Docker): Kafka (KRaft), HDFS NameNode + DataNode,
 # Hive Metastore 3.1 (Derby), Apicurio Registry (Confluent API) and a pyspark
-# venv for read-back checks.
+# venv for read-back checks; and beside them the Kerberos profile
+# (testenv/kerberos.sh: a KDC, a Kerberized HDFS, Metastore and Kafka
+# listener), unless TESTENV_KERBEROS=0.
 #
 #   testenv.sh up              download what is missing, start, health-check
 #   testenv.sh down            stop what up started; wipe state unless KEEP=1
@@ -28,6 +30,13 @@ STOP_GRACE=${TESTENV_STOP_GRACE:-20}
 
 SERVICES=(kafka namenode datanode hms registry spark)
 PROCESSES=(hms registry kafka datanode namenode) # stop order
+KERBEROS=${TESTENV_KERBEROS:-1}
+# shellcheck source=testenv/kerberos.sh
+source "$HERE/kerberos.sh"
+if [ "$KERBEROS" = 1 ]; then
+  SERVICES+=("${KRB_SERVICES[@]}")
+  PROCESSES=("${KRB_PROCESSES[@]:0:4}" "${PROCESSES[@]}" "${KRB_PROCESSES[@]:4}")
+fi
 
 DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN
 MVN_FLAGS=(-B -q -Dstyle.color=never)
@@ -89,6 +98,7 @@ ensure_prereqs() {
   command -v setsid >/dev/null || pkgs+=(util-linux)
   command -v python3 >/dev/null || pkgs+=(python3)
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then pkgs+=(python3-venv); fi
+  if [ "$KERBEROS" = 1 ]; then mapfile -t -O "${#pkgs[@]}" pkgs < <(krb_prereqs); fi
   if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
   command -v go >/dev/null || die "go is required (the readiness checks are Go programs)"
   REGISTRY_JAVA=${REGISTRY_JAVA:-$(find_java 21 || true)}
@@ -501,6 +511,7 @@ HDFS_SINK_TESTENV_PYTHON=$SPARK_VENV/bin/python
 HDFS_SINK_TESTENV_SPARK_AVRO_JAR=$SPARK_AVRO_JAR
 HDFS_SINK_TESTENV_SPARK_JAVA_HOME=${SPARK_JAVA_HOME:-}
 EOF
+  if [ "$KERBEROS" = 1 ]; then krb_write_env >>"$STATE/testenv.env"; fi
 }
 
 REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
@@ -526,6 +537,7 @@ cmd_up() {
   ) & pids+=($!)
   (start_registry) & pids+=($!)
   (start_hms after-hdfs) & pids+=($!)
+  if [ "$KERBEROS" = 1 ]; then (start_kerberos) & pids+=($!); names+=(kerberos); fi
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
   done
@@ -565,7 +577,8 @@ cmd_status() {
         elif [ -x "$check" ]; then
           local what=$svc
           [ "$svc" = namenode ] || [ "$svc" = datanode ] && what=hdfs
-          why=$("$check" -timeout 10s "$what" 2>&1) || ok=0
+          [ "$svc" = krb-namenode ] || [ "$svc" = krb-datanode ] && what=krb-hdfs
+          case $svc in kdc | kdc-skew) ;; *) why=$("$check" -timeout 10s "$what" 2>&1) || ok=0 ;; esac
         fi
         ;;
     esac
@@ -596,7 +609,12 @@ case ${1:-} in
   status) cmd_status ;;
   logs) shift; cmd_logs "$@" ;;
   stop) # stop one service, keeping all state (outage tests; `up` restarts it)
-    case ${2:-} in kafka | namenode | datanode | hms | registry) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms registry" ;; esac ;;
+    case ${2:-} in
+      kafka | namenode | datanode | hms | registry | kdc | kdc-skew | krb-namenode | krb-datanode | krb-hms | krb-kafka) stop "$2" ;;
+      *) die "stop: name one of kafka namenode datanode hms registry kdc kdc-skew krb-namenode krb-datanode krb-hms krb-kafka" ;;
+    esac ;;
+  start-kdc) start_kdcs ;; # after `stop kdc` (KDC outage tests)
+  krb-datanode) shift; cmd_krb_datanode "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|fetch" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|fetch" >&2; exit 2 ;;
 esac

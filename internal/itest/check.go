@@ -99,6 +99,10 @@ func hdfsRoundTrip() error {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer cl.Close()
+	return roundTrip(cl)
+}
+
+func roundTrip(cl *hdfs.Client) error {
 	if err := cl.MkdirAll("/tmp", 0o777); err != nil {
 		return fmt.Errorf("mkdir /tmp: %w", err)
 	}
@@ -224,6 +228,12 @@ func Check(ctx context.Context, name string) error {
 		return CheckMetastore(ctx)
 	case "registry":
 		return CheckRegistry(ctx)
+	case "krb-hdfs":
+		return CheckKrbHDFS(ctx)
+	case "krb-hms":
+		return CheckKrbMetastore(ctx)
+	case "krb-kafka":
+		return CheckKrbKafka(ctx)
 	}
-	return fmt.Errorf("itest: unknown service %q (want kafka, hdfs, hms or registry)", name)
+	return fmt.Errorf("itest: unknown service %q (want kafka, hdfs, hms, registry, krb-hdfs, krb-hms or krb-kafka)", name)
 }
