@@ -44,7 +44,9 @@ func classify(principal, during string, err error) *Error {
 	}
 	switch {
 	case strings.Contains(msg, "Decrypting_Error"):
-		e.Reason = during + ": the KDC's reply cannot be decrypted with the keytab's key (wrong or outdated keytab)"
+		e.Reason = during + ": the keytab's key does not match the KDC's: its reply cannot be decrypted (wrong or outdated keytab: re-export it, or get the current one)"
+	case strings.Contains(msg, "clock skew"):
+		e.Reason = during + ": this host's clock and the KDC's differ by more than the allowed skew (krb5.conf clockskew, 5 minutes by default): synchronise the clocks (NTP)"
 	case strings.Contains(msg, "communicat") || strings.Contains(msg, "Networking_Error") || strings.Contains(msg, "no KDC"):
 		e.Kind = KindUnreachable
 		e.Reason = during + ": no KDC answered: " + msg

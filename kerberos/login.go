@@ -69,6 +69,11 @@ func (ls *Logins) Login(cfg Config) (*Login, error) {
 		return nil, err
 	}
 	ls.logins[key] = l
+	for _, w := range p.Warnings {
+		l.log.Warn(w)
+	}
+	l.log.Info("kerberos login from keytab", "keytab", p.cfg.Keytab, "krb5_conf", p.Krb5Conf,
+		"expires", l.Expires().UTC().Format(time.RFC3339), "renewal_in", l.nextCheck().Round(time.Second))
 	ls.wg.Go(func() { l.renew(ls.ctx) })
 	return l, nil
 }

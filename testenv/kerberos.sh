@@ -234,6 +234,24 @@ krb_client_conf() {
   } >"$1/hdfs-site.xml"
 }
 
+# krb_spark_conf <dir>: HADOOP_CONF_DIR for the Spark driver. Its UGI must
+# see Kerberos in core-site.xml when it first initialises (spark.hadoop.*
+# comes too late for it); the ticket is kinit's (KRB5CCNAME).
+krb_spark_conf() {
+  KRB_RPC_PROTECTION=privacy,authentication krb_client_conf "$1" "${KRB_DTP:-privacy}"
+  {
+    echo "<configuration>"
+    krb_prop hive.metastore.uris "thrift://localhost:$KHMS_PORT"
+    krb_prop hive.metastore.sasl.enabled true
+    krb_prop hive.metastore.kerberos.principal "hive/localhost@$KRB_REALM"
+    echo "</configuration>"
+  } >"$1/hive-site.xml"
+  # Hive's input formats ask for HDFS delegation tokens naming the YARN
+  # ResourceManager as renewer, and fail without one ("Can't get Master
+  # Kerberos principal for use as renewer"); no YARN runs here.
+  sed -i "s#</configuration>#$(krb_prop yarn.resourcemanager.principal "rm/localhost@$KRB_REALM")\n</configuration>#" "$1/core-site.xml"
+}
+
 krb_hdfs_check() { # the readiness probe, as the sink principal
   "$CHECK" -timeout 10s krb-hdfs >/dev/null 2>&1
 }
@@ -285,6 +303,7 @@ wait_krb_hdfs() {
 
 start_krb_hdfs() {
   krb_client_conf "$STATE/krb-client-conf" "${KRB_DTP:-privacy}"
+  krb_spark_conf "$STATE/krb-spark-conf"
   start_krb_namenode
   start_krb_datanode
   wait_krb_hdfs
@@ -293,16 +312,11 @@ start_krb_hdfs() {
 write_krb_hms_conf() {
   local c=$STATE/krb-hms-conf
   mkdir -p "$c"
-  # The HMS's SASL QOP follows hadoop.rpc.protection; hdfs-sink's Thrift
-  # SASL transport negotiates authentication only (docs/kerberos.md).
-  KRB_RPC_PROTECTION=authentication krb_client_conf "$c" "${KRB_DTP:-privacy}"
-  {
-    echo "<configuration>"
-    krb_prop fs.defaultFS "hdfs://localhost:$KNN_RPC"
-    krb_prop hadoop.security.authentication kerberos
-    krb_prop hadoop.rpc.protection authentication
-    echo "</configuration>"
-  } >"$c/core-site.xml"
+  # hadoop.rpc.protection is both the QOP the HMS offers its clients and
+  # the one it asks of the NameNode: a list lets it speak privacy to the
+  # NameNode while hdfs-sink's Thrift SASL transport, which negotiates
+  # authentication only (docs/kerberos.md), can still connect.
+  KRB_RPC_PROTECTION=privacy,authentication krb_client_conf "$c" "${KRB_DTP:-privacy}"
   {
     echo "<configuration>"
     krb_prop metastore.thrift.uris "thrift://localhost:$KHMS_PORT"
@@ -400,6 +414,7 @@ krb_write_env() {
 HDFS_SINK_TESTENV_KRB5_CONFIG=$(krb_conf)
 HDFS_SINK_TESTENV_KRB_DIR=$(krb_dir)
 HDFS_SINK_TESTENV_KRB_HADOOP_CONF=$STATE/krb-client-conf
+HDFS_SINK_TESTENV_KRB_SPARK_CONF=$STATE/krb-spark-conf
 HDFS_SINK_TESTENV_TESTENV_SH=$HERE/testenv.sh
 EOF
 }

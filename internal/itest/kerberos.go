@@ -2,12 +2,16 @@ package itest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
@@ -169,4 +173,41 @@ func CheckKrbKafka(ctx context.Context) error {
 		return wrap(errors.New("metadata lists no broker"))
 	}
 	return nil
+}
+
+// KrbSparkSQL is SparkSQL against the Kerberized metastore and HDFS, as the
+// sink principal: kinit from its keytab into a ticket cache of the test's
+// own, which the Spark driver's Hadoop and Hive clients read.
+func KrbSparkSQL(t testing.TB, queries ...string) []Rows {
+	t.Helper()
+	RequireSpark(t)
+	ccache := filepath.Join(t.TempDir(), "krb5cc")
+	kinit := exec.Command("kinit", "-kt", Keytab("sink"), "-c", "FILE:"+ccache, KrbSinkPrincipal)
+	kinit.Env = append(os.Environ(), "KRB5_CONFIG="+Krb5Conf())
+	if out, err := kinit.CombinedOutput(); err != nil {
+		t.Fatalf("kinit: %v: %s", err, out)
+	}
+	conf, _ := json.Marshal(map[string]string{
+		"spark.hadoop.hadoop.security.authentication": "kerberos",
+		// The NameNode insists on privacy, the metastore offers only
+		// authentication: a Java client takes a list.
+		"spark.hadoop.hadoop.rpc.protection":                   "privacy,authentication",
+		"spark.hadoop.dfs.namenode.kerberos.principal":         KrbNameNodeSPN,
+		"spark.hadoop.dfs.data.transfer.protection":            "privacy",
+		"spark.hadoop.dfs.encrypt.data.transfer.cipher.suites": "AES/CTR/NoPadding",
+		"spark.hadoop.hive.metastore.sasl.enabled":             "true",
+		"spark.hadoop.hive.metastore.kerberos.principal":       KrbMetastoreSPN,
+	})
+	res, err := runSparkSQL(context.Background(), []string{
+		EnvMetastore + "=" + KrbMetastoreURI, "HDFS_SINK_TESTENV_HDFS_URI=hdfs://" + KrbNameNodeAddr,
+		"HDFS_SINK_TESTENV_SPARK_CONF=" + string(conf), "KRB5_CONFIG=" + Krb5Conf(), "KRB5CCNAME=FILE:" + ccache,
+		"JAVA_TOOL_OPTIONS=-Djava.security.krb5.conf=" + Krb5Conf(),
+		// The driver's UGI reads Kerberos from core-site.xml when it starts,
+		// before any spark.hadoop.* setting applies.
+		"HADOOP_CONF_DIR=" + setting("HDFS_SINK_TESTENV_KRB_SPARK_CONF", filepath.Join(RepoRoot(), ".testenv", "krb-spark-conf")),
+	}, queries...)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return res
 }
