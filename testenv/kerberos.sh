@@ -428,6 +428,14 @@ cmd_krb_datanode() {
   CHECK=$STATE/bin/itest-ready
   stop krb-datanode
   start_krb_datanode "$1"
-  wait_krb_hdfs
+  # Served = its first block report reached the NameNode. (A read-back
+  # check cannot tell: with integrity, colinmarc/hdfs cannot read back.)
+  local deadline=$((SECONDS + TIMEOUT))
+  until grep -q "Successfully sent block report" "$LOGS/krb-datanode.log"; do
+    alive krb-datanode || fail krb-datanode
+    ((SECONDS < deadline)) || fail krb-datanode
+    sleep 0.5
+  done
+  [ "$1" = integrity ] || wait_krb_hdfs
   log "krb-datanode serving with dfs.data.transfer.protection=$1"
 }

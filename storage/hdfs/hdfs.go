@@ -186,7 +186,24 @@ func withParent[T any](c *hdfs.Client, p string, op func() (T, error)) (T, error
 }
 
 // Open opens name for reading.
-func (f *FS) Open(name string) (io.ReadCloser, error) { return f.client().Open(f.abs(name)) }
+func (f *FS) Open(name string) (io.ReadCloser, error) {
+	r, err := f.client().Open(f.abs(name))
+	if err != nil || f.opts.Kerberos == nil {
+		return r, err
+	}
+	return explainingReader{r}, nil
+}
+
+// explainingReader adds explainRead's diagnosis to read errors.
+type explainingReader struct{ io.ReadCloser }
+
+func (r explainingReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err == io.EOF {
+		return n, err
+	}
+	return n, explainRead(err)
+}
 
 // Rename renames oldpath to newpath, creating newpath's parent.
 func (f *FS) Rename(oldpath, newpath string) error {
