@@ -58,8 +58,10 @@ type saslTransport struct {
 }
 
 func newSASLTransport(sock *thrift.TSocket) *saslTransport {
-	return &saslTransport{sock: sock, r: bufio.NewReaderSize(sock, bufferSize)}
+	return &saslTransport{sock: sock, r: bufioReader(sock)}
 }
+
+func bufioReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, bufferSize) }
 
 // handshake runs the SASL negotiation with the server on host.
 func (t *saslTransport) handshake(m SASLMechanism, host string) error {
