@@ -3,7 +3,8 @@
 //
 // The Client speaks the binary protocol over a buffered plain socket, or
 // over Thrift's SASL transport when a mechanism is given (WithSASL: Kerberos
-// GSSAPI for hive.metastore.sasl.enabled, in pure Go), using the generated
+// GSSAPI for hive.metastore.sasl.enabled, in pure Go, frames wrapped when
+// the mechanism negotiated integrity or privacy), using the generated
 // bindings in github.com/beltran/gohive/hive_metastore.
 // It only calls RPCs present in Hive 2.3 through 4 (get_table_req instead of
 // the get_table that Hive 4 removed). A Client is safe for concurrent use;

@@ -27,9 +27,16 @@ type SASLSession interface {
 	Step(challenge []byte) (response []byte, done bool, err error)
 }
 
-// WithSASL makes the client authenticate with m on each connection. Only
-// authentication is negotiated (no integrity or privacy layer): a
-// mechanism must refuse a server that insists on one.
+// SASLLayer is a session that negotiated a security layer (integrity or
+// privacy, Wrapping true): every frame is then wrapped and unwrapped.
+type SASLLayer interface {
+	Wrapping() bool
+	Wrap(p []byte) ([]byte, error)
+	Unwrap(b []byte) ([]byte, error)
+}
+
+// WithSASL makes the client authenticate with m on each connection, and
+// protect frames with the security layer the session negotiated, if any.
 func WithSASL(m SASLMechanism) Option {
 	return optionFunc(func(c *config) { c.sasl = m })
 }
@@ -51,10 +58,11 @@ const maxSASLFrame = 64 << 20
 // [status byte][4-byte length][payload] messages, then frames of
 // [4-byte length][payload] in each direction.
 type saslTransport struct {
-	sock *thrift.TSocket
-	r    *bufio.Reader
-	wbuf bytes.Buffer
-	rbuf bytes.Reader
+	sock  *thrift.TSocket
+	r     *bufio.Reader
+	wbuf  bytes.Buffer
+	rbuf  bytes.Reader
+	layer SASLLayer // nil: frames travel as they are
 }
 
 func newSASLTransport(sock *thrift.TSocket) *saslTransport {
@@ -85,6 +93,9 @@ func (t *saslTransport) handshake(m SASLMechanism, host string) error {
 		case saslComplete:
 			if !done {
 				return errors.New("SASL: the metastore reported success before the exchange ended")
+			}
+			if l, ok := sess.(SASLLayer); ok && l.Wrapping() {
+				t.layer = l
 			}
 			return nil
 		case saslOK:
@@ -151,6 +162,11 @@ func (t *saslTransport) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		if t.layer != nil {
+			if frame, err = t.layer.Unwrap(frame); err != nil {
+				return 0, fmt.Errorf("SASL: unwrap a frame from the metastore: %w", err)
+			}
+		}
 		t.rbuf.Reset(frame)
 	}
 	return t.rbuf.Read(p)
@@ -163,9 +179,16 @@ func (t *saslTransport) Flush(context.Context) error {
 	if t.wbuf.Len() == 0 {
 		return nil
 	}
+	frame := t.wbuf.Bytes()
+	if t.layer != nil {
+		var err error
+		if frame, err = t.layer.Wrap(frame); err != nil {
+			return fmt.Errorf("SASL: wrap a frame: %w", err)
+		}
+	}
 	var hdr [4]byte
-	binary.BigEndian.PutUint32(hdr[:], uint32(t.wbuf.Len()))
-	_, err := t.sock.Write(append(hdr[:], t.wbuf.Bytes()...))
+	binary.BigEndian.PutUint32(hdr[:], uint32(len(frame)))
+	_, err := t.sock.Write(append(hdr[:], frame...))
 	t.wbuf.Reset()
 	return err
 }

@@ -10,6 +10,11 @@
 // cache is never used: a keytab is the only credential that can log in again
 // for days of uptime.
 //
+// SASL runs the client side of SASL GSSAPI (RFC 4752) for the Hive
+// Metastore's Thrift transport, with the security layers (integrity,
+// privacy) the server asks for; KafkaMechanism is franz-go's GSSAPI
+// mechanism on a shared login.
+//
 // Errors say which principal, keytab or KDC failed and why, and whether a
 // retry can help (KDC unreachable) or not (wrong keytab, unknown principal,
 // clock skew); keytab contents never appear in them.

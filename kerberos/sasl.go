@@ -10,10 +10,9 @@ import (
 	"github.com/jcmturner/gokrb5/v8/types"
 )
 
-// SASL is the client side of one SASL GSSAPI exchange (RFC 4752) with
-// authentication only: no security layer is negotiated, so messages after
-// it travel as they are. A server that insists on integrity or privacy is
-// refused with an error that says so, never accepted silently.
+// SASL is the client side of one SASL GSSAPI exchange (RFC 4752). It takes
+// the strongest security layer the server offers (privacy, integrity, or
+// none); with one, Wrap and Unwrap protect every later message.
 //
 // The flow Java's GssKrb5Server expects: Start's token (the Kerberos AP-REQ;
 // no mutual-authentication flag, so the server answers with an empty
@@ -25,6 +24,7 @@ type SASL struct {
 	spn   string
 	key   types.EncryptionKey
 	step  int
+	layer layerState
 }
 
 // NewSASL prepares an exchange with the service principal spn
@@ -81,11 +81,18 @@ func (s *SASL) answerOffer(challenge []byte) ([]byte, error) {
 	if len(offer.Payload) < 4 {
 		return nil, s.fail("read the server's security layer offer", errors.New("offer too short"))
 	}
-	if offer.Payload[0]&layerNone == 0 {
-		return nil, &Error{Principal: s.login.Principal, Kind: KindConfig,
-			Reason: fmt.Sprintf("%s requires a SASL security layer (%s); hdfs-sink speaks only authentication (QOP auth) to it: set hadoop.rpc.protection=authentication for that service", s.spn, layerNames(offer.Payload[0]))}
+	s.layer.bit = strongest(offer.Payload[0])
+	if s.layer.bit == 0 {
+		return nil, s.fail("choose a security layer", fmt.Errorf("the server offers none (%#x)", offer.Payload[0]))
 	}
-	answer, err := gssapi.NewInitiatorWrapToken([]byte{layerNone, 0, 0, 0}, s.key)
+	// The answer names the layer and the largest message we accept (the
+	// server's own limit: Thrift frames stay far below it); it is signed
+	// only, as Java's GssKrb5Client signs it.
+	reply := append([]byte{s.layer.bit}, offer.Payload[1:4]...)
+	if s.layer.bit == layerNone {
+		reply = []byte{layerNone, 0, 0, 0} // no layer, no buffer (RFC 4752 §3.1)
+	}
+	answer, err := gssapi.NewInitiatorWrapToken(reply, s.key)
 	if err != nil {
 		return nil, s.fail("sign the answer", err)
 	}
@@ -94,17 +101,6 @@ func (s *SASL) answerOffer(challenge []byte) ([]byte, error) {
 		return nil, s.fail("encode the answer", err)
 	}
 	return b, nil
-}
-
-func layerNames(bits byte) string {
-	var names []string
-	if bits&layerIntegrity != 0 {
-		names = append(names, "integrity")
-	}
-	if bits&layerPrivacy != 0 {
-		names = append(names, "privacy")
-	}
-	return fmt.Sprint(names)
 }
 
 func (s *SASL) fail(what string, err error) error {

@@ -313,10 +313,9 @@ write_krb_hms_conf() {
   local c=$STATE/krb-hms-conf
   mkdir -p "$c"
   # hadoop.rpc.protection is both the QOP the HMS offers its clients and
-  # the one it asks of the NameNode: a list lets it speak privacy to the
-  # NameNode while hdfs-sink's Thrift SASL transport, which negotiates
-  # authentication only (docs/kerberos.md), can still connect.
-  KRB_RPC_PROTECTION=privacy,authentication krb_client_conf "$c" "${KRB_DTP:-privacy}"
+  # the one it asks of the NameNode: privacy only, as on a cluster that
+  # encrypts all RPC.
+  krb_client_conf "$c" "${KRB_DTP:-privacy}"
   {
     echo "<configuration>"
     krb_prop metastore.thrift.uris "thrift://localhost:$KHMS_PORT"

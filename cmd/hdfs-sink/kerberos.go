@@ -183,7 +183,7 @@ func describeSecurity(c *configs.Connector) ([]string, []string, error) {
 		if on, principal, err := hiveSASL(c); err != nil {
 			errs = append(errs, err)
 		} else if on {
-			lines = append(lines, fmt.Sprintf("hive metastore: SASL GSSAPI to %s (authentication only; a metastore that insists on integrity or privacy is refused)", principal))
+			lines = append(lines, fmt.Sprintf("hive metastore: SASL GSSAPI to %s, with the strongest security layer it offers (privacy, integrity or none)", principal))
 		} else {
 			lines = append(lines, "hive metastore: plain Thrift (no SASL)")
 		}
@@ -205,6 +205,9 @@ func describeHDFS(c *configs.Connector, krb bool, lines, warns []string, errs []
 		if conf, _ := hadoopconf.Load(opts.ConfDir); conf != nil {
 			lines = append(lines, fmt.Sprintf("hadoop.conf.dir %s: hadoop.security.authentication=%s", opts.ConfDir, orDefault(conf["hadoop.security.authentication"], "simple")))
 		}
+	}
+	if krb && strings.Contains(sec.RPCProtection, "i") { // integrity or privacy
+		warns = append(warns, fmt.Sprintf("hadoop.rpc.protection=%s: colinmarc/hdfs verifies or decrypts the NameNode's replies but sends its requests unwrapped (paths and metadata in clear; file data goes to the DataNodes under dfs.data.transfer.protection)", sec.RPCProtection))
 	}
 	if krb && isIPHost(c.Store.Host) && strings.Contains(sec.NameNodePrincipal, "_HOST") {
 		warns = append(warns, fmt.Sprintf("store.url names the NameNode by address (%s): _HOST in %s becomes that address, which is rarely a principal; name the NameNode by its host name", c.Store.Host, sec.NameNodePrincipal))

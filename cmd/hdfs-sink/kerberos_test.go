@@ -58,6 +58,9 @@ func krbConnector(t *testing.T, dtp string, extra map[string]string) string {
 	}
 	for k, v := range extra {
 		cfg[k] = v
+		if v == "" {
+			delete(cfg, k)
+		}
 	}
 	c := loadConnector(t, t.TempDir(), "krb", cfg)
 	return c.Source
@@ -95,11 +98,14 @@ func TestCheckRefusesKerberosSettings(t *testing.T) {
 		"conf dir asks, connector does not": {"privacy", map[string]string{"hdfs.authentication.kerberos": "false", "hive.metastore.sasl.enabled": "false",
 			"consumer.override.security.protocol": "", "consumer.override.sasl.mechanism": "", "consumer.override.sasl.jaas.config": ""},
 			"sets hadoop.security.authentication=kerberos: set hdfs.authentication.kerberos=true"},
-		"integrity":       {"integrity", nil, "dfs.data.transfer.protection=integrity cannot be used"},
-		"keytab missing":  {"privacy", map[string]string{"connect.hdfs.keytab": "/nonexistent.keytab"}, "keytab /nonexistent.keytab"},
-		"ticket cache":    {"privacy", map[string]string{"consumer.override.sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useTicketCache=true principal="sink";`}, "useTicketCache=true is not supported"},
-		"tls not yet":     {"privacy", map[string]string{"consumer.override.security.protocol": "SASL_SSL"}, "security.protocol=SASL_SSL is not supported by this build"},
-		"hive no princ":   {"privacy", map[string]string{"hive.metastore.kerberos.principal": ""}, "hive.metastore.kerberos.principal is not set"},
+		"integrity":      {"integrity", nil, "dfs.data.transfer.protection=integrity cannot be used"},
+		"keytab missing": {"privacy", map[string]string{"connect.hdfs.keytab": "/nonexistent.keytab"}, "keytab /nonexistent.keytab"},
+		"ticket cache":   {"privacy", map[string]string{"consumer.override.sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useTicketCache=true principal="sink";`}, "useTicketCache=true is not supported"},
+		"tls not yet":    {"privacy", map[string]string{"consumer.override.security.protocol": "SASL_SSL"}, "security.protocol=SASL_SSL is not supported by this build"},
+		"hive no princ":  {"privacy", map[string]string{"hive.metastore.kerberos.principal": ""}, "hive.metastore.kerberos.principal is not set"},
+		// Worker-level consumer.* keys are read as the connector's are.
+		"worker-level jaas": {"privacy", map[string]string{"consumer.override.sasl.jaas.config": "",
+			"consumer.sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/worker.keytab" principal="sink";`}, "keytab /worker.keytab"},
 		"kafka principal": {"privacy", map[string]string{"consumer.override.sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/nope" principal="sink";`}, "keytab /nope"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -212,8 +212,9 @@ func (s *setup) start(config string) *daemon {
 	s.t.Cleanup(func() {
 		d.cmd.Process.Kill()
 		<-d.done
-		if d.contains("WARNING: DATA RACE") {
-			s.t.Errorf("the race detector fired in daemon %s", d.log)
+		if i := strings.Index(d.text(), "WARNING: DATA RACE"); i >= 0 {
+			report := d.text()[i:]
+			s.t.Errorf("the race detector fired in daemon %s:\n%s", d.log, report[:min(len(report), 6000)])
 		}
 		if s.t.Failed() {
 			s.t.Logf("daemon log %s (tail):\n%s", d.log, d.tail(40))
