@@ -37,16 +37,12 @@ func NewLogins(log *slog.Logger) *Logins {
 	return &Logins{log: log.With("component", "kerberos"), now: time.Now, logins: map[string]*Login{}, ctx: ctx, stop: stop}
 }
 
-// Close stops every renewal and forgets the tickets.
+// Close stops every renewal. The gokrb5 clients are left as they are, not
+// destroyed: a client still shutting down may be using one (Destroy writes
+// the credentials it reads), and their own timers end with the process.
 func (ls *Logins) Close() {
 	ls.stop()
 	ls.wg.Wait()
-	ls.mu.Lock()
-	defer ls.mu.Unlock()
-	for k, l := range ls.logins {
-		l.cl.Destroy()
-		delete(ls.logins, k)
-	}
 }
 
 // Login returns the login of cfg's principal and keytab, logging in on

@@ -212,7 +212,7 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	sec, err := kafkaSecurityOpts(c.Consumer.Overrides, d.logins)
+	sec, err := kafkaSecurityOpts(c.Consumer.Overrides, d.logins, c.Kerberos.Krb5Conf)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connector %q: consumer: %w", c.Name, err)
 	}

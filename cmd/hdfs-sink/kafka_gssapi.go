@@ -26,12 +26,15 @@ import (
 var gssapiKeys = []string{"security.protocol", "sasl.mechanism", "sasl.jaas.config", "sasl.kerberos.service.name"}
 
 // kerberosSASL is the GSSAPI mechanism of one Kafka client's properties;
-// nil (and no error) when they ask for no SASL at all.
-func kerberosSASL(props map[string]string, logins *kerberos.Logins) (sasl.Mechanism, error) {
+// nil (and no error) when they ask for no SASL at all. krb5Conf is the
+// connector's hdfs.sink.krb5.conf ("" = $KRB5_CONFIG, else /etc/krb5.conf):
+// a JAAS line cannot name one, and Java takes it from the JVM's flags.
+func kerberosSASL(props map[string]string, logins *kerberos.Logins, krb5Conf string) (sasl.Mechanism, error) {
 	cfg, service, on, err := kafkaGSSAPIConfig(props)
 	if err != nil || !on {
 		return nil, err
 	}
+	cfg.Krb5Conf = krb5Conf
 	return kerberos.KafkaMechanism(logins, cfg, service), nil
 }
 
@@ -104,8 +107,8 @@ func jaasOptions(rest string) (map[string]string, error) {
 // kafkaSecurityOpts are the franz-go options for the consumer's security
 // properties (worker-level consumer.* and connector-level
 // consumer.override.*, already merged, the connector's winning).
-func kafkaSecurityOpts(over map[string]string, logins *kerberos.Logins) ([]kgo.Opt, error) {
-	mech, err := kerberosSASL(over, logins)
+func kafkaSecurityOpts(over map[string]string, logins *kerberos.Logins, krb5Conf string) ([]kgo.Opt, error) {
+	mech, err := kerberosSASL(over, logins, krb5Conf)
 	if err != nil || mech == nil {
 		return nil, err
 	}
@@ -119,9 +122,7 @@ func checkKafkaLogin(c *configs.Connector) error {
 	if err != nil || !on {
 		return err
 	}
-	if cfg.Krb5Conf == "" {
-		cfg.Krb5Conf = c.Kerberos.Krb5Conf
-	}
+	cfg.Krb5Conf = c.Kerberos.Krb5Conf
 	_, err = kerberos.Prepare(cfg)
 	return err
 }

@@ -5,6 +5,7 @@ package kerberos
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -97,5 +98,27 @@ func TestKerberosCheck(t *testing.T) {
 	out, err = exec.Command(binary(t), "check", "--config", cfg).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "sets hadoop.security.authentication=kerberos: set hdfs.authentication.kerberos=true") {
 		t.Fatalf("check of a Kerberos conf dir without Kerberos keys: err %v\n%s", err, out)
+	}
+}
+
+// TestKerberosTwoLogins: HDFS as sink/_HOST (the host's own principal, from
+// its keytab) and Kafka as sink: two principals, two logins, each from the
+// connector's krb5.conf; _HOST becomes this host's name.
+func TestKerberosTwoLogins(t *testing.T) {
+	s := newSetup(t, 1)
+	counts := map[int32]int64{}
+	s.produce(counts, 500)
+	d := s.start(s.connector("krb-two", map[string]string{
+		"connect.hdfs.principal": "sink/_HOST@" + itest.KrbRealm, "connect.hdfs.keytab": itest.Keytab("sink-host"),
+	}))
+	s.waitCommitted(d, 500, 2*time.Minute)
+	d.stop()
+	s.check(counts)
+	if n := d.count("kerberos login from keytab"); n != 2 {
+		t.Fatalf("%d logins, want 2 (sink/<host> for HDFS, sink for Kafka):\n%s", n, d.tail(20))
+	}
+	host, _ := os.Hostname()
+	if !d.contains("principal=sink/" + strings.ToLower(host) + "@EXAMPLE.COM") {
+		t.Fatalf("no login as sink/%s (_HOST):\n%s", strings.ToLower(host), d.tail(20))
 	}
 }
