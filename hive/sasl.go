@@ -80,40 +80,50 @@ func (t *saslTransport) handshake(m SASLMechanism, host string) error {
 	if err := t.writeMessage(saslStart, []byte(m.Name())); err != nil {
 		return err
 	}
-	done := false
 	if err := t.writeMessage(saslOK, initial); err != nil {
 		return err
 	}
-	for {
+	for done := false; ; {
 		status, payload, err := t.readMessage()
 		if err != nil {
 			return err
 		}
-		switch status {
-		case saslComplete:
-			if !done {
-				return errors.New("SASL: the metastore reported success before the exchange ended")
-			}
-			if l, ok := sess.(SASLLayer); ok && l.Wrapping() {
-				t.layer = l
-			}
-			return nil
-		case saslOK:
-		default:
+		if status == saslComplete {
+			return t.complete(sess, done)
+		}
+		if status != saslOK {
 			return fmt.Errorf("SASL %s: the metastore refused: %s", m.Name(), payload)
 		}
-		resp, last, err := sess.Step(payload)
-		if err != nil {
-			return err
-		}
-		status = saslOK
-		if last {
-			done, status = true, saslComplete
-		}
-		if err := t.writeMessage(status, resp); err != nil {
+		if done, err = t.answer(sess, payload); err != nil {
 			return err
 		}
 	}
+}
+
+// answer sends the session's response to one challenge, marked COMPLETE
+// when it is the session's last.
+func (t *saslTransport) answer(sess SASLSession, challenge []byte) (bool, error) {
+	resp, last, err := sess.Step(challenge)
+	if err != nil {
+		return false, err
+	}
+	status := byte(saslOK)
+	if last {
+		status = saslComplete
+	}
+	return last, t.writeMessage(status, resp)
+}
+
+// complete ends a negotiation the server reported successful, with the
+// session's security layer if it negotiated one.
+func (t *saslTransport) complete(sess SASLSession, done bool) error {
+	if !done {
+		return errors.New("SASL: the metastore reported success before the exchange ended")
+	}
+	if l, ok := sess.(SASLLayer); ok && l.Wrapping() {
+		t.layer = l
+	}
+	return nil
 }
 
 func (t *saslTransport) writeMessage(status byte, payload []byte) error {
