@@ -339,7 +339,9 @@ EOF
 write_hadoop_conf() {
   local c=$STATE/hadoop-conf
   mkdir -p "$c"
-  cat >"$c/core-site.xml" <<EOF
+  # Written aside and renamed: start_hms copies core-site.xml while HDFS
+  # starts in parallel, and must never see it half written.
+  cat >"$c/core-site.xml.tmp" <<EOF
 <configuration>
   <property><name>fs.defaultFS</name><value>hdfs://127.0.0.1:8020</value></property>
 </configuration>
@@ -368,7 +370,9 @@ EOF
     prop dfs.namenode.safemode.min.datanodes 1
     prop dfs.client.block.write.replace-datanode-on-failure.enable false
     echo "</configuration>"
-  } >"$c/hdfs-site.xml"
+  } >"$c/hdfs-site.xml.tmp"
+  mv -f "$c/core-site.xml.tmp" "$c/core-site.xml"
+  mv -f "$c/hdfs-site.xml.tmp" "$c/hdfs-site.xml"
   cat >"$c/log4j.properties" <<'EOF'
 log4j.rootLogger=INFO,console
 log4j.appender.console=org.apache.log4j.ConsoleAppender
@@ -526,6 +530,7 @@ cmd_up() {
   build_checker
   write_env
   rm -f "$RUN"/*.ready "$RUN"/*.failed
+  write_hadoop_conf # before the HMS, started in parallel, copies from it
   # Independent services in parallel; HMS waits for HDFS before its server starts.
   local pids=() names=(kafka hdfs registry hms) i rc=0
   (start_kafka) & pids+=($!)
