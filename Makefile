@@ -10,10 +10,20 @@ PKGS ?= ./...
 # tag-only package such as ./integration that plain `go vet` cannot load.
 INTEGRATION_PKGS ?= $(PKGS)
 
-.PHONY: unit testenv-up testenv-down testenv-status integration test demo bench sweep build image
+.PHONY: unit static testenv-up testenv-down testenv-status integration test test-kerberos-long demo bench sweep build image
+
+STATIC_BIN ?= bin/hdfs-sink
+
+## static: the release build (CGO_ENABLED=0, as the Dockerfile builds it)
+## must link statically: Kerberos and everything else stay pure Go.
+static:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(STATIC_BIN) ./cmd/hdfs-sink
+	@$(GO) version -m $(STATIC_BIN) | grep -q 'CGO_ENABLED=0' || { echo "$(STATIC_BIN): not built with CGO_ENABLED=0"; exit 1; }
+	@if command -v ldd >/dev/null && ldd $(STATIC_BIN) >/dev/null 2>&1; then echo "$(STATIC_BIN) is dynamically linked:"; ldd $(STATIC_BIN); exit 1; fi
+	@echo "$(STATIC_BIN): static (CGO_ENABLED=0)"
 
 ## unit: go vet (including integration-tagged files) and race tests; no services.
-unit:
+unit: static
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags integration $(PKGS)
 	$(GO) vet -tags demo ./cmd/...
@@ -51,6 +61,14 @@ integration:
 test: unit
 	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; \
 	$(TESTENV) up && $(MAKE) --no-print-directory integration
+
+## test-kerberos-long: the Kerberos renewal run at full length (5 minutes of
+## 2-minute tickets, then a KDC outage longer than a ticket), services up
+## and down around it; `make test` runs it with a 150 s first phase.
+test-kerberos-long:
+	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; \
+	$(TESTENV) up && HDFS_SINK_KRB_RUN=5m HDFS_SINK_KRB_OUTAGE=150s \
+	$(GO) test -tags integration -count=1 -timeout 30m -run TestKerberosLongRun -v ./integration/kerberos
 
 ## demo: the end-to-end demo (cmd/hdfs-sink demo, built with the demo tag:
 ## production builds leave its embedded Kafka out).

@@ -19,6 +19,7 @@ func (p *parser) build() *Connector {
 	p.framework(c)
 	p.topics(c)
 	p.store(c)
+	p.kerberos(c)
 	p.writer(c)
 	p.formats(c)
 	p.partitioner(c)
@@ -50,9 +51,6 @@ func (p *parser) framework(c *Connector) {
 	c.TasksMax = int(p.integer("tasks.max", DefaultTasksMax, 1, reasonPositive))
 	if p.has("transforms") {
 		p.warn("transforms", "single message transforms are not applied by hdfs-sink: records are written as consumed")
-	}
-	if v, ok := p.get("hdfs.authentication.kerberos"); ok && strings.EqualFold(v, "true") {
-		p.fail("hdfs.authentication.kerberos", v, "Kerberos is not supported by hdfs-sink yet (only simple authentication)")
 	}
 }
 
@@ -351,6 +349,11 @@ func (p *parser) hive(c *Connector) {
 		}
 		h.MetastoreURIs = append(h.MetastoreURIs, strings.TrimSuffix(u, "/"))
 	}
+	if p.has("hive.metastore.sasl.enabled") {
+		v := p.boolean("hive.metastore.sasl.enabled", false)
+		h.SASLEnabled = &v
+	}
+	h.KerberosPrincipal = p.str("hive.metastore.kerberos.principal", "")
 	h.Database = p.str("hive.database", DefaultHiveDatabase)
 	if !hiveIdentRE.MatchString(h.Database) {
 		p.fail("hive.database", h.Database, "must be a Hive identifier (letters, digits, '_')")
@@ -551,4 +554,35 @@ func (p *parser) consumerOverrides(props map[string]clientProp) map[string]strin
 		out[name] = prop.value
 	}
 	return out
+}
+
+// kerberos reads the reference's Kerberos keys. As in the reference,
+// principal and keytab mean nothing unless hdfs.authentication.kerberos is
+// true; saying so beats acting on half a setting.
+func (p *parser) kerberos(c *Connector) {
+	k := &c.Kerberos
+	k.Enabled = p.boolean("hdfs.authentication.kerberos", false)
+	k.Principal = p.str("connect.hdfs.principal", "")
+	k.Keytab = p.str("connect.hdfs.keytab", "")
+	k.NameNodePrincipal = p.str("hdfs.namenode.principal", "")
+	k.Krb5Conf = p.str("hdfs.sink.krb5.conf", "")
+	k.RenewPeriod = p.millis("kerberos.ticket.renew.period.ms", DefaultKerberosRenewMs, 1000, "must be an integer >= 1000 (milliseconds)")
+	keys := []string{"connect.hdfs.principal", "connect.hdfs.keytab", "hdfs.namenode.principal", "kerberos.ticket.renew.period.ms", "hdfs.sink.krb5.conf"}
+	if !k.Enabled {
+		for _, key := range keys {
+			if v, _ := p.get(key); v != "" && !(key == "kerberos.ticket.renew.period.ms" && v == "3600000") {
+				p.warn(key, "ignored: hdfs.authentication.kerberos is not true")
+			}
+		}
+		return
+	}
+	if k.Principal == "" {
+		p.missing("connect.hdfs.principal", "required with hdfs.authentication.kerberos=true (the principal to log in as, e.g. connect/_HOST@EXAMPLE.COM)")
+	}
+	if k.Keytab == "" {
+		p.missing("connect.hdfs.keytab", "required with hdfs.authentication.kerberos=true (the keytab file of connect.hdfs.principal)")
+	}
+	if c.Store.Scheme == "file" {
+		p.warn("hdfs.authentication.kerberos", "ignored for a file:// store")
+	}
 }

@@ -36,6 +36,7 @@ type Connector struct {
 	HadoopConfDir string
 	HadoopHome    string
 	HDFSUser      string // hdfs.sink.hdfs.user
+	Kerberos      Kerberos
 
 	TopicsDirTemplate string // topics.dir as written; may hold ${topic}
 	LogsDirTemplate   string // logs.dir as written; may hold ${topic}
@@ -188,14 +189,31 @@ func (p Partitioner) TimeBased() bool {
 	return p.Kind == PartitionTimeBased || p.Kind == PartitionDaily || p.Kind == PartitionHourly
 }
 
+// Kerberos holds the reference connector's Kerberos keys. One login
+// (principal and keytab) serves HDFS, the Hive Metastore and, when its
+// JAAS names the same principal and keytab, Kafka.
+type Kerberos struct {
+	Enabled           bool          // hdfs.authentication.kerberos
+	Principal         string        // connect.hdfs.principal, may hold _HOST
+	Keytab            string        // connect.hdfs.keytab
+	NameNodePrincipal string        // hdfs.namenode.principal ("" = dfs.namenode.kerberos.principal of hadoop.conf.dir)
+	RenewPeriod       time.Duration // kerberos.ticket.renew.period.ms
+	Krb5Conf          string        // hdfs.sink.krb5.conf ("" = $KRB5_CONFIG, else /etc/krb5.conf)
+}
+
 // Hive holds the Hive metastore settings.
 type Hive struct {
 	Enabled       bool
 	MetastoreURIs []string // thrift://host:port
 	ConfDir       string
 	Home          string
-	Database      string
-	TableTemplate string // hive.table.name as written; may hold ${topic}
+	// SASLEnabled is hive.metastore.sasl.enabled when the connector sets
+	// it (nil: hive-site.xml in ConfDir decides, else off).
+	SASLEnabled *bool
+	// KerberosPrincipal is hive.metastore.kerberos.principal ("": from hive-site.xml).
+	KerberosPrincipal string
+	Database          string
+	TableTemplate     string // hive.table.name as written; may hold ${topic}
 }
 
 // Tolerance is errors.tolerance.

@@ -25,6 +25,7 @@ const (
 	DefaultGroupPrefix         = "connect-"
 	DefaultSchemaCacheSize     = 1000 // schemas.cache.config, as the reference
 	DefaultDLQReplication      = 3    // as Connect
+	DefaultKerberosRenewMs     = 3600000
 
 	DefaultFormat          = FormatAvro
 	DefaultAvroCodec       = AvroNull

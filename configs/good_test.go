@@ -332,11 +332,9 @@ func TestUnknownAndFrameworkKeys(t *testing.T) {
 		"key.converter.schemas.enable": "false", "header.converter": "h",
 		"producer.override.acks": "all", "name": "n", "hdfs.sink.memory.max.byte": "1",
 		"totally.new": "x", "storage.class": "io.confluent.connect.hdfs.storage.HdfsStorage",
-		"connect.hdfs.principal": "p@R",
 	}
 	got := warnStrings(keyWarnings(raw))
 	want := []string{
-		`connector "": connect.hdfs.principal: ignored: Kerberos is not supported yet`,
 		`connector "": hdfs.sink.memory.max.byte: unknown key, ignored (did you mean "hdfs.sink.memory.max.bytes"?)`,
 		`connector "": totally.new: unknown key, ignored`,
 	}

@@ -34,6 +34,9 @@ var typedKeys = []string{
 	"hdfs.sink.extra.columns", "hdfs.sink.parquet.row.group.bytes",
 	"schemas.cache.config", "schema.cache.size",
 	"errors.log.include.messages", "errors.deadletterqueue.topic.replication.factor",
+	"hdfs.authentication.kerberos", "connect.hdfs.principal", "connect.hdfs.keytab",
+	"hdfs.namenode.principal", "kerberos.ticket.renew.period.ms", "hdfs.sink.krb5.conf",
+	"hive.metastore.sasl.enabled", "hive.metastore.kerberos.principal",
 }
 
 // ignoredKey is a reference connector key hdfs-sink accepts without acting
@@ -46,17 +49,12 @@ type ignoredKey struct {
 var ignoredKeys = map[string]ignoredKey{
 	"storage.class": {[]string{"io.confluent.connect.hdfs.storage.HdfsStorage", "io.confluent.connect.hdfs3.storage.HdfsStorage"},
 		"ignored: the storage backend follows store.url"},
-	"directory.delim":                 {[]string{"/"}, "ignored: directories are always separated by \"/\""},
-	"file.delim":                      {[]string{"+"}, "ignored: file names always use \"+\" (as the reference, which hard-codes it)"},
-	"enhanced.avro.schema.support":    {[]string{"true"}, "ignored: Avro schemas are kept as registered"},
-	"connect.meta.data":               {[]string{"true", "false"}, "ignored: Connect metadata does not exist in hdfs-sink"},
-	"allow.optional.map.keys":         {[]string{"false"}, "ignored"},
-	"topic.capture.groups.regex":      {nil, "ignored: ${n} capture groups in topics.dir/logs.dir are not supported"},
-	"hdfs.authentication.kerberos":    {[]string{"false"}, ""}, // "true" is an error, see build
-	"connect.hdfs.principal":          {[]string{""}, "ignored: Kerberos is not supported yet"},
-	"connect.hdfs.keytab":             {[]string{""}, "ignored: Kerberos is not supported yet"},
-	"hdfs.namenode.principal":         {[]string{""}, "ignored: Kerberos is not supported yet"},
-	"kerberos.ticket.renew.period.ms": {[]string{"3600000"}, "ignored: Kerberos is not supported yet"},
+	"directory.delim":              {[]string{"/"}, "ignored: directories are always separated by \"/\""},
+	"file.delim":                   {[]string{"+"}, "ignored: file names always use \"+\" (as the reference, which hard-codes it)"},
+	"enhanced.avro.schema.support": {[]string{"true"}, "ignored: Avro schemas are kept as registered"},
+	"connect.meta.data":            {[]string{"true", "false"}, "ignored: Connect metadata does not exist in hdfs-sink"},
+	"allow.optional.map.keys":      {[]string{"false"}, "ignored"},
+	"topic.capture.groups.regex":   {nil, "ignored: ${n} capture groups in topics.dir/logs.dir are not supported"},
 }
 
 // frameworkPrefixes are key families Kafka Connect itself owns; they are

@@ -101,7 +101,10 @@ func (p *parser) validateHive(c *Connector) {
 	if !c.Hive.Enabled {
 		return
 	}
-	if !p.has("hive.metastore.uris") && !p.has("hive.conf.dir") {
+	if sasl := c.Hive.SASLEnabled; sasl != nil && *sasl && !c.Kerberos.Enabled {
+		p.fail("hive.metastore.sasl.enabled", "true", "needs hdfs.authentication.kerberos=true: the Metastore login uses connect.hdfs.principal and connect.hdfs.keytab")
+	}
+	if !p.has("hive.metastore.uris") && !p.has("hive.conf.dir") && !p.has("hive.home") {
 		p.missing("hive.metastore.uris", "required when hive.integration is true (thrift://host:port; hdfs-sink has no embedded metastore), in the connector file or in <hive.conf.dir>/hive-site.xml")
 	}
 	if c.SchemaCompatibility == CompatNone && !p.failed("schema.compatibility") {

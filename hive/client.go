@@ -1,8 +1,11 @@
 // Package hive owns talking to the Hive Metastore over Thrift and mapping
 // Avro schemas to Hive tables.
 //
-// The Client speaks the binary protocol over a buffered plain socket (no
-// SASL) using the generated bindings in github.com/beltran/gohive/hive_metastore.
+// The Client speaks the binary protocol over a buffered plain socket, or
+// over Thrift's SASL transport when a mechanism is given (WithSASL: Kerberos
+// GSSAPI for hive.metastore.sasl.enabled, in pure Go, frames wrapped when
+// the mechanism negotiated integrity or privacy), using the generated
+// bindings in github.com/beltran/gohive/hive_metastore.
 // It only calls RPCs present in Hive 2.3 through 4 (get_table_req instead of
 // the get_table that Hive 4 removed). A Client is safe for concurrent use;
 // calls are serialised on one connection, which is redialled after any
@@ -40,6 +43,7 @@ type config struct {
 	dialTimeout time.Duration
 	callTimeout time.Duration
 	owner       string
+	sasl        SASLMechanism // nil: a plain socket
 }
 
 func defaultConfig() config {
@@ -135,18 +139,33 @@ func (c *Client) dial(ctx context.Context) (*conn, error) {
 			errs = append(errs, err)
 			continue
 		}
-		return newConn(nc, c.cfg), nil
+		cn, err := newConn(nc, addr, c.cfg)
+		if err != nil {
+			// An authentication failure is the answer, not an outage of
+			// this address: do not try the next one with it hidden.
+			return nil, fmt.Errorf("%s: %w", addr, err)
+		}
+		return cn, nil
 	}
 	return nil, errors.Join(errs...)
 }
 
-func newConn(nc net.Conn, cfg config) *conn {
+func newConn(nc net.Conn, addr string, cfg config) (*conn, error) {
 	// Each connection owns its configuration: call() changes SocketTimeout.
 	tc := &thrift.TConfiguration{ConnectTimeout: cfg.dialTimeout, SocketTimeout: cfg.callTimeout}
 	sock := thrift.NewTSocketFromConnConf(nc, tc)
-	trans := thrift.NewTBufferedTransport(sock, bufferSize)
+	var trans thrift.TTransport = thrift.NewTBufferedTransport(sock, bufferSize)
+	if cfg.sasl != nil {
+		st := newSASLTransport(sock)
+		host, _, _ := net.SplitHostPort(addr)
+		if err := st.handshake(cfg.sasl, host); err != nil {
+			sock.Close()
+			return nil, err
+		}
+		trans = st
+	}
 	proto := thrift.NewTBinaryProtocolConf(trans, tc)
-	return &conn{sock: sock, hms: hms.NewThriftHiveMetastoreClient(thrift.NewTStandardClient(proto, proto))}
+	return &conn{sock: sock, hms: hms.NewThriftHiveMetastoreClient(thrift.NewTStandardClient(proto, proto))}, nil
 }
 
 // Close closes the connection, after waiting for a call in progress. Later

@@ -9,23 +9,32 @@ import (
 	"strings"
 )
 
-// Site is what hdfs-sink takes from hive.conf.dir/hive-site.xml: where the
-// metastore is and how to talk to it.
+// Site is what hdfs-sink takes from hive.conf.dir: hive-site.xml, and
+// metastore-site.xml when there is one (Hive 3's standalone metastore reads
+// its metastore.* names from it). It says where the metastore is and how
+// to talk to it.
 type Site struct {
 	File string
 	// URIs is hive.metastore.uris as the file has it ("" when unset).
 	URIs string
-	// SASL and SSL are hive.metastore.sasl.enabled and hive.metastore.use.SSL.
-	SASL, SSL bool
+	// SASL is hive.metastore.sasl.enabled (or metastore.sasl.enabled): the
+	// metastore wants Kerberos (GSSAPI) logins.
+	SASL bool
+	// Principal is hive.metastore.kerberos.principal (or
+	// metastore.kerberos.principal), e.g. hive/_HOST@EXAMPLE.COM.
+	Principal string
+	// SSL is hive.metastore.use.SSL.
+	SSL bool
 }
 
 // ErrUnsupportedSite is a hive-site.xml asking for a transport this client
 // does not have.
-var ErrUnsupportedSite = errors.New("the metastore client of hdfs-sink speaks plain Thrift only")
+var ErrUnsupportedSite = errors.New("the metastore client of hdfs-sink speaks plain Thrift or SASL (Kerberos), not TLS")
 
-// LoadSite reads dir/hive-site.xml. Of its many settings hdfs-sink uses
-// hive.metastore.uris (when the connector file sets none) and refuses
-// SASL and SSL, which its client cannot speak; the rest are Hive's own. A missing file is an error: the
+// LoadSite reads dir/hive-site.xml and dir/metastore-site.xml. Of their
+// many settings hdfs-sink uses the metastore's URIs (when the connector file
+// sets none), SASL and principal, and refuses SSL, which its client cannot
+// speak; the rest are Hive's own. A missing hive-site.xml is an error: the
 // reference only logs a warning and carries on with defaults.
 func LoadSite(dir string) (Site, error) {
 	s := Site{File: filepath.Join(dir, "hive-site.xml")}
@@ -33,20 +42,31 @@ func LoadSite(dir string) (Site, error) {
 	if err != nil {
 		return s, fmt.Errorf("hive.conf.dir %s: %w", dir, err)
 	}
-	s.URIs = strings.TrimSpace(props["hive.metastore.uris"])
-	s.SASL = strings.EqualFold(strings.TrimSpace(props["hive.metastore.sasl.enabled"]), "true")
-	s.SSL = strings.EqualFold(strings.TrimSpace(props["hive.metastore.use.SSL"]), "true")
-	return s, s.supported()
-}
-
-func (s Site) supported() error {
-	switch {
-	case s.SASL:
-		return fmt.Errorf("%s: hive.metastore.sasl.enabled is true (Kerberos): %w", s.File, ErrUnsupportedSite)
-	case s.SSL:
-		return fmt.Errorf("%s: hive.metastore.use.SSL is true: %w", s.File, ErrUnsupportedSite)
+	ms, err := readSiteXML(filepath.Join(dir, "metastore-site.xml"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return s, fmt.Errorf("hive.conf.dir %s: %w", dir, err)
 	}
-	return nil
+	for k, v := range ms {
+		if _, set := props[k]; !set {
+			props[k] = v
+		}
+	}
+	get := func(names ...string) string {
+		for _, n := range names {
+			if v := strings.TrimSpace(props[n]); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	s.URIs = get("hive.metastore.uris", "metastore.thrift.uris")
+	s.SASL = strings.EqualFold(get("hive.metastore.sasl.enabled", "metastore.sasl.enabled"), "true")
+	s.Principal = get("hive.metastore.kerberos.principal", "metastore.kerberos.principal")
+	s.SSL = strings.EqualFold(get("hive.metastore.use.SSL", "metastore.use.SSL"), "true")
+	if s.SSL {
+		return s, fmt.Errorf("%s: hive.metastore.use.SSL is true: %w", s.File, ErrUnsupportedSite)
+	}
+	return s, nil
 }
 
 // readSiteXML reads a Hadoop-style <configuration><property> file.

@@ -32,14 +32,30 @@ func TestLoadSite(t *testing.T) {
 	}
 }
 
+// Hive 3's standalone metastore spells its keys metastore.*, in
+// metastore-site.xml; hive-site.xml wins where both set one.
+func TestLoadSiteKerberos(t *testing.T) {
+	dir := writeSite(t, prop("hive.metastore.uris", "thrift://hms1:9083")+prop("hive.metastore.sasl.enabled", "true"))
+	ms := "<configuration>\n" + prop("metastore.kerberos.principal", "hive/_HOST@EXAMPLE.COM") + prop("metastore.thrift.uris", "thrift://other:9083") + "</configuration>\n"
+	if err := os.WriteFile(filepath.Join(dir, "metastore-site.xml"), []byte(ms), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadSite(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.SASL || s.Principal != "hive/_HOST@EXAMPLE.COM" || s.URIs != "thrift://hms1:9083" {
+		t.Fatalf("LoadSite = %+v", s)
+	}
+}
+
 func TestLoadSiteErrors(t *testing.T) {
 	tests := []struct {
 		name, props string
 		is          error
 		want        string
 	}{
-		{"sasl", prop("hive.metastore.sasl.enabled", "true"), ErrUnsupportedSite, "hive.metastore.sasl.enabled is true (Kerberos): the metastore client of hdfs-sink speaks plain Thrift only"},
-		{"ssl", prop("hive.metastore.use.SSL", "TRUE"), ErrUnsupportedSite, "hive.metastore.use.SSL is true: the metastore client of hdfs-sink speaks plain Thrift only"},
+		{"ssl", prop("hive.metastore.use.SSL", "TRUE"), ErrUnsupportedSite, "hive.metastore.use.SSL is true: the metastore client of hdfs-sink speaks plain Thrift or SASL (Kerberos), not TLS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
@@ -44,6 +45,9 @@ func (s *Security) Fatal(err error) *AuthError {
 	var ae *AuthError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	if kerberos.IsKerberos(err) && !kerberos.Retryable(err) { // an unreachable KDC may come back
+		return &AuthError{Service: "Kafka", Addr: s.lastAddr(), Reason: "GSSAPI login refused: " + err.Error(), Err: err}
 	}
 	for _, r := range refusals {
 		if errors.Is(err, r) {

@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
@@ -69,10 +70,26 @@ var serverOnly = []string{"ssl.client.auth", "ssl.principal.mapping.rules", "ssl
 // per setting that cannot be honoured; stores and files are read here, so
 // a wrong store password is found by `check`.
 func Parse(p Props, name tlsprops.Namer) (*Security, error) {
+	return ParseWith(p, name, Kerberos{})
+}
+
+// Kerberos is what a GSSAPI client needs beyond its properties: the
+// krb5.conf (a Java client takes it from the JVM's flags, not from a
+// property; "" means $KRB5_CONFIG, else /etc/krb5.conf) and the process's
+// logins, shared with HDFS and the metastore. Without Logins the client can
+// be checked but not log in: its authentication fails, it never goes
+// without.
+type Kerberos struct {
+	Krb5Conf string
+	Logins   *kerberos.Logins
+}
+
+// ParseWith is Parse for a client that may log in with GSSAPI.
+func ParseWith(p Props, name tlsprops.Namer, krb Kerberos) (*Security, error) {
 	if name == nil {
 		name = tlsprops.Prefix("")
 	}
-	b := &builder{p: p, name: name}
+	b := &builder{p: p, name: name, krb: krb}
 	s := &Security{Protocol: b.protocol()}
 	useTLS := s.Protocol == SSL || s.Protocol == SASLSSL
 	useSASL := s.Protocol == SASLPlaintext || s.Protocol == SASLSSL
@@ -130,6 +147,7 @@ func UserPassword(p Props) (user, password string, ok bool) {
 type builder struct {
 	p    Props
 	name tlsprops.Namer
+	krb  Kerberos
 	errs []error
 }
 

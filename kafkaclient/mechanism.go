@@ -2,6 +2,7 @@ package kafkaclient
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
 // Login module classes, as sasl.jaas.config names them.
@@ -26,18 +29,13 @@ type mechanism struct {
 	build  func(b *builder, opts map[string]string) sasl.Mechanism
 }
 
-// mechanisms is every sasl.mechanism hdfs-sink speaks. Kerberos (issue 14)
-// is one more entry: {"GSSAPI", mechanism{krb5Module, buildKerberos}}.
+// mechanisms is every sasl.mechanism hdfs-sink speaks.
 var mechanisms = map[string]mechanism{
 	"PLAIN":         {plainModule, buildPlain},
 	"SCRAM-SHA-256": {scramModule, buildScram(scram.Auth.AsSha256Mechanism)},
 	"SCRAM-SHA-512": {scramModule, buildScram(scram.Auth.AsSha512Mechanism)},
 	"OAUTHBEARER":   {oauthModule, buildOAuth},
-}
-
-// notYet names mechanisms Kafka has that hdfs-sink does not speak yet.
-var notYet = map[string]string{
-	"GSSAPI": "Kerberos (GSSAPI) is not supported yet; it is Kafka's default when sasl.mechanism is not set",
+	"GSSAPI":        {kerberos.Krb5LoginModule, buildKerberos},
 }
 
 // saslKeys are the client's sasl.* keys this package reads or accepts.
@@ -58,11 +56,7 @@ func (b *builder) mechanism(s *Security) (string, sasl.Mechanism) {
 	}
 	m, ok := mechanisms[name]
 	if !ok {
-		reason := "must be PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER"
-		if why, later := notYet[name]; later {
-			reason = why + " (" + reason + ")"
-		}
-		b.fail("sasl.mechanism", reason)
+		b.fail("sasl.mechanism", "must be GSSAPI (Kafka's default), PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER")
 		return name, nil
 	}
 	b.handlerClasses(name)
@@ -160,6 +154,38 @@ func buildScram(as func(scram.Auth) sasl.Mechanism) func(*builder, map[string]st
 		token := strings.EqualFold(opts["tokenauth"], "true") // a delegation token
 		return as(scram.Auth{User: opts["username"], Pass: opts["password"], IsToken: token})
 	}
+}
+
+// buildKerberos reads a Krb5LoginModule login (keytab only: a ticket
+// cache cannot be renewed from) and checks its keytab and krb5.conf as far
+// as that can be done without a KDC. The KDC is asked at the first
+// authentication, with the process's shared login for that principal.
+func buildKerberos(b *builder, opts map[string]string) sasl.Mechanism {
+	cfg, service, err := kerberos.KafkaLoginConfig(opts, b.get("sasl.kerberos.service.name"))
+	if err != nil {
+		b.fail("sasl.jaas.config", err.Error())
+		return nil
+	}
+	cfg.Krb5Conf = b.krb.Krb5Conf
+	if _, err := kerberos.Prepare(cfg); err != nil {
+		b.fail("sasl.jaas.config", err.Error())
+		return nil
+	}
+	if b.krb.Logins == nil {
+		return noLogins{}
+	}
+	return kerberos.KafkaMechanism(b.krb.Logins, cfg, service)
+}
+
+// noLogins is the GSSAPI mechanism of a Security parsed without the
+// process's logins (by check): it refuses to authenticate rather than
+// connect without.
+type noLogins struct{}
+
+func (noLogins) Name() string { return "GSSAPI" }
+
+func (noLogins) Authenticate(context.Context, string) (sasl.Session, []byte, error) {
+	return nil, nil, errors.New("GSSAPI: this client was built without the process's Kerberos logins")
 }
 
 // tracked remembers which broker a SASL exchange was last started with:

@@ -34,6 +34,9 @@ def session():
         .config("spark.driver.memory", os.environ.get("HDFS_SINK_TESTENV_SPARK_DRIVER_MEMORY", "1g"))
         .enableHiveSupport()
     )
+    # Extra settings as a JSON object (the Kerberos profile's client side).
+    for k, v in json.loads(os.environ.get("HDFS_SINK_TESTENV_SPARK_CONF") or "{}").items():
+        b = b.config(k, v)
     jar = os.environ.get("HDFS_SINK_TESTENV_SPARK_AVRO_JAR")
     if jar:
         b = b.config("spark.jars", jar)

@@ -4,7 +4,9 @@
 # Hive Metastore 3.1 (Derby), Apicurio Registry (Confluent API) and a pyspark
 # venv for read-back checks; beside them the secured side (secure.sh): TLS
 # and SASL listeners on the same broker, an OAuth token endpoint, and the
-# registry behind nginx with TLS and basic auth.
+# registry behind nginx with TLS and basic auth; and the Kerberos profile
+# (testenv/kerberos.sh: a KDC, a Kerberized HDFS, Metastore and Kafka
+# listener), unless TESTENV_KERBEROS=0.
 #
 #   testenv.sh up              download what is missing, start, health-check
 #   testenv.sh down            stop what up started; wipe state unless KEEP=1
@@ -30,6 +32,13 @@ STOP_GRACE=${TESTENV_STOP_GRACE:-20}
 
 SERVICES=(kafka namenode datanode hms registry spark oauth registry-tls)
 PROCESSES=(registry-tls hms registry kafka oauth datanode namenode) # stop order
+KERBEROS=${TESTENV_KERBEROS:-1}
+# shellcheck source=testenv/kerberos.sh
+source "$HERE/kerberos.sh"
+if [ "$KERBEROS" = 1 ]; then
+  SERVICES+=("${KRB_SERVICES[@]}")
+  PROCESSES=("${KRB_PROCESSES[@]:0:4}" "${PROCESSES[@]}" "${KRB_PROCESSES[@]:4}")
+fi
 
 DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN
 MVN_FLAGS=(-B -q -Dstyle.color=never)
@@ -105,6 +114,7 @@ ensure_prereqs() {
   # The metrics tests scrape the daemon with a real Prometheus and lint with
   # promtool (both in Debian's prometheus package).
   if ! command -v prometheus >/dev/null || ! command -v promtool >/dev/null; then pkgs+=(prometheus); fi
+  if [ "$KERBEROS" = 1 ]; then mapfile -t -O "${#pkgs[@]}" pkgs < <(krb_prereqs); fi
   if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
   command -v go >/dev/null || die "go is required (the readiness checks are Go programs)"
   NGINX=$(command -v nginx || echo /usr/sbin/nginx)
@@ -530,6 +540,7 @@ HDFS_SINK_TESTENV_SPARK_AVRO_JAR=$SPARK_AVRO_JAR
 HDFS_SINK_TESTENV_SPARK_JAVA_HOME=${SPARK_JAVA_HOME:-}
 EOF
   write_secure_env >>"$STATE/testenv.env"
+  if [ "$KERBEROS" = 1 ]; then krb_write_env >>"$STATE/testenv.env"; fi
 }
 
 REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
@@ -565,6 +576,7 @@ cmd_up() {
     start_oauth
   ) & pids+=($!)
   (wait_for_file "$RUN/oauth.ready" kafka; start_kafka) & pids+=($!)
+  if [ "$KERBEROS" = 1 ]; then (start_kerberos) & pids+=($!); names+=(kerberos); fi
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
   done
@@ -604,7 +616,8 @@ cmd_status() {
         elif [ -x "$check" ]; then
           local what=$svc
           [ "$svc" = namenode ] || [ "$svc" = datanode ] && what=hdfs
-          why=$("$check" -timeout 10s "$what" 2>&1) || ok=0
+          [ "$svc" = krb-namenode ] || [ "$svc" = krb-datanode ] && what=krb-hdfs
+          case $svc in kdc | kdc-skew) ;; *) why=$("$check" -timeout 10s "$what" 2>&1) || ok=0 ;; esac
         fi
         ;;
     esac
@@ -635,7 +648,12 @@ case ${1:-} in
   status) cmd_status ;;
   logs) shift; cmd_logs "$@" ;;
   stop) # stop one service, keeping all state (outage tests; `up` restarts it)
-    case ${2:-} in kafka | namenode | datanode | hms | registry | oauth | registry-tls) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms registry oauth registry-tls" ;; esac ;;
+    case ${2:-} in
+      kafka | namenode | datanode | hms | registry | oauth | registry-tls | kdc | kdc-skew | krb-namenode | krb-datanode | krb-hms | krb-kafka) stop "$2" ;;
+      *) die "stop: name one of kafka namenode datanode hms registry oauth registry-tls kdc kdc-skew krb-namenode krb-datanode krb-hms krb-kafka" ;;
+    esac ;;
+  start-kdc) start_kdcs ;; # after `stop kdc` (KDC outage tests)
+  krb-datanode) shift; cmd_krb_datanode "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|fetch" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|fetch" >&2; exit 2 ;;
 esac

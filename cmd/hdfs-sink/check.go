@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 )
@@ -30,7 +29,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	for _, w := range l.warns {
 		fmt.Fprintln(stderr, "warning:", l.redact.Text(w.String()))
 	}
-	var reports [][]string
+	var reports []report
 	if err == nil {
 		reports, err = checkWiring(l.conns, l.redact)
 	}
@@ -43,32 +42,14 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for i, c := range l.conns {
 		fmt.Fprintf(stdout, "ok: connector %q (%s)\n", c.Name, c.Source)
-		for _, line := range reports[i] {
+		for _, line := range reports[i].lines {
 			fmt.Fprintln(stdout, "  "+line)
+		}
+		for _, w := range reports[i].warns {
+			fmt.Fprintf(stderr, "warning: connector %q: %s\n", c.Name, l.redact.Text(w))
 		}
 	}
 	return 0
-}
-
-// loadForRun loads and checks the configuration as check does, logging
-// what check prints; false means nothing may be consumed.
-func loadForRun(cf configFlags, lf *logFlags, log *slog.Logger) (loaded, bool) {
-	l, err := cf.load()
-	lf.hide(l.redact)
-	for _, w := range l.warns {
-		log.Warn("config", "warning", w.String())
-	}
-	if err == nil {
-		_, err = checkWiring(l.conns, l.redact)
-	}
-	if err != nil {
-		log.Error("invalid configuration; nothing consumed", "err", err)
-		return l, false
-	}
-	for _, line := range workerLines(l.worker) {
-		log.Info(line)
-	}
-	return l, true
 }
 
 // statusAddrFor is --status-addr when given, else the worker's HTTP

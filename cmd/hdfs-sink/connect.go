@@ -170,7 +170,7 @@ func checkStore(ctx context.Context, c *configs.Connector) (string, error) {
 }
 
 func storeProbe(c *configs.Connector) error {
-	store, err := openStore(c)
+	store, err := openToolStore(c)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
@@ -46,6 +47,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 	if d == nil {
 		return code
 	}
+	defer d.logins.Close()
 	srv, err := rf.server(fs, d, l.worker, log)
 	if err != nil {
 		log.Error("cannot serve the REST API, metrics and health endpoints", "addr", rf.listenAddr(fs, l.worker), "err", err)
@@ -91,8 +93,14 @@ func loadChecked(cf configFlags, log *slog.Logger) (loaded, error) {
 	for _, w := range l.warns {
 		log.Warn("config", "warning", w.String())
 	}
-	if err == nil {
-		_, err = checkWiring(l.conns, l.redact)
+	if err != nil {
+		return l, err
+	}
+	reports, err := checkWiring(l.conns, l.redact)
+	for i, r := range reports {
+		for _, w := range r.warns {
+			log.Warn("config", "connector", l.conns[i].Name, "warning", w)
+		}
 	}
 	return l, err
 }
@@ -100,11 +108,14 @@ func loadChecked(cf configFlags, log *slog.Logger) (loaded, error) {
 // daemon is what the connectors of one `run` share, and how it reaches the
 // store, the registry and the metastore (tests put fakes there).
 type daemon struct {
-	faults      sink.Faults
-	mem         processMemory
-	board       *statusBoard
-	metrics     *metrics.Metrics
-	log         *slog.Logger
+	faults  sink.Faults
+	mem     processMemory
+	board   *statusBoard
+	metrics *metrics.Metrics
+	log     *slog.Logger
+	// logins are the process's Kerberos logins, one per principal and
+	// keytab, shared by every connector's HDFS, Metastore and Kafka clients.
+	logins      *kerberos.Logins
 	cf          configFlags             // --config and --worker, read again on reload
 	hide        func(*configs.Redactor) // gives the log handler the secrets of a reload
 	restart     restartPolicy
@@ -129,10 +140,13 @@ func newDaemon(faults sink.Faults, mem processMemory, board *statusBoard, log *s
 	m := metrics.New(version)
 	board.metrics = m
 	m.SetStates(board.states)
-	return &daemon{faults: faults, mem: mem, board: board, metrics: m, log: log,
+	d := &daemon{faults: faults, mem: mem, board: board, metrics: m, log: log, logins: kerberos.NewLogins(log),
 		restart: restartPolicy{initial: 5 * time.Second, max: 5 * time.Minute, attempts: -1}, healthEvery: 10 * time.Second,
 		reloads: make(chan struct{}, 1), sups: map[string]*supervisor{},
-		openStore: openStore, registry: registryFor, dialHive: dialHive}
+		registry: registryFor, dialHive: dialHive}
+	d.openStore = func(c *configs.Connector) (storage.FS, error) { return openStore(c, d.logins) }
+	return d
+
 }
 
 // runConnectors runs every connector until ctx ends, and applies reloads
@@ -294,11 +308,15 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS, reg schema
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := sinkConfig(c, store, reg, d.mem, d.log, faults)
+	cfg, err := sinkConfig(c, connectorDeps{store: store, reg: reg, mem: d.mem, log: d.log, faults: faults, logins: d.logins})
 	if err != nil {
 		return nil, nil, err
 	}
-	syncer, err := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
+	dial, err := d.hiveDialer(c)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connector %q: %w", c.Name, err)
+	}
+	syncer, err := hiveSyncer(c, store, cfg.Partitioner, dial, d.log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -368,9 +386,29 @@ func recoverPanic(errp *error, log *slog.Logger, cleanup func()) {
 // allowance for leaving the group.
 const hiveDrainTimeout = 10 * time.Second
 
+// hiveDialer is how the connector's syncer reaches its metastore: the
+// daemon's dialHive, or with SASL a dial authenticated by the connector's
+// Kerberos login.
+func (d *daemon) hiveDialer(c *configs.Connector) (func(context.Context, string) (hive.Metastore, error), error) {
+	opts, err := hiveDialOptions(c, d.logins)
+	if err != nil || opts == nil {
+		return d.dialHive, err
+	}
+	return func(ctx context.Context, uris string) (hive.Metastore, error) {
+		cl, err := hive.Dial(ctx, uris, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return cl, nil
+	}, nil
+}
+
 // openStoreRetrying waits out a store that is down at start: an outage is
 // not a configuration error. The error of each attempt is in the status
-// and readiness until the store answers.
+// and readiness until the store answers. A Kerberos refusal is a
+// configuration error (a wrong keytab, an unknown principal, clock skew):
+// it stops the connector at once. An unreachable KDC is waited out like
+// the store.
 func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (storage.FS, error) {
 	wait := c.RetryBackoff
 	for attempt := 1; ; attempt++ {
@@ -379,8 +417,15 @@ func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 			d.board.setDep(c.Name, depStore, nil)
 			return store, nil
 		}
+		if kerberos.IsKerberos(err) && !kerberos.Retryable(err) {
+			return nil, err
+		}
 		d.board.setDep(c.Name, depStore, err)
-		d.log.Error("store unreachable; retrying", "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
+		msg := "store unreachable; retrying"
+		if kerberos.Retryable(err) {
+			msg = "Kerberos KDC unreachable; retrying"
+		}
+		d.log.Error(msg, "connector", c.Name, "attempt", attempt, "retry_in", wait, "err", err)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("connector %q: store never became reachable: %w", c.Name, err)
@@ -395,7 +440,7 @@ func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 // credentials or fails the TLS handshake stops the connector at once, with
 // the broker's address and the reason (kafkaclient.AuthError).
 func (d *daemon) kafkaReady(ctx context.Context, c *configs.Connector) error {
-	sec, err := kafkaSecurity(c)
+	sec, err := kafkaSecurity(c, d.logins)
 	if err != nil {
 		return err
 	}

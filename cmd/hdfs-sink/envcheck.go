@@ -16,21 +16,43 @@ import (
 // hive.conf.dir (hive-site.xml). check and run both make them, so a
 // setting run could not honour fails check, not a retry loop.
 
-// hdfsOptions is how the connector reaches HDFS.
+// hdfsOptions is how the connector reaches HDFS, without its login
+// (hdfsLoginOptions adds it).
 func hdfsOptions(c *configs.Connector) hdfs.Options {
-	return hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hostPath(hadoopConfDir(c)), User: c.HDFSUser}
+	return hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hostPath(hadoopConfDir(c)), User: c.HDFSUser,
+		NameNodePrincipal: c.Kerberos.NameNodePrincipal}
 }
 
-// storeCheck resolves the store as run will open it and says what it found.
-func storeCheck(c *configs.Connector) (string, error) {
+// report is what check says of a connector that passed: lines for stdout,
+// warnings for stderr.
+type report struct {
+	lines, warns []string
+}
+
+func (r *report) add(o report) {
+	r.lines = append(r.lines, o.lines...)
+	r.warns = append(r.warns, o.warns...)
+}
+
+// storeCheck resolves the store as run will open it, checks its security
+// settings against hadoop.conf.dir, and says what it found.
+func storeCheck(c *configs.Connector) (report, error) {
 	if c.Store.Scheme != "hdfs" {
-		return "store: " + c.Store.Raw + " (local disk)", nil
+		return report{lines: []string{"store: " + c.Store.Raw + " (local disk)"}}, nil
 	}
-	t, err := hdfs.Check(hdfsOptions(c))
+	opts := hdfsOptions(c)
+	if _, krb := kerberosConfig(c); krb {
+		opts.Kerberos = placeholderClient // Check only looks at whether there is one
+	}
+	t, sec, err := hdfs.Check(opts)
 	if err != nil {
-		return "", fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err) // the error names the URL or conf dir
+		return report{}, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err) // the error names the URL or conf dir
 	}
-	return fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser), nil
+	if !sec.Kerberos {
+		return report{lines: []string{fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser)}}, nil
+	}
+	lines := []string{fmt.Sprintf("store: %s: %s; user from the Kerberos principal", c.Store.Raw, t), "hdfs: " + sec.String()}
+	return report{lines: lines, warns: hdfsWarnings(c, sec)}, nil
 }
 
 // hiveTarget is the metastore a connector registers in, and what said so.
@@ -44,8 +66,8 @@ type hiveTarget struct {
 // embedded metastore when the file sets none; hdfs-sink has none to start.)
 func hiveTargetOf(c *configs.Connector) (hiveTarget, error) {
 	t := hiveTarget{uris: strings.Join(c.Hive.MetastoreURIs, ","), from: c.Source}
-	if c.Hive.ConfDir != "" {
-		site, err := hive.LoadSite(hostPath(c.Hive.ConfDir))
+	if dir := hiveConfDir(c); dir != "" {
+		site, err := hive.LoadSite(hostPath(dir))
 		if err != nil {
 			return t, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 		}
@@ -64,23 +86,44 @@ func hiveTargetOf(c *configs.Connector) (hiveTarget, error) {
 }
 
 // connectorReport is what check says of a connector that passed.
-func connectorReport(c *configs.Connector, r *configs.Redactor) ([]string, error) {
-	store, err := storeCheck(c)
+func connectorReport(c *configs.Connector, r *configs.Redactor) (report, error) {
+	rep, err := storeCheck(c)
 	if err != nil {
-		return nil, err
+		return report{}, err
 	}
-	lines := []string{store, "kafka consumer: " + showProps(r, c.Kafka.Consumer)}
+	krb, err := kerberosReport(c)
+	if err != nil {
+		return report{}, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
+	}
+	rep.add(krb)
+	rep.lines = append(rep.lines, "kafka consumer: "+showProps(r, c.Kafka.Consumer))
 	if !c.Schemaless {
-		lines = append(lines, "schema registry: "+strings.Join(c.Registry.URLs, ", "))
+		rep.lines = append(rep.lines, "schema registry: "+strings.Join(c.Registry.URLs, ", "))
 	}
 	if c.Hive.Enabled {
-		t, err := hiveTargetOf(c)
+		line, err := hiveReport(c)
 		if err != nil {
-			return nil, err
+			return report{}, err
 		}
-		lines = append(lines, fmt.Sprintf("hive: metastore %s (from %s), database %s", t.uris, t.from, c.Hive.Database))
+		rep.lines = append(rep.lines, line)
 	}
-	return lines, nil
+	return rep, nil
+}
+
+func hiveReport(c *configs.Connector) (string, error) {
+	t, err := hiveTargetOf(c)
+	if err != nil {
+		return "", err
+	}
+	line := fmt.Sprintf("hive: metastore %s (from %s), database %s", t.uris, t.from, c.Hive.Database)
+	on, principal, err := hiveSASL(c)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
+	case on:
+		line += fmt.Sprintf("; SASL GSSAPI to %s, with the strongest security layer it offers (privacy, integrity or none)", principal)
+	}
+	return line, nil
 }
 
 // showProps prints client properties sorted, secrets hidden.

@@ -27,8 +27,8 @@ func TestEnvironmentErrors(t *testing.T) {
 	tests := []struct{ name, extra, want string }{
 		{"unknown nameservice", `,"store.url":"hdfs://ns2","hadoop.conf.dir":"` + hadoopNS + `"`,
 			`connector "c" (c.json): hdfs://ns2: no nameservice "ns2" in ` + hadoopNS + `/hdfs-site.xml (it defines ns1); to name a NameNode host, give its port (hdfs://ns2:8020)`},
-		{"hive-site asks for SASL", `,"store.url":"file:///tmp/x"` + fmt.Sprintf(hive, hiveSASL),
-			`connector "c" (c.json): ` + hiveSASL + `/hive-site.xml: hive.metastore.sasl.enabled is true (Kerberos): the metastore client of hdfs-sink speaks plain Thrift only`},
+		{"hive-site asks for SASL without a login", `,"store.url":"file:///tmp/x"` + fmt.Sprintf(hive, hiveSASL),
+			`connector "c" (c.json): hive.metastore.sasl.enabled is true but hdfs.authentication.kerberos is not: the Metastore login uses connect.hdfs.principal and connect.hdfs.keytab`},
 		{"no metastore URIs anywhere", `,"store.url":"file:///tmp/x"` + fmt.Sprintf(hive, hiveNoURIs),
 			`connector "c" (c.json): hive.metastore.uris is not set: required when hive.integration is true; set it in the connector file or in ` + hiveNoURIs + `/hive-site.xml`},
 		{"hive.conf.dir without hive-site.xml", `,"store.url":"file:///tmp/x"` + fmt.Sprintf(hive, noSite),
@@ -63,7 +63,7 @@ func TestHiveURIsFromHiveSite(t *testing.T) {
 	}
 	reports, err := checkWiring([]*configs.Connector{c}, nil)
 	want := "hive: metastore thrift://hms1:9083,thrift://hms2:9083 (from " + filepath.Join(dir, "hive-site.xml") + "), database default"
-	if err != nil || reports[0][len(reports[0])-1] != want {
+	if err != nil || reports[0].lines[len(reports[0].lines)-1] != want {
 		t.Fatalf("report %q, %v; want last line %q", reports, err, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
 // The operator tools ask Kafka what the daemon's consumer would see, so
@@ -22,14 +23,17 @@ import (
 // kafkaTool is a client of one connector's cluster for the tools: no
 // group, so it never joins or disturbs the connector's consumer group.
 type kafkaTool struct {
-	c   *configs.Connector
-	cl  *kgo.Client
-	adm *kadm.Client
+	c      *configs.Connector
+	cl     *kgo.Client
+	adm    *kadm.Client
+	logins *kerberos.Logins // the tool's own: it runs beside the daemon, not in it
 }
 
 func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*kafkaTool, error) {
-	sec, err := kafkaSecurity(c)
+	logins := kerberos.NewLogins(log)
+	sec, err := kafkaSecurity(c, logins)
 	if err != nil {
+		logins.Close()
 		return nil, err
 	}
 	mem := newProcessMemory(0, 1, log).connector(c)
@@ -37,12 +41,16 @@ func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*ka
 	opts = append(opts, kgo.ClientID("hdfs-sink-tool-"+c.Name), kgo.RequestRetries(2), kgo.RetryTimeout(10*time.Second))
 	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {
+		logins.Close()
 		return nil, fmt.Errorf("connector %q: Kafka client: %w", c.Name, err)
 	}
-	return &kafkaTool{c: c, cl: cl, adm: kadm.NewClient(cl)}, nil
+	return &kafkaTool{c: c, cl: cl, adm: kadm.NewClient(cl), logins: logins}, nil
 }
 
-func (k *kafkaTool) close() { k.cl.Close() }
+func (k *kafkaTool) close() {
+	k.cl.Close()
+	k.logins.Close()
+}
 
 // where names the cluster in errors.
 func (k *kafkaTool) where() string {

@@ -27,11 +27,11 @@ func TestProcessMemory(t *testing.T) {
 	if got.FetchBytes != 24<<20 || got.FileBudget != 80<<20 {
 		t.Fatalf("connector plan %+v: want its own 80 MiB for files and the process's 24 MiB fetch share", got)
 	}
-	a, err := sinkConfig(c, nil, nil, mem, log, nil)
+	a, err := sinkConfig(c, connectorDeps{mem: mem, log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sinkConfig(c, nil, nil, mem, log, nil)
+	b, err := sinkConfig(c, connectorDeps{mem: mem, log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestKafkaOptionsBuiltOnce(t *testing.T) {
 	var out bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&out, nil))
 	c := loadConnector(t, t.TempDir(), "a", map[string]string{"consumer.override.fetch.min.bytes": "1"})
-	if _, err := sinkConfig(c, nil, nil, newProcessMemory(1<<30, 1, log), log, nil); err != nil {
+	if _, err := sinkConfig(c, connectorDeps{mem: newProcessMemory(1<<30, 1, log), log: log}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(out.String(), "no franz-go equivalent"); n != 1 {

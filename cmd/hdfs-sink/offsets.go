@@ -89,12 +89,12 @@ func (r resetArgs) run(ctx context.Context, stderr io.Writer) (next int64, conne
 	if next, err = r.target(ctx, c); err != nil {
 		return 0, c.Name, err
 	}
-	store, err := openStore(c)
+	log := toolLogger(stderr)
+	store, err := openToolStore(c)
 	if err != nil {
 		return 0, c.Name, errors.New(redact.Text(err.Error()))
 	}
 	defer store.Close()
-	log := toolLogger(stderr)
 	s := sink.WriteSettings{FS: store, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
 	return next, c.Name, sink.ResetOffset(ctx, s, r.topic, int32(r.partition), next, log.With("connector", c.Name))
 }
@@ -185,7 +185,7 @@ func offsetRows(ctx context.Context, c *configs.Connector, only string) ([]parti
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(c)
+	store, err := openToolStore(c)
 	if err != nil {
 		return nil, err
 	}

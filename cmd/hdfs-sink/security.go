@@ -9,6 +9,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
@@ -31,10 +32,12 @@ func kafkaProps(c *configs.Connector) (kafkaclient.Props, tlsprops.Namer) {
 }
 
 // kafkaSecurity parses the connector's Kafka security settings; an error
-// names the connector and every key that cannot be honoured.
-func kafkaSecurity(c *configs.Connector) (*kafkaclient.Security, error) {
+// names the connector and every key that cannot be honoured. A GSSAPI
+// client logs in through logins (nil: it cannot, as when checking) with
+// the connector's hdfs.sink.krb5.conf.
+func kafkaSecurity(c *configs.Connector, logins *kerberos.Logins) (*kafkaclient.Security, error) {
 	props, name := kafkaProps(c)
-	sec, err := kafkaclient.Parse(props, name)
+	sec, err := kafkaclient.ParseWith(props, name, kafkaclient.Kerberos{Krb5Conf: hostPath(kerberos.Krb5ConfPath(c.Kerberos.Krb5Conf)), Logins: logins})
 	if err != nil {
 		return nil, eachPrefixed(fmt.Sprintf("connector %q (%s): ", c.Name, c.Source), err)
 	}

@@ -28,7 +28,7 @@ func TestCheckRefusesSecuritySettings(t *testing.T) {
 		want  string
 	}{
 		{"GSSAPI by default", map[string]string{"consumer.override.security.protocol": "SASL_SSL", "consumer.override.sasl.jaas.config": scramJAAS},
-			`consumer.override.sasl.mechanism = "": Kerberos (GSSAPI) is not supported yet`},
+			`consumer.override.sasl.jaas.config = "[hidden]": sasl.mechanism GSSAPI needs the login module com.sun.security.auth.module.Krb5LoginModule`},
 		{"worker-level consumer key", map[string]string{"consumer.security.protocol": "SSL", "consumer.ssl.truststore.location": "/nonexistent.jks", "consumer.ssl.truststore.password": "hunter2"},
 			`consumer.ssl.truststore.location = "/nonexistent.jks": cannot read the trust store`},
 		{"bad protocol", map[string]string{"consumer.override.security.protocol": "SASL_PLAIN"},

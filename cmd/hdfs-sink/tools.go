@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -133,4 +134,27 @@ func printJSON(w io.Writer, v any) {
 // withTimeout bounds a tool's work.
 func (t *toolFlags) context(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, t.timeout)
+}
+
+// openToolStore opens a connector's store for a tool (one command, then
+// exit) with Kerberos logins of its own, which closing the store ends.
+func openToolStore(c *configs.Connector) (storage.FS, error) {
+	logins := kerberos.NewLogins(slog.New(slog.DiscardHandler))
+	store, err := openStore(c, logins)
+	if err != nil {
+		logins.Close()
+		return nil, err
+	}
+	return storeWithLogins{store, logins}, nil
+}
+
+type storeWithLogins struct {
+	storage.FS
+	logins *kerberos.Logins
+}
+
+func (s storeWithLogins) Close() error {
+	err := s.FS.Close()
+	s.logins.Close()
+	return err
 }

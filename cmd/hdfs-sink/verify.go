@@ -69,7 +69,7 @@ func (a verifyArgs) audit(ctx context.Context, c *configs.Connector) ([]verify.T
 		}
 		topics = []string{a.topic}
 	}
-	store, err := openStore(c)
+	store, err := openToolStore(c)
 	if err != nil {
 		return nil, err
 	}

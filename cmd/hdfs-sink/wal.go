@@ -45,7 +45,7 @@ func openWALTarget(t toolFlags, pos []string) (*walTarget, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(c)
+	store, err := openToolStore(c)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -27,7 +28,7 @@ import (
 
 // openStore connects the connector's store.url. The returned FS is rooted at
 // "/" of the store; paths from configs already include the URL's path.
-func openStore(c *configs.Connector) (storage.FS, error) {
+func openStore(c *configs.Connector, logins *kerberos.Logins) (storage.FS, error) {
 	switch c.Store.Scheme {
 	case "file":
 		if err := os.MkdirAll(c.Store.Path, 0o755); err != nil {
@@ -35,7 +36,11 @@ func openStore(c *configs.Connector) (storage.FS, error) {
 		}
 		return local.New("/"), nil
 	case "hdfs":
-		fs, err := hdfs.New(hdfsOptions(c))
+		opts, err := hdfsLoginOptions(c, logins)
+		if err != nil {
+			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
+		}
+		fs, err := hdfs.New(opts)
 		if err != nil {
 			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
 		}
@@ -53,10 +58,20 @@ func hadoopConfDir(c *configs.Connector) string {
 	return filepath.Join(c.HadoopHome, "etc", "hadoop")
 }
 
+// connectorDeps are what a connector's wiring takes besides its file.
+type connectorDeps struct {
+	store  storage.FS
+	reg    schema.Registry
+	mem    processMemory
+	log    *slog.Logger
+	faults sink.Faults
+	logins *kerberos.Logins // nil: a GSSAPI consumer cannot log in (tests)
+}
+
 // sinkConfig turns a validated connector file into the sink's wiring,
 // within the process's memory. What this build cannot do yet is refused
 // here, before anything is consumed.
-func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, pm processMemory, log *slog.Logger, faults sink.Faults) (sink.Config, error) {
+func sinkConfig(c *configs.Connector, d connectorDeps) (sink.Config, error) {
 	f, err := outputFormat(c)
 	if err != nil {
 		return sink.Config{}, err
@@ -69,22 +84,22 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, pm pro
 	if err != nil {
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
-	mem := pm.connector(c)
+	mem, log := d.mem.connector(c), d.log
 	cfg := sink.Config{
 		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
 		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
 		WriteSettings: sink.WriteSettings{
-			FS: fs, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
+			FS: d.store, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
 			Pad: c.OffsetPadWidth, FlushSize: c.FlushSize, MaxFileBytes: c.RotateMaxFileBytes, Compatibility: compat,
 			RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
-			Faults: faults,
+			Faults: d.faults,
 		},
-		Registry: reg, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
+		Registry: d.reg, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
 		LogBadRecords: c.Errors.LogEnable, LogRecordContent: c.Errors.LogMessages,
 		FailOnNull: c.NullValues == configs.NullFail,
-		MemoryMax:  mem.FileBudget, Budget: pm.budget, Logger: log,
+		MemoryMax:  mem.FileBudget, Budget: d.mem.budget, Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
@@ -92,7 +107,7 @@ func sinkConfig(c *configs.Connector, fs storage.FS, reg schema.Registry, pm pro
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	sec, err := kafkaSecurity(c)
+	sec, err := kafkaSecurity(c, d.logins)
 	if err != nil {
 		return sink.Config{}, err
 	}
@@ -206,7 +221,7 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 // checkSecurity: the Kafka and registry security settings, stores read.
 func checkSecurity(c *configs.Connector) []error {
 	var errs []error
-	if _, err := kafkaSecurity(c); err != nil {
+	if _, err := kafkaSecurity(c, nil); err != nil {
 		errs = append(errs, err)
 	}
 	if err := producerSecurity(c); err != nil {
@@ -228,9 +243,9 @@ func checkSecurity(c *configs.Connector) []error {
 // assigned), and what hadoop.conf.dir and hive.conf.dir say (envcheck.go).
 // check and run both use it, so run refuses what check refuses. It returns
 // what check reports of each connector.
-func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([][]string, error) {
+func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, error) {
 	var errs []error
-	reports := make([][]string, len(conns))
+	reports := make([]report, len(conns))
 	for i, c := range conns {
 		errs = append(errs, checkConnector(c)...)
 		rep, err := connectorReport(c, r)

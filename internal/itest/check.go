@@ -99,6 +99,10 @@ func hdfsRoundTrip() error {
 		return fmt.Errorf("connect: %w", err)
 	}
 	defer cl.Close()
+	return roundTrip(cl)
+}
+
+func roundTrip(cl *hdfs.Client) error {
 	if err := cl.MkdirAll("/tmp", 0o777); err != nil {
 		return fmt.Errorf("mkdir /tmp: %w", err)
 	}
@@ -230,6 +234,12 @@ func Check(ctx context.Context, name string) error {
 		return CheckOAuth(ctx)
 	case "registry-tls":
 		return CheckRegistryTLS(ctx)
+	case "krb-hdfs":
+		return CheckKrbHDFS(ctx)
+	case "krb-hms":
+		return CheckKrbMetastore(ctx)
+	case "krb-kafka":
+		return CheckKrbKafka(ctx)
 	}
-	return fmt.Errorf("itest: unknown service %q (want kafka, kafka-secure, hdfs, hms, registry, registry-tls or oauth)", name)
+	return fmt.Errorf("itest: unknown service %q (want kafka, kafka-secure, hdfs, hms, registry, registry-tls, oauth, krb-hdfs, krb-hms or krb-kafka)", name)
 }

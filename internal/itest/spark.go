@@ -91,6 +91,11 @@ type sparkOutput struct {
 
 // RunSparkSQL is SparkSQL without a testing.TB.
 func RunSparkSQL(ctx context.Context, queries ...string) ([]Rows, error) {
+	return runSparkSQL(ctx, nil, queries...)
+}
+
+// runSparkSQL runs the helper with env added last (so it wins).
+func runSparkSQL(ctx context.Context, env []string, queries ...string) ([]Rows, error) {
 	ctx, cancel := context.WithTimeout(ctx, SparkTimeout)
 	defer cancel()
 	dir, err := os.MkdirTemp("", "itest-spark-")
@@ -120,6 +125,7 @@ func RunSparkSQL(ctx context.Context, queries ...string) ([]Rows, error) {
 		"SPARK_LOCAL_IP=127.0.0.1",
 		"HADOOP_USER_NAME="+DefaultHDFSUser,
 	)
+	cmd.Env = append(cmd.Env, env...)
 	runErr := cmd.Run()
 	out, parseErr := readSparkOutput(outFile)
 	if parseErr != nil {

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
+	krb "github.com/jcmturner/gokrb5/v8/client"
 
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -33,8 +34,17 @@ type Options struct {
 	URL string
 	// ConfDir holds core-site.xml and hdfs-site.xml (hadoop.conf.dir).
 	ConfDir string
-	// User is the HDFS user to act as.
+	// User is the HDFS user to act as (simple authentication only: with
+	// Kerberos the NameNode takes the principal's name).
 	User string
+	// Kerberos, when set, authenticates to the NameNode with this client:
+	// a login the process shares (see package kerberos). Without it, a
+	// hadoop.conf.dir that asks for Kerberos is an error.
+	Kerberos *krb.Client
+	// NameNodePrincipal is the NameNode's principal (nn/_HOST@REALM;
+	// hdfs.namenode.principal); empty: dfs.namenode.kerberos.principal of
+	// ConfDir. _HOST becomes the host of the NameNode address dialled.
+	NameNodePrincipal string
 	// DialTimeout bounds NameNode and DataNode dials.
 	DialTimeout time.Duration
 	// CloseRetries bounds retries of Close while the NameNode answers
@@ -64,7 +74,7 @@ func New(opts Options) (*FS, error) {
 	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
 		return nil, fmt.Errorf("hdfs url %q: want hdfs://host:port[/path]", opts.URL)
 	}
-	copts, err := clientOptions(opts)
+	copts, _, err := clientOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -90,13 +100,13 @@ func New(opts Options) (*FS, error) {
 func connect(copts hdfs.ClientOptions, url string) (*hdfs.Client, error) {
 	c, err := hdfs.NewClient(copts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to HDFS %s: %w", url, err)
+		return nil, fmt.Errorf("connect to HDFS %s: %w", url, authError(copts, err))
 	}
 	// The client caches the server defaults on first use without a lock;
 	// fetch them now, before partitions use the client concurrently.
 	if _, err := c.ServerDefaults(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", url, err)
+		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", url, authError(copts, err))
 	}
 	return c, nil
 }
@@ -109,23 +119,28 @@ func (f *FS) client() *hdfs.Client {
 	return f.clients[int(f.next.Add(1)%uint32(len(f.clients)))]
 }
 
-// clientOptions resolves the NameNodes (Resolve) and takes the client's
-// other settings (data transfer protection, DataNode host names) from
-// hadoop.conf.dir as colinmarc/hdfs reads them. Its NameNode list is not
-// used: it holds every nameservice's NameNodes.
-func clientOptions(opts Options) (hdfs.ClientOptions, error) {
-	t, conf, err := check(opts)
+// clientOptions resolves the NameNodes (Resolve: exactly the URL's
+// nameservice's, never another's), takes the client's other settings
+// (data transfer protection, DataNode host names, Kerberos) from
+// hadoop.conf.dir as colinmarc/hdfs reads them, and says what security
+// they amount to. colinmarc's own NameNode list is not used: it holds
+// every nameservice's NameNodes.
+func clientOptions(opts Options) (hdfs.ClientOptions, Security, error) {
+	t, conf, err := resolve(opts)
 	if err != nil {
-		return hdfs.ClientOptions{}, err
+		return hdfs.ClientOptions{}, Security{}, err
 	}
 	var copts hdfs.ClientOptions
 	if conf != nil {
 		copts = hdfs.ClientOptionsFromConf(conf)
-		copts.KerberosClient = nil // check refused Kerberos: authentication is simple
 	}
 	copts.Addresses = nil
 	for _, nn := range t.NameNodes {
 		copts.Addresses = append(copts.Addresses, nn.Addr)
+	}
+	sec, err := security(conf, opts, &copts)
+	if err != nil {
+		return copts, sec, err
 	}
 	copts.User = opts.User
 	if copts.User == "" {
@@ -137,7 +152,7 @@ func clientOptions(opts Options) (hdfs.ClientOptions, error) {
 	}
 	dial := (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
 	copts.NamenodeDialFunc, copts.DatanodeDialFunc = dial, dial
-	return copts, nil
+	return copts, sec, nil
 }
 
 func (f *FS) abs(name string) string { return path.Join(f.base, name) }
@@ -170,7 +185,24 @@ func withParent[T any](c *hdfs.Client, p string, op func() (T, error)) (T, error
 }
 
 // Open opens name for reading.
-func (f *FS) Open(name string) (io.ReadCloser, error) { return f.client().Open(f.abs(name)) }
+func (f *FS) Open(name string) (io.ReadCloser, error) {
+	r, err := f.client().Open(f.abs(name))
+	if err != nil || f.opts.Kerberos == nil {
+		return r, err
+	}
+	return explainingReader{r}, nil
+}
+
+// explainingReader adds explainRead's diagnosis to read errors.
+type explainingReader struct{ io.ReadCloser }
+
+func (r explainingReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	if err == io.EOF {
+		return n, err
+	}
+	return n, explainRead(err)
+}
 
 // Rename renames oldpath to newpath, creating newpath's parent.
 func (f *FS) Rename(oldpath, newpath string) error {

@@ -1,7 +1,6 @@
 package hdfs
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -86,7 +85,7 @@ func resolve(opts Options) (Target, hadoopconf.HadoopConf, error) {
 		return Target{}, nil, err
 	}
 	t.Files = files
-	t.Authentication, t.DataTransferProtection = security(conf)
+	t.Authentication, t.DataTransferProtection = confSecurity(conf)
 	t.Nameservice, t.NameNodes, err = nameNodes(conf, u, files)
 	return t, conf, err
 }
@@ -128,7 +127,9 @@ func loadConf(dir string) (hadoopconf.HadoopConf, []string, error) {
 	return conf, files, nil
 }
 
-func security(conf hadoopconf.HadoopConf) (auth, protection string) {
+// confSecurity is what the configuration asks for: its authentication and
+// its data transfer protection.
+func confSecurity(conf hadoopconf.HadoopConf) (auth, protection string) {
 	auth = strings.ToLower(strings.TrimSpace(conf["hadoop.security.authentication"]))
 	if auth == "" {
 		auth = "simple"
@@ -219,21 +220,17 @@ func checkAddr(key, addr, where string) error {
 	return nil
 }
 
-// ErrAuthentication is a configuration asking for an authentication this
-// build does not have (Kerberos).
-var ErrAuthentication = errors.New("hdfs-sink supports simple authentication only (Kerberos is not supported yet)")
-
-// Check resolves opts and refuses what the client could not honour, so
-// that check reports it instead of run retrying it as an outage.
-func Check(opts Options) (Target, error) {
-	t, _, err := check(opts)
-	return t, err
-}
-
-func check(opts Options) (Target, hadoopconf.HadoopConf, error) {
-	t, conf, err := resolve(opts)
-	if err == nil && t.Authentication != "simple" {
-		err = fmt.Errorf("hadoop.conf.dir %s: hadoop.security.authentication is %s: %w", opts.ConfDir, t.Authentication, ErrAuthentication)
+// Check resolves opts.URL as Resolve does and checks the security settings
+// against the configuration, as a connection would, without connecting:
+// `check` shows the result.
+func Check(opts Options) (Target, Security, error) {
+	t, _, err := resolve(opts)
+	if err != nil {
+		return t, Security{}, err
 	}
-	return t, conf, err
+	_, sec, err := clientOptions(opts)
+	if sec.Kerberos { // the connector's login wins over hadoop.security.authentication, as in the reference
+		t.Authentication = "kerberos"
+	}
+	return t, sec, err
 }

@@ -88,11 +88,11 @@ func TestResolveErrors(t *testing.T) {
 		{"NameNode without address", "hdfs://ns1", broken, `dfs.namenode.rpc-address.ns1.nn2 is not set in ` + broken + `/hdfs-site.xml`},
 		{"conf dir without files", "hdfs://nn", empty, `hadoop.conf.dir ` + empty + `: has neither core-site.xml nor hdfs-site.xml`},
 		{"missing conf dir", "hdfs://nn", empty + "/nope", `hadoop.conf.dir ` + empty + `/nope: stat ` + empty + `/nope: no such file or directory`},
-		{"kerberos", "hdfs://nn:8020", kerb, `hadoop.conf.dir ` + kerb + `: hadoop.security.authentication is kerberos: hdfs-sink supports simple authentication only (Kerberos is not supported yet)`},
+		{"kerberos without a login", "hdfs://nn:8020", kerb, `hadoop.conf.dir ` + kerb + ` sets hadoop.security.authentication=kerberos: set hdfs.authentication.kerberos=true with connect.hdfs.principal and connect.hdfs.keytab`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Check(Options{URL: tt.url, ConfDir: tt.dir})
+			_, _, err := Check(Options{URL: tt.url, ConfDir: tt.dir})
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("Check(%s) error\n got: %v\nwant: %s", tt.url, err, tt.want)
 			}
