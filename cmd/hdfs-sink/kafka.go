@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -45,6 +46,21 @@ func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*ka
 		return nil, fmt.Errorf("connector %q: Kafka client: %w", c.Name, err)
 	}
 	return &kafkaTool{c: c, cl: cl, adm: kadm.NewClient(cl), logins: logins}, nil
+}
+
+// openTopics is a kafkaTool and the connector's topics (the caller closes
+// the tool).
+func openTopics(ctx context.Context, c *configs.Connector) (*kafkaTool, []string, error) {
+	kt, err := newKafkaTool(c, toolLogger(io.Discard))
+	if err != nil {
+		return nil, nil, err
+	}
+	topics, err := kt.topics(ctx)
+	if err != nil {
+		kt.close()
+		return nil, nil, err
+	}
+	return kt, topics, nil
 }
 
 func (k *kafkaTool) close() {

@@ -146,12 +146,8 @@ func cmdOffsetsShow(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs.SetOutput(stderr)
 	t.register(fs)
 	topic := fs.String("topic", "", "only this topic")
-	if _, err := parseTool(fs, args); err != nil {
-		return exitUsage
-	}
-	c, err := t.load()
-	if err != nil {
-		fmt.Fprintln(stderr, "hdfs-sink offsets:", err)
+	c, ok := t.parseLoad("hdfs-sink offsets", fs, args, stderr)
+	if !ok {
 		return exitUsage
 	}
 	ctx, cancel := t.context(ctx)
@@ -161,26 +157,18 @@ func cmdOffsetsShow(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "hdfs-sink offsets:", err)
 		return exitCantLook
 	}
-	if t.json {
-		printJSON(stdout, rows)
-	} else {
-		printOffsets(stdout, rows)
-	}
+	show(stdout, t.json, rows, printOffsets)
 	return exitOK
 }
 
 // offsetRows asks Kafka for the log and group offsets and the store for
 // where each partition resumes.
 func offsetRows(ctx context.Context, c *configs.Connector, only string) ([]partitionOffsets, error) {
-	kt, err := newKafkaTool(c, toolLogger(io.Discard))
+	kt, topics, err := openTopics(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	defer kt.close()
-	topics, err := kt.topics(ctx)
-	if err != nil {
-		return nil, err
-	}
 	group, err := kt.groupOffsets(ctx)
 	if err != nil {
 		return nil, err

@@ -66,6 +66,29 @@ func parseTool(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseLoad parses a reading tool's flags and loads the connector they
+// name; false means exitUsage, the reason said on stderr after name.
+func (t *toolFlags) parseLoad(name string, fs *flag.FlagSet, args []string, stderr io.Writer) (*configs.Connector, bool) {
+	if _, err := parseTool(fs, args); err != nil {
+		return nil, false
+	}
+	c, err := t.load()
+	if err != nil {
+		fmt.Fprintln(stderr, name+":", err)
+		return nil, false
+	}
+	return c, true
+}
+
+// show prints a tool's report: as JSON with --json, else as table does.
+func show[T any](w io.Writer, asJSON bool, rep T, table func(io.Writer, T)) {
+	if asJSON {
+		printJSON(w, rep)
+		return
+	}
+	table(w, rep)
+}
+
 // load loads the config and picks the connector the flags name.
 func (t *toolFlags) load() (*configs.Connector, error) {
 	if t.cf.config == "" {

@@ -34,12 +34,8 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&a.topic, "topic", "", "only this topic")
 	fs.IntVar(&a.partition, "partition", -1, "only this partition")
 	fs.BoolVar(&a.deep, "deep", false, "read every Avro and Parquet file: record counts, and record offsets when hdfs.sink.extra.columns has offset")
-	if _, err := parseTool(fs, args); err != nil {
-		return exitUsage
-	}
-	c, err := a.load()
-	if err != nil {
-		fmt.Fprintln(stderr, "hdfs-sink verify:", err)
+	c, ok := a.parseLoad("hdfs-sink verify", fs, args, stderr)
+	if !ok {
 		return exitUsage
 	}
 	ctx, cancel := a.context(ctx)
@@ -54,15 +50,11 @@ func cmdVerify(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // audit runs verify.Audit on every topic the flags select.
 func (a verifyArgs) audit(ctx context.Context, c *configs.Connector) ([]verify.TopicReport, error) {
-	kt, err := newKafkaTool(c, toolLogger(io.Discard))
+	kt, topics, err := openTopics(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	defer kt.close()
-	topics, err := kt.topics(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if a.topic != "" {
 		if !slices.Contains(topics, a.topic) {
 			return nil, fmt.Errorf("connector %q does not write topic %q (it writes %v)", c.Name, a.topic, topics)

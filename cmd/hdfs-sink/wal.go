@@ -78,11 +78,7 @@ func cmdWALInspect(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hdfs-sink wal inspect:", err)
 		return exitCantLook
 	}
-	if t.json {
-		printJSON(stdout, rep)
-	} else {
-		printWAL(stdout, rep)
-	}
+	show(stdout, t.json, rep, printWAL)
 	if rep.Stuck {
 		return exitFinding
 	}

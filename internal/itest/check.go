@@ -47,9 +47,14 @@ func (e *ServiceError) Unwrap() error { return e.Err }
 // CheckKafka asks the broker for cluster metadata and requires one broker.
 func CheckKafka(ctx context.Context) error {
 	addr := KafkaAddr()
-	wrap := func(err error) error { return &ServiceError{ServiceKafka, addr, err} }
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DialTimeout(3*time.Second),
-		kgo.RequestRetries(0), kgo.RetryTimeout(time.Second))
+	return checkKafkaMetadata(ctx, ServiceKafka, addr, kgo.SeedBrokers(addr))
+}
+
+// checkKafkaMetadata asks the brokers opts name for metadata, once, and
+// requires one broker.
+func checkKafkaMetadata(ctx context.Context, service, addr string, opts ...kgo.Opt) error {
+	wrap := func(err error) error { return &ServiceError{service, addr, err} }
+	cl, err := kgo.NewClient(append(opts, kgo.DialTimeout(3*time.Second), kgo.RequestRetries(0), kgo.RetryTimeout(time.Second))...)
 	if err != nil {
 		return wrap(fmt.Errorf("new client: %w", err))
 	}
@@ -79,17 +84,22 @@ func NewHDFSClient() (*hdfs.Client, error) {
 // when the NameNode is out of safe mode and a DataNode accepts blocks.
 func CheckHDFS(ctx context.Context) error {
 	addr := NameNodeAddr()
-	wrap := func(err error) error { return &ServiceError{ServiceHDFS, addr, err} }
+	return boundedCheck(ctx, ServiceHDFS, addr, hdfsRoundTrip)
+}
+
+// boundedCheck runs check, which cannot be cancelled (the HDFS client
+// takes no context), until ctx ends; its error names service and addr.
+func boundedCheck(ctx context.Context, service, addr string, check func() error) error {
 	done := make(chan error, 1)
-	go func() { done <- hdfsRoundTrip() }()
+	go func() { done <- check() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			return wrap(err)
+			return &ServiceError{service, addr, err}
 		}
 		return nil
 	case <-ctx.Done():
-		return wrap(ctx.Err())
+		return &ServiceError{service, addr, ctx.Err()}
 	}
 }
 

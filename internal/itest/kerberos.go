@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/colinmarc/hdfs/v2"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/hive"
@@ -97,26 +96,14 @@ func NewKrbHDFSClient() (*hdfs.Client, error) {
 
 // CheckKrbHDFS writes, reads back and deletes a file through Kerberos.
 func CheckKrbHDFS(ctx context.Context) error {
-	wrap := func(err error) error { return &ServiceError{ServiceKrbHDFS, KrbNameNodeAddr, err} }
-	done := make(chan error, 1)
-	go func() {
+	return boundedCheck(ctx, ServiceKrbHDFS, KrbNameNodeAddr, func() error {
 		cl, err := NewKrbHDFSClient()
 		if err != nil {
-			done <- err
-			return
+			return err
 		}
 		defer cl.Close()
-		done <- roundTrip(cl)
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			return wrap(err)
-		}
-		return nil
-	case <-ctx.Done():
-		return wrap(ctx.Err())
-	}
+		return roundTrip(cl)
+	})
 }
 
 // KrbMetastoreSASL is the hive.Dial option for the Kerberized metastore.
@@ -159,20 +146,7 @@ func KrbKafkaOpts() []kgo.Opt {
 
 // CheckKrbKafka asks the GSSAPI listener for metadata as sink.
 func CheckKrbKafka(ctx context.Context) error {
-	wrap := func(err error) error { return &ServiceError{ServiceKrbKafka, KrbKafkaAddr, err} }
-	cl, err := kgo.NewClient(append(KrbKafkaOpts(), kgo.DialTimeout(3*time.Second), kgo.RequestRetries(0), kgo.RetryTimeout(time.Second))...)
-	if err != nil {
-		return wrap(err)
-	}
-	defer cl.Close()
-	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
-	if err != nil {
-		return wrap(fmt.Errorf("metadata: %w", err))
-	}
-	if len(md.Brokers) == 0 {
-		return wrap(errors.New("metadata lists no broker"))
-	}
-	return nil
+	return checkKafkaMetadata(ctx, ServiceKrbKafka, KrbKafkaAddr, KrbKafkaOpts()...)
 }
 
 // KrbSparkSQL is SparkSQL against the Kerberized metastore and HDFS, as the
