@@ -124,6 +124,7 @@ type Connector struct {
 	Stats Stats
 
 	extras   *extras
+	kafka    *kafkaHealth
 	parts    partitions
 	fetchLog logLimiter
 	epoch    string
@@ -135,7 +136,7 @@ func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
-		extras: newExtras(cfg.ExtraColumns)}
+		extras: newExtras(cfg.ExtraColumns), kafka: &kafkaHealth{log: cfg.Logger, now: cfg.Now, after: kafkaReportAfter}}
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
@@ -187,6 +188,7 @@ func (c *Connector) kafkaOpts() []kgo.Opt {
 		kgo.AdjustFetchOffsetsFn(c.adjustOffsets),
 		kgo.OnPartitionsRevoked(c.onRevoked),
 		kgo.OnPartitionsLost(c.onLost),
+		kgo.WithHooks(c.kafka),
 	}
 	if c.cfg.TopicsRegex != "" {
 		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(c.cfg.TopicsRegex))
@@ -425,13 +427,14 @@ func (c *Connector) committed(t tp, next int64) {
 // written twice meanwhile.
 func (c *Connector) breakPartition(o *owned, err error) {
 	o.failures++
-	wait := c.backoff(o.failures)
+	wait := c.backoff(o.failures, err)
 	if errors.Is(err, ErrFenced) {
 		c.Stats.Fenced.Add(1)
 		// Usually a rebalance is under way and will revoke this partition.
 		wait = max(wait, 30*time.Second)
 	}
 	o.broken, o.retryAt = err, c.cfg.Now().Add(wait)
+	o.setProblem(err, c.cfg.Now())
 	o.log.Error("partition write failed; will recover", "err", err, "retry_in", wait)
 	c.cl.PauseFetchPartitions(o.asMap())
 }
@@ -462,7 +465,8 @@ func (c *Connector) retryBroken(ctx context.Context) {
 		c.Stats.Recoveries.Add(1)
 		if err != nil {
 			o.failures++
-			o.retryAt = now.Add(c.backoff(o.failures))
+			o.retryAt = now.Add(c.backoff(o.failures, err))
+			o.setProblem(err, now)
 			o.log.Error("recovery failed; will retry", "failures", o.failures, "err", err)
 			continue
 		}
@@ -472,15 +476,49 @@ func (c *Connector) retryBroken(ctx context.Context) {
 		c.cl.ResumeFetchPartitions(o.asMap())
 		o.log.Info("partition recovered", "next_offset", next, "failures", o.failures)
 		o.broken = nil
+		o.setProblem(nil, now)
 	}
 }
 
-// backoff is the wait after the n-th failure in a row (n >= 1): doubling
-// from RetryBackoff, at most 5 minutes, so that a lasting condition (a
-// RewindError, a store that refuses) is retried ever more rarely.
-func (c *Connector) backoff(n int) time.Duration {
+// Health is what GET /status shows of the connector's partitions.
+type Health struct {
+	Assigned int
+	// Broken maps each partition that is not writing ("topic/partition")
+	// to why, and since when.
+	Broken map[string]Problem
+	// Kafka is set while the brokers have been failing for a while.
+	Kafka *Problem
+}
+
+// Health reports the partitions the connector owns and those waiting for
+// recovery; safe to call from any goroutine.
+func (c *Connector) Health() Health {
+	parts := c.parts.all()
+	h := Health{Assigned: len(parts), Broken: map[string]Problem{}, Kafka: c.kafka.problem()}
+	for _, o := range parts {
+		if pr := o.problem.Load(); pr != nil {
+			h.Broken[fmt.Sprintf("%s/%d", o.topic, o.partition)] = *pr
+		}
+	}
+	return h
+}
+
+// backoff is the wait after the n-th failure in a row (n >= 1), doubling
+// from RetryBackoff. A service that fails (the store, the registry) is
+// retried at least once a minute, so a partition writes again within a
+// minute of the service's return, however long it was down (with 5 minutes
+// for everything, an hour-long NameNode outage left partitions idle for
+// up to 5 minutes after it ended). What only an operator can fix (a
+// RewindError, a committed file gone) is retried ever more rarely, down to
+// once every 5 minutes.
+func (c *Connector) backoff(n int, err error) time.Duration {
+	limit := time.Minute
+	var rewind *RewindError
+	if errors.As(err, &rewind) || errors.Is(err, errCommittedFileMissing) {
+		limit = 5 * time.Minute
+	}
 	d := c.cfg.RetryBackoff << min(n-1, 6)
-	return min(d, 5*time.Minute)
+	return min(d, max(limit, c.cfg.RetryBackoff))
 }
 
 // shutdown commits what each partition holds, then leaves the group.

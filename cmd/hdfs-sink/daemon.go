@@ -179,24 +179,24 @@ func (d *daemon) connector(ctx context.Context, c *configs.Connector) error {
 		return err
 	}
 	defer store.Close()
-	conn, syncer, err := d.newConnector(c, store)
+	conn, syncer, reg, err := d.newConnector(c, store)
 	if err != nil {
 		return err
 	}
-	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.conn, cs.syncer = "running", conn, syncer })
+	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.conn, cs.syncer, cs.registry = "running", conn, syncer, reg })
 	return runGroup(ctx, conn, syncer, d.log.With("connector", c.Name))
 }
 
-// newConnector wires a connector and its syncer (nil without
-// hive.integration); neither runs yet.
-func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Connector, *hive.Syncer, error) {
+// newConnector wires a connector, its syncer (nil without
+// hive.integration) and its registry client; nothing runs yet.
+func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Connector, *hive.Syncer, schema.Registry, error) {
 	reg, err := d.registry(c, d.log)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	cfg, err := sinkConfig(c, store, reg, d.mem, d.log, d.faults)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	syncer := hiveSyncer(c, store, cfg.Partitioner, d.dialHive, d.log)
 	if syncer != nil {
@@ -204,9 +204,9 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS) (*sink.Con
 	}
 	conn, err := sink.New(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return conn, syncer, nil
+	return conn, syncer, reg, nil
 }
 
 // runGroup runs a connector and its syncer (nil: none) as one group. When
