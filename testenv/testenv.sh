@@ -389,6 +389,7 @@ start_hdfs() {
   if ! alive datanode; then
     require_ports_free datanode 9866 9867 9864
     fresh_log datanode
+    [ -z "${DATANODE_VOLUME_MB:-}" ] || mount_datanode_volume
     launch datanode java -Dhdfs_sink_testenv=datanode -Xmx256m "${jvm[@]}" -cp "$cp" \
       org.apache.hadoop.hdfs.server.datanode.DataNode
   fi
@@ -410,8 +411,13 @@ start_registry() {
   if alive registry; then wait_ready registry registry; return; fi
   require_ports_free registry 8081 9000
   fresh_log registry
-  # Storage is in-memory: a restart starts empty, like a fresh Confluent SR.
+  # Storage is an H2 file under the state directory: a registry killed and
+  # started again keeps its schemas and ids, as a Confluent SR does with its
+  # _schemas topic (the outage tests rely on it). `down` wipes it.
+  mkdir -p "$STATE/registry"
   launch registry "$REGISTRY_JAVA" -Dhdfs_sink_testenv=registry -Xmx384m "${FAST[@]}" \
+    -Dapicurio.datasource.url="jdbc:h2:file:$STATE/registry/db" \
+    -Dapicurio.datasource.jdbc.initial-size=2 -Dapicurio.datasource.jdbc.min-size=2 \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=8081 \
     -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port=9000 \
     -Dapicurio.rest.deletion.group.enabled=true -Dapicurio.rest.deletion.artifact.enabled=true \
@@ -505,6 +511,90 @@ EOF
 
 REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
 
+# ---------------------------------------------------------------- faults
+# Used by the fault harness (chaos/) and the outage tests.
+
+# signal_service <svc> <KILL|STOP|CONT>: signal a service's process group
+# (SIGSTOP freezes it as a hung JVM would; CONT thaws it).
+signal_service() {
+  local svc=$1 sig=$2 pid
+  case $sig in KILL | STOP | CONT) ;; *) die "signal: KILL, STOP or CONT, not $sig" ;; esac
+  alive "$svc" || die "signal: $svc is not running"
+  pid=$(cat "$(pidfile "$svc")")
+  log "SIG$sig $svc (pid $pid)"
+  kill -"$sig" -- "-$pid" 2>/dev/null || kill -"$sig" "$pid"
+}
+
+# dfsadmin <args>: hdfs dfsadmin against the test NameNode, as its superuser.
+cmd_dfsadmin() {
+  HDFS_LIB=$(fetch_pom hdfs -Dhadoop.version="$HADOOP_VERSION")
+  HADOOP_USER_NAME=root java "${FAST[@]}" -Xmx128m -Dhadoop.root.logger=WARN,console \
+    -cp "$STATE/hadoop-conf:$HDFS_LIB/*" org.apache.hadoop.hdfs.tools.DFSAdmin "$@"
+}
+
+# The DataNode's volume of its own (DATANODE_VOLUME_MB at `up`): an ext4
+# image on a loop device, mounted at the data directory, so a test can fill
+# the DataNode's disk without filling the machine's. Mounted in this
+# process's mount namespace and in the machine's (PID 1's): `ip netns exec`
+# gives each command a private copy of the mount table taken when it
+# starts, so later commands (a restarted DataNode, fill-datanode) see the
+# mount only if the machine's table has it. Both mounts are of one loop
+# device, hence one file system.
+DN_IMAGE() { echo "$STATE/hdfs/datanode-volume.img"; }
+DN_DIR() { echo "$STATE/hdfs/data"; }
+
+mount_datanode_volume() {
+  local img dev dir
+  img=$(DN_IMAGE) dir=$(DN_DIR)
+  for t in losetup mkfs.ext4 nsenter mountpoint fallocate; do
+    command -v "$t" >/dev/null || apt_install util-linux e2fsprogs mount
+  done
+  mkdir -p "$dir"
+  dev=$(cat "$RUN/datanode-volume.dev" 2>/dev/null || true)
+  if [ -z "$dev" ] || ! losetup "$dev" 2>/dev/null | grep -q "$img"; then
+    if [ ! -f "$img" ]; then
+      log "creating a ${DATANODE_VOLUME_MB} MB volume for the DataNode"
+      truncate -s "${DATANODE_VOLUME_MB}M" "$img"
+      mkfs.ext4 -q -m 0 "$img" >&2
+    fi
+    dev=$(losetup -f --show "$img") || die "no loop device for the DataNode's volume"
+    echo "$dev" >"$RUN/datanode-volume.dev"
+  fi
+  nsenter -t 1 -m -- mountpoint -q "$dir" || nsenter -t 1 -m -- mount "$dev" "$dir"
+  mountpoint -q "$dir" || mount "$dev" "$dir"
+}
+
+unmount_datanode_volume() {
+  local dev dir
+  dir=$(DN_DIR)
+  dev=$(cat "$RUN/datanode-volume.dev" 2>/dev/null || true)
+  [ -n "$dev" ] || return 0
+  mountpoint -q "$dir" 2>/dev/null && umount "$dir"
+  nsenter -t 1 -m -- mountpoint -q "$dir" 2>/dev/null && nsenter -t 1 -m -- umount "$dir"
+  # Other namespaces may still hold the mount until their last process
+  # exits: detach lazily, the device goes when it is unused.
+  losetup -d "$dev" 2>/dev/null || true
+  rm -f "$RUN/datanode-volume.dev"
+}
+
+# fill-datanode: a filler file takes the volume's free space but 8 MB (less
+# than a block), so the NameNode stops placing blocks there; free-datanode
+# removes it. The DataNode notices at its next heartbeat (3 s).
+cmd_fill_datanode() {
+  local dir free
+  dir=$(DN_DIR)
+  mountpoint -q "$dir" || die "fill-datanode: the DataNode has no volume of its own (start with DATANODE_VOLUME_MB=<size>)"
+  free=$(df -B1 --output=avail "$dir" | tail -1)
+  ((free > 8 << 20)) || { log "the DataNode's volume is already full"; return 0; }
+  fallocate -l $((free - (8 << 20))) "$dir/filler"
+  log "DataNode volume filled: $(df -h --output=avail "$dir" | tail -1 | tr -d ' ') left"
+}
+
+cmd_free_datanode() {
+  rm -f "$(DN_DIR)/filler"
+  log "DataNode volume freed: $(df -h --output=avail "$(DN_DIR)" | tail -1 | tr -d ' ') available"
+}
+
 # ---------------------------------------------------------------- commands
 
 cmd_up() {
@@ -544,6 +634,7 @@ cmd_down() {
   # In parallel: each stop waits for its own process group only.
   for svc in "${PROCESSES[@]}"; do stop "$svc" & pids+=($!); done
   wait "${pids[@]}"
+  [ "${KEEP:-0}" = 1 ] || unmount_datanode_volume
   if [ "${KEEP:-0}" = 1 ]; then
     log "KEEP=1: state kept in $STATE"
   elif [ -d "$STATE" ]; then
@@ -597,6 +688,11 @@ case ${1:-} in
   logs) shift; cmd_logs "$@" ;;
   stop) # stop one service, keeping all state (outage tests; `up` restarts it)
     case ${2:-} in kafka | namenode | datanode | hms | registry) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms registry" ;; esac ;;
+  signal) # signal <service> KILL|STOP|CONT (fault injection)
+    case ${2:-} in kafka | namenode | datanode | hms | registry) signal_service "$2" "${3:-}" ;; *) die "signal: name one of kafka namenode datanode hms registry" ;; esac ;;
+  dfsadmin) shift; cmd_dfsadmin "$@" ;;
+  fill-datanode) cmd_fill_datanode ;;
+  free-datanode) cmd_free_datanode ;;
   fetch) ensure_prereqs; fetch_all ;;
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|fetch" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|fetch" >&2; exit 2 ;;
 esac
