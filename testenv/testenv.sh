@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # testenv.sh: the real services the integration tests run against, as plain
 # processes on 127.0.0.1 (no Docker): Kafka (KRaft), HDFS NameNode + DataNode,
-# Hive Metastore 3.1 (Derby), Apicurio Registry (Confluent API) and a pyspark
-# venv for read-back checks.
+# Hive Metastore 3.1 and 4.0 (Derby), Apicurio Registry (Confluent API) and a
+# pyspark venv for read-back checks.
 #
 #   testenv.sh up              download what is missing, start, health-check
 #   testenv.sh down            stop what up started; wipe state unless KEEP=1
@@ -26,8 +26,8 @@ RUN=$STATE/run
 TIMEOUT=${TESTENV_TIMEOUT:-180} # seconds a service may take to become ready
 STOP_GRACE=${TESTENV_STOP_GRACE:-20}
 
-SERVICES=(kafka namenode datanode hms registry spark)
-PROCESSES=(hms registry kafka datanode namenode) # stop order
+SERVICES=(kafka namenode datanode hms hms4 registry spark)
+PROCESSES=(hms hms4 registry kafka datanode namenode) # stop order
 
 DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN
 MVN_FLAGS=(-B -q -Dstyle.color=never)
@@ -149,6 +149,7 @@ fetch_all() {
     die "kafka.tools.StorageTool not found in kafka_$KAFKA_SCALA-$KAFKA_VERSION.jar"
   HDFS_LIB=$(fetch_pom hdfs -Dhadoop.version="$HADOOP_VERSION")
   HMS_HADOOP_LIB=$(fetch_pom hms-hadoop -Dhms.hadoop.version="$HMS_HADOOP_VERSION")
+  HMS4_HADOOP_LIB=$(fetch_pom hms4-hadoop -Dhms.hadoop.version="$HMS_HADOOP_VERSION")
 
   local tgz
   tgz=$(fetch_artifact "org.apache.hive:hive-standalone-metastore:$HMS_VERSION:tar.gz:bin")
@@ -156,6 +157,12 @@ fetch_all() {
   METASTORE_HOME=$CACHE/hms-$HMS_VERSION/apache-hive-metastore-$HMS_VERSION-bin
   # Hadoop 3.3 brings Guava 27; with both on a lib/* classpath the order is undefined.
   rm -f "$METASTORE_HOME"/lib/guava-19.0.jar
+  # Hive 4 dropped get_table, which Spark's built-in Hive 2.3 client calls;
+  # a second metastore on its own port tests the daemon against both.
+  tgz=$(fetch_artifact "org.apache.hive:hive-standalone-metastore-server:$HMS4_VERSION:tar.gz:bin")
+  unpack "$tgz" "$CACHE/hms-$HMS4_VERSION"
+  METASTORE4_HOME=$CACHE/hms-$HMS4_VERSION/apache-hive-metastore-$HMS4_VERSION-bin
+  rm -f "$METASTORE4_HOME"/lib/guava-22.0.jar # same reason, Hadoop 3.3.6 on the classpath
 
   tgz=$(fetch_artifact "io.apicurio:apicurio-registry-app:$APICURIO_VERSION:tar.gz:all")
   unpack "$tgz" "$CACHE/apicurio-$APICURIO_VERSION"
@@ -175,6 +182,7 @@ fetch_all() {
 # Resolve the cached paths without downloading (for status/logs/down).
 cached_paths() {
   METASTORE_HOME=$CACHE/hms-$HMS_VERSION/apache-hive-metastore-$HMS_VERSION-bin
+  METASTORE4_HOME=$CACHE/hms-$HMS4_VERSION/apache-hive-metastore-$HMS4_VERSION-bin
   SPARK_VENV=$CACHE/pyspark-$PYSPARK_VERSION
   SPARK_AVRO_JAR=$CACHE/dl/spark-avro_$SPARK_SCALA-$PYSPARK_VERSION.jar
 }
@@ -430,17 +438,20 @@ start_registry() {
     { log "could not set the registry's default compatibility"; fail registry; }
 }
 
+# write_hms_conf <svc> <port> <warehouse dir>: one metastore's configuration.
 write_hms_conf() {
-  local c=$STATE/hms-conf
+  local svc=$1 port=$2 wh=$3 c=$STATE/$1-conf
   mkdir -p "$c"
   cp "$STATE/hadoop-conf/core-site.xml" "$c/"
   {
     echo "<configuration>"
     prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
-    prop metastore.thrift.uris thrift://127.0.0.1:9083
-    prop metastore.thrift.port 9083
-    prop metastore.warehouse.dir hdfs://127.0.0.1:8020/warehouse
-    prop javax.jdo.option.ConnectionURL "jdbc:derby:;databaseName=$STATE/hms/metastore_db;create=true"
+    prop metastore.thrift.uris "thrift://127.0.0.1:$port"
+    prop metastore.thrift.port "$port"
+    prop metastore.thrift.bind.host 127.0.0.1 # honoured from Hive 4 on
+    prop metastore.warehouse.dir "hdfs://127.0.0.1:8020/$wh"
+    prop metastore.warehouse.external.dir "hdfs://127.0.0.1:8020/$wh" # Hive 4's default for external tables
+    prop javax.jdo.option.ConnectionURL "jdbc:derby:;databaseName=$STATE/$svc/metastore_db;create=true"
     prop javax.jdo.option.ConnectionDriverName org.apache.derby.jdbc.EmbeddedDriver
     # Standalone mode: the defaults name hive-exec classes that are not here.
     prop metastore.task.threads.always org.apache.hadoop.hive.metastore.events.EventCleanerTask
@@ -450,28 +461,48 @@ write_hms_conf() {
   write_log4j2 "$c/log4j2.properties"
 }
 
-# HMS 3.1 ignores any bind host and listens on 0.0.0.0:9083.
+# start_hms [after-hdfs]: Hive Metastore 3.1 on 9083. HMS 3.1 ignores any
+# bind host and listens on 0.0.0.0:9083.
 start_hms() {
-  if alive hms; then wait_ready hms hms; return; fi
-  require_ports_free hms 9083
-  fresh_log hms
-  write_hms_conf
-  local cp="$STATE/hms-conf:$METASTORE_HOME/lib/*:$HMS_HADOOP_LIB/*"
-  local jvm=("${OPENS[@]}" "${FAST[@]}" -Dlog4j2.configurationFile="$STATE/hms-conf/log4j2.properties"
-    -Dderby.stream.error.file="$LOGS/derby.log")
-  export METASTORE_HOME HADOOP_USER_NAME=root
-  mkdir -p "$STATE/hms"
-  if [ ! -d "$STATE/hms/metastore_db" ]; then
+  SCHEMA_TOOL=org.apache.hadoop.hive.metastore.tools.MetastoreSchemaTool HADOOP_LIB=$HMS_HADOOP_LIB \
+    start_metastore hms "$METASTORE_HOME" 9083 warehouse "${1:-}"
+}
+
+# start_hms4 [after-hdfs]: Hive Metastore 4.0 on 9084, with a warehouse of
+# its own (both create a "default" database at their warehouse root).
+start_hms4() {
+  SCHEMA_TOOL=org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool HADOOP_LIB=$HMS4_HADOOP_LIB \
+    start_metastore hms4 "$METASTORE4_HOME" 9084 warehouse4 "${1:-}"
+}
+
+# metastore_ready <svc> <port>: the readiness probe against that port.
+metastore_ready() { HDFS_SINK_TESTENV_METASTORE="thrift://127.0.0.1:$2" wait_ready "$1" hms; }
+
+# start_metastore <svc> <home> <port> <warehouse> [after-hdfs], with the
+# schema tool's class (it moved in Hive 4) in SCHEMA_TOOL and the Hadoop
+# jars' folder in HADOOP_LIB.
+start_metastore() {
+  local svc=$1 home=$2 port=$3 wh=$4
+  if alive "$svc"; then metastore_ready "$svc" "$port"; return; fi
+  require_ports_free "$svc" "$port"
+  fresh_log "$svc"
+  write_hms_conf "$svc" "$port" "$wh"
+  local cp="$STATE/$svc-conf:$home/lib/*:$HADOOP_LIB/*"
+  local jvm=("${OPENS[@]}" "${FAST[@]}" -Dlog4j2.configurationFile="$STATE/$svc-conf/log4j2.properties"
+    -Dderby.stream.error.file="$LOGS/derby${svc#hms}.log")
+  export METASTORE_HOME=$home HADOOP_USER_NAME=root
+  mkdir -p "$STATE/$svc"
+  if [ ! -d "$STATE/$svc/metastore_db" ]; then
     # Embedded Derby admits one JVM: the schema tool runs before the server.
-    log "initialising the metastore schema"
-    java "${jvm[@]}" -cp "$cp" org.apache.hadoop.hive.metastore.tools.MetastoreSchemaTool \
-      -initSchema -dbType derby >>"$LOGS/hms.log" 2>&1 || { rm -rf "$STATE/hms/metastore_db"; fail hms; }
+    log "initialising the $svc schema"
+    java "${jvm[@]}" -cp "$cp" "$SCHEMA_TOOL" \
+      -initSchema -dbType derby >>"$LOGS/$svc.log" 2>&1 || { rm -rf "$STATE/$svc/metastore_db"; fail "$svc"; }
   fi
   # The server creates the default database's directory on HDFS.
-  [ "${1:-}" = "after-hdfs" ] && wait_for_file "$RUN/hdfs.ready" hms
-  launch hms java -Dhdfs_sink_testenv=hms -Xmx512m "${jvm[@]}" -cp "$cp" \
-    org.apache.hadoop.hive.metastore.HiveMetaStore -p 9083
-  wait_ready hms hms
+  [ "${5:-}" = "after-hdfs" ] && wait_for_file "$RUN/hdfs.ready" "$svc"
+  launch "$svc" java -Dhdfs_sink_testenv="$svc" -Xmx512m "${jvm[@]}" -cp "$cp" \
+    org.apache.hadoop.hive.metastore.HiveMetaStore -p "$port"
+  metastore_ready "$svc" "$port"
 }
 
 wait_for_file() {
@@ -503,6 +534,7 @@ smoke_spark() {
 write_env() { # what internal/itest reads when no env override is set
   cat >"$STATE/testenv.env" <<EOF
 HDFS_SINK_TESTENV_REGISTRY_URL=$REGISTRY_URL
+HDFS_SINK_TESTENV_METASTORE4=thrift://127.0.0.1:9084
 HDFS_SINK_TESTENV_PYTHON=$SPARK_VENV/bin/python
 HDFS_SINK_TESTENV_SPARK_AVRO_JAR=$SPARK_AVRO_JAR
 HDFS_SINK_TESTENV_SPARK_JAVA_HOME=${SPARK_JAVA_HOME:-}
@@ -606,7 +638,7 @@ cmd_up() {
   write_env
   rm -f "$RUN"/*.ready "$RUN"/*.failed
   # Independent services in parallel; HMS waits for HDFS before its server starts.
-  local pids=() names=(kafka hdfs registry hms) i rc=0
+  local pids=() names=(kafka hdfs registry hms hms4) i rc=0
   (start_kafka) & pids+=($!)
   # (Not `start_hdfs && touch`: errexit is off inside an && list.)
   (
@@ -616,6 +648,7 @@ cmd_up() {
   ) & pids+=($!)
   (start_registry) & pids+=($!)
   (start_hms after-hdfs) & pids+=($!)
+  if [ "${HMS4:-1}" = 1 ]; then (start_hms4 after-hdfs) & pids+=($!); else names=("${names[@]/hms4/}"); fi
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
   done
@@ -647,6 +680,7 @@ cmd_status() {
   cached_paths
   local svc down=() check=$STATE/bin/itest-ready
   for svc in "${SERVICES[@]}"; do
+    [ "$svc" = hms4 ] && [ "${HMS4:-1}" != 1 ] && continue
     local ok=1 why=""
     case $svc in
       spark) check_spark || { ok=0; why="venv $SPARK_VENV or $SPARK_AVRO_JAR missing"; } ;;
@@ -654,9 +688,10 @@ cmd_status() {
         if ! alive "$svc"; then
           ok=0; why="not running"
         elif [ -x "$check" ]; then
-          local what=$svc
+          local what=$svc port=9083
           [ "$svc" = namenode ] || [ "$svc" = datanode ] && what=hdfs
-          why=$("$check" -timeout 10s "$what" 2>&1) || ok=0
+          [ "$svc" = hms4 ] && what=hms port=9084
+          why=$(HDFS_SINK_TESTENV_METASTORE="thrift://127.0.0.1:$port" "$check" -timeout 10s "$what" 2>&1) || ok=0
         fi
         ;;
     esac
@@ -687,9 +722,9 @@ case ${1:-} in
   status) cmd_status ;;
   logs) shift; cmd_logs "$@" ;;
   stop) # stop one service, keeping all state (outage tests; `up` restarts it)
-    case ${2:-} in kafka | namenode | datanode | hms | registry) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms registry" ;; esac ;;
+    case ${2:-} in kafka | namenode | datanode | hms | hms4 | registry) stop "$2" ;; *) die "stop: name one of kafka namenode datanode hms hms4 registry" ;; esac ;;
   signal) # signal <service> KILL|STOP|CONT (fault injection)
-    case ${2:-} in kafka | namenode | datanode | hms | registry) signal_service "$2" "${3:-}" ;; *) die "signal: name one of kafka namenode datanode hms registry" ;; esac ;;
+    case ${2:-} in kafka | namenode | datanode | hms | hms4 | registry) signal_service "$2" "${3:-}" ;; *) die "signal: name one of kafka namenode datanode hms hms4 registry" ;; esac ;;
   dfsadmin) shift; cmd_dfsadmin "$@" ;;
   fill-datanode) cmd_fill_datanode ;;
   free-datanode) cmd_free_datanode ;;
