@@ -566,17 +566,16 @@ cmd_dfsadmin() {
 
 # The DataNode's volume of its own (DATANODE_VOLUME_MB at `up`): an ext4
 # image on a loop device, mounted at the data directory, so a test can fill
-# the DataNode's disk without filling the machine's. Mounted in this
-# process's mount namespace and in the machine's (PID 1's): `ip netns exec`
-# gives each command a private copy of the mount table taken when it
-# starts, so later commands (a restarted DataNode, fill-datanode) see the
-# mount only if the machine's table has it. Both mounts are of one loop
-# device, hence one file system.
+# the DataNode's disk without filling the machine's. `ip netns exec` gives
+# each command a private copy of the mount table, so the volume is mounted
+# in the namespace of whichever command starts the DataNode, and filled
+# from inside the DataNode's own (nsenter). Every mount is of the same loop
+# device, hence of one file system.
 DN_IMAGE() { echo "$STATE/hdfs/datanode-volume.img"; }
 DN_DIR() { echo "$STATE/hdfs/data"; }
 
 mount_datanode_volume() {
-  local img dev dir
+  local img dev dir t
   img=$(DN_IMAGE) dir=$(DN_DIR)
   for t in losetup mkfs.ext4 nsenter mountpoint fallocate; do
     command -v "$t" >/dev/null || apt_install util-linux e2fsprogs mount
@@ -592,7 +591,6 @@ mount_datanode_volume() {
     dev=$(losetup -f --show "$img") || die "no loop device for the DataNode's volume"
     echo "$dev" >"$RUN/datanode-volume.dev"
   fi
-  nsenter -t 1 -m -- mountpoint -q "$dir" || nsenter -t 1 -m -- mount "$dev" "$dir"
   mountpoint -q "$dir" || mount "$dev" "$dir"
 }
 
@@ -602,11 +600,17 @@ unmount_datanode_volume() {
   dev=$(cat "$RUN/datanode-volume.dev" 2>/dev/null || true)
   [ -n "$dev" ] || return 0
   mountpoint -q "$dir" 2>/dev/null && umount "$dir"
-  nsenter -t 1 -m -- mountpoint -q "$dir" 2>/dev/null && nsenter -t 1 -m -- umount "$dir"
-  # Other namespaces may still hold the mount until their last process
-  # exits: detach lazily, the device goes when it is unused.
+  # Other namespaces may still hold a mount until their last process
+  # exits: the device is detached once it is unused.
   losetup -d "$dev" 2>/dev/null || true
   rm -f "$RUN/datanode-volume.dev"
+}
+
+# in_datanode <cmd...>: run in the DataNode's mount namespace, where its
+# volume is mounted.
+in_datanode() {
+  alive datanode || die "the DataNode is not running"
+  nsenter -t "$(cat "$(pidfile datanode)")" -m -- "$@"
 }
 
 # fill-datanode: a filler file takes the volume's free space but 8 MB (less
@@ -615,16 +619,16 @@ unmount_datanode_volume() {
 cmd_fill_datanode() {
   local dir free
   dir=$(DN_DIR)
-  mountpoint -q "$dir" || die "fill-datanode: the DataNode has no volume of its own (start with DATANODE_VOLUME_MB=<size>)"
-  free=$(df -B1 --output=avail "$dir" | tail -1)
+  in_datanode mountpoint -q "$dir" || die "fill-datanode: the DataNode has no volume of its own (start with DATANODE_VOLUME_MB=<size>)"
+  free=$(in_datanode df -B1 --output=avail "$dir" | tail -1)
   ((free > 8 << 20)) || { log "the DataNode's volume is already full"; return 0; }
-  fallocate -l $((free - (8 << 20))) "$dir/filler"
-  log "DataNode volume filled: $(df -h --output=avail "$dir" | tail -1 | tr -d ' ') left"
+  in_datanode fallocate -l $((free - (8 << 20))) "$dir/filler"
+  log "DataNode volume filled: $(in_datanode df -h --output=avail "$dir" | tail -1 | tr -d ' ') left"
 }
 
 cmd_free_datanode() {
-  rm -f "$(DN_DIR)/filler"
-  log "DataNode volume freed: $(df -h --output=avail "$(DN_DIR)" | tail -1 | tr -d ' ') available"
+  in_datanode rm -f "$(DN_DIR)/filler"
+  log "DataNode volume freed: $(in_datanode df -h --output=avail "$(DN_DIR)" | tail -1 | tr -d ' ') available"
 }
 
 # ---------------------------------------------------------------- commands
