@@ -88,6 +88,10 @@ ensure_prereqs() {
   command -v curl >/dev/null || pkgs+=(curl)
   command -v setsid >/dev/null || pkgs+=(util-linux)
   command -v python3 >/dev/null || pkgs+=(python3)
+  # The fault harness (chaos/) puts the daemon in a network namespace of its
+  # own and cuts it off with iptables and tc.
+  command -v ip >/dev/null || pkgs+=(iproute2)
+  command -v iptables >/dev/null || pkgs+=(iptables)
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then pkgs+=(python3-venv); fi
   if [ ${#pkgs[@]} -gt 0 ]; then apt_install "${pkgs[@]}"; fi
   command -v go >/dev/null || die "go is required (the readiness checks are Go programs)"
