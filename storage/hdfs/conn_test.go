@@ -130,16 +130,27 @@ func TestFailedCloseStaysFailed(t *testing.T) {
 			t.Fatalf("close %d after a failed close returned nil", i)
 		}
 	}
+	if w.closes != 1 {
+		t.Fatalf("the client's writer was closed %d times, want once", w.closes)
+	}
 }
 
 // TestFailedWriteFailsClose: after a failed write the file cannot be
 // completed either.
 func TestFailedWriteFailsClose(t *testing.T) {
-	f := &file{w: &fakeWriter{writeErr: errors.New("broken pipe")}, retries: 3}
+	w := &fakeWriter{writeErr: errors.New("broken pipe")}
+	f := &file{w: w, retries: 3}
 	if _, err := f.Write([]byte("data")); err == nil {
 		t.Fatal("write error not returned")
 	}
-	if err := f.Close(); err == nil {
-		t.Fatal("close after a failed write returned nil")
+	for i := 1; i <= 2; i++ {
+		if err := f.Close(); err == nil {
+			t.Fatal("close after a failed write returned nil")
+		}
+	}
+	// Its writer is still closed, once, so the client's block stream
+	// goroutines end.
+	if w.closes != 1 {
+		t.Fatalf("the client's writer was closed %d times, want once", w.closes)
 	}
 }

@@ -235,6 +235,10 @@ type file struct {
 	// the DataNode or not. A file committed that way has a block no
 	// DataNode holds in full.
 	broken error
+	// released: the client's Close has run once, which stops the block
+	// stream's goroutines and closes its DataNode connection, whatever
+	// the outcome. A broken file is still released, once.
+	released bool
 }
 
 // Write skips empty writes: colinmarc/hdfs allocates a block for one, and a
@@ -269,8 +273,10 @@ func (f *file) Close() error {
 		return nil
 	}
 	if f.broken != nil {
+		f.release()
 		return f.broken
 	}
+	f.released = true
 	wait := firstCloseRetryWait
 	var err error
 	for i := 0; i <= f.retries; i++ {
@@ -288,6 +294,16 @@ func (f *file) Close() error {
 	}
 	f.closed = true
 	return nil
+}
+
+// release closes the client's writer of a broken file, once: without it
+// the block stream's heartbeat goroutine ran for as long as the process.
+// What it answers is ignored: the file is broken either way.
+func (f *file) release() {
+	if !f.released {
+		f.released = true
+		_ = f.w.Close()
+	}
 }
 
 // IsNotEmpty reports an error from renaming onto a non-empty directory.
