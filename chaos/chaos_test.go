@@ -116,7 +116,7 @@ func TestTableAndAllPassed(t *testing.T) {
 	res := []Result{{Fault: "a", Outcome: "pass", Records: 10, RecoverySeconds: 1.25},
 		{Fault: "b", Outcome: "not run: no command for x"}}
 	tab := Table(res)
-	if !strings.Contains(tab, "| a | pass | 10 | 0 | 1.2 |") || !AllPassed(res) {
+	if !strings.Contains(tab, "| a | pass | 10 | 0 | 1.2 | 0, 0 → 0, 0 |") || !AllPassed(res) {
 		t.Fatalf("table:\n%s", tab)
 	}
 	res = append(res, Result{Fault: "c", Outcome: "FAIL: lost offset 3"})

@@ -8,15 +8,15 @@ import (
 // Table is the results as a Markdown table (docs/reliability.md).
 func Table(res []Result) string {
 	var b strings.Builder
-	b.WriteString("| fault | outcome | records | outage s | recovered after s | what the daemon said meanwhile |\n")
-	b.WriteString("|---|---|---|---|---|---|\n")
+	b.WriteString("| fault | outcome | records | outage s | recovered after s | goroutines, fds before → after | what the daemon said meanwhile |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
 	for _, r := range res {
 		outcome := r.Outcome
 		if i := strings.IndexByte(outcome, '\n'); i >= 0 {
 			outcome = outcome[:i]
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.1f | %s |\n", r.Fault, cell(outcome, 160), r.Records,
-			r.OutageSeconds, r.RecoverySeconds, cell(r.Reported, 200))
+		fmt.Fprintf(&b, "| %s | %s | %d | %.0f | %.1f | %d, %d → %d, %d | %s |\n", r.Fault, cell(outcome, 160), r.Records,
+			r.OutageSeconds, r.RecoverySeconds, r.Before.Goroutines, r.Before.FDs, r.After.Goroutines, r.After.FDs, cell(r.Reported, 200))
 	}
 	return b.String()
 }

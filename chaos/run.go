@@ -78,6 +78,21 @@ type Result struct {
 	Reported   string `json:"reported"`
 	ErrorLines int    `json:"error_lines"`
 	Log        string `json:"log"`
+	// Before and After are the daemon's goroutines and descriptors just
+	// before the fault and once it had recovered: a leak shows as growth.
+	Before Resources `json:"before"`
+	After  Resources `json:"after"`
+}
+
+// Resources are what a leak would grow.
+type Resources struct {
+	Goroutines int `json:"goroutines"`
+	FDs        int `json:"fds"`
+}
+
+func (r *faultRun) resources() Resources {
+	s := r.daemon.Sample(nil)
+	return Resources{Goroutines: s.Goroutines, FDs: s.FDs}
 }
 
 // Passed reports whether the fault was run and passed.
@@ -226,6 +241,7 @@ func (r *faultRun) run(ctx context.Context) error {
 		return err
 	}
 	time.Sleep(10 * time.Second) // steady state before the fault
+	r.res.Before = r.resources()
 	healedAt, err := r.inject(ctx)
 	if err != nil {
 		return err
@@ -234,6 +250,7 @@ func (r *faultRun) run(ctx context.Context) error {
 		return err
 	}
 	time.Sleep(5 * time.Second) // traffic goes on after the recovery
+	r.res.After = r.resources()
 	return r.finish(ctx)
 }
 
