@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// ShortFaults are the faults `make test` runs (about a minute each): one
+// ShortFaults are the faults `make test` runs (a minute each at most): one
 // of each kind of service going away and coming back, and one network
 // partition. `make chaos` runs the whole catalogue.
 var ShortFaults = []string{"namenode-sigkill", "namenode-safemode", "datanode-sigkill", "kafka-sigkill",
@@ -31,7 +31,7 @@ func TestFaultsShort(t *testing.T) {
 	}
 	cfg.Defaults()
 	h, err := NewHarness(Options{Config: cfg, Bin: buildDaemon(t, dir), Dir: dir, Faults: ShortFaults,
-		Hold: 20 * time.Second, RecoverWithin: 3 * time.Minute, Rate: 100, Logf: t.Logf})
+		Hold: 15 * time.Second, Steady: 5 * time.Second, RecoverWithin: 3 * time.Minute, Rate: 100, Logf: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

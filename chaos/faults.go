@@ -51,8 +51,11 @@ func signalFault(svc, verb, heal, what string, hold time.Duration) Fault {
 // delivers them after the heal) and nothing fails.
 func partitionFault(svc, what string) Fault {
 	var hold time.Duration
-	if svc == "namenode" || svc == "datanode" {
+	switch svc {
+	case "namenode", "datanode":
 		hold = nameNodeRPCTimeout + 30*time.Second
+	case "kafka":
+		hold = kafkaHold
 	}
 	return Fault{
 		Name: "partition-" + svc, What: what, Net: true, Hive: svc == "hms", Hold: hold,
@@ -69,6 +72,11 @@ func partitionFault(svc, what string) Fault {
 // nameNodeRPCTimeout is hdfs-sink's bound on one NameNode call (see
 // storage/hdfs); a hung NameNode must outlast it to test what follows.
 const nameNodeRPCTimeout = 60 * time.Second
+
+// kafkaHold is the shortest Kafka outage tested: hdfs-sink reports Kafka
+// failures once they have lasted 10 s, and a request in flight takes up to
+// its own timeout to fail.
+const kafkaHold = 30 * time.Second
 
 // Catalogue is every fault, in the order the long run takes them.
 func Catalogue() []Fault {
@@ -90,7 +98,7 @@ func Catalogue() []Fault {
 		},
 		quotaFault("space", "-setSpaceQuota", "-clrSpaceQuota", "an HDFS space quota on topics.dir smaller than one block, then cleared"),
 		quotaFault("name", "-setQuota", "-clrQuota", "an HDFS name quota on topics.dir below the names it holds, then cleared"),
-		signalFault("kafka", "kill", "start", "the Kafka broker SIGKILLed, restarted after the hold", 0),
+		signalFault("kafka", "kill", "start", "the Kafka broker SIGKILLed, restarted after the hold", kafkaHold),
 		signalFault("kafka", "stop", "cont", "the Kafka broker SIGSTOPped past the group session timeout, then SIGCONT", sessionTimeout+20*time.Second),
 		registryFault("kill", "start", "the schema registry SIGKILLed while records with a new schema id arrive, restarted (state kept)"),
 		registryFault("stop", "cont", "the schema registry SIGSTOPped (hung) while records with a new schema id arrive"),

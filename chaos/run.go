@@ -36,6 +36,8 @@ type Options struct {
 	// RetryBackoffMs is the connectors' retry.backoff.ms (the reference's
 	// default, 5000, unless set).
 	RetryBackoffMs int
+	// Steady is how long traffic flows before a fault (default 10 s).
+	Steady time.Duration
 	Logf           func(format string, args ...any)
 }
 
@@ -54,6 +56,9 @@ func (o *Options) defaults() {
 	}
 	if o.RetryBackoffMs <= 0 {
 		o.RetryBackoffMs = 5000
+	}
+	if o.Steady <= 0 {
+		o.Steady = 10 * time.Second
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
@@ -240,7 +245,7 @@ func (r *faultRun) run(ctx context.Context) error {
 	if err := r.start(ctx); err != nil {
 		return err
 	}
-	time.Sleep(10 * time.Second) // steady state before the fault
+	time.Sleep(r.opts.Steady) // steady state before the fault
 	r.res.Before = r.resources()
 	healedAt, err := r.inject(ctx)
 	if err != nil {
