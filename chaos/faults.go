@@ -56,6 +56,8 @@ func partitionFault(svc, what string) Fault {
 		hold = nameNodeRPCTimeout + 30*time.Second
 	case "kafka":
 		hold = kafkaHold
+	case "registry":
+		hold = registryHold
 	}
 	return Fault{
 		Name: "partition-" + svc, What: what, Net: true, Hive: svc == "hms", Hold: hold,
@@ -77,6 +79,10 @@ const nameNodeRPCTimeout = 60 * time.Second
 // failures once they have lasted 10 s, and a request in flight takes up to
 // its own timeout to fail.
 const kafkaHold = 30 * time.Second
+
+// registryHold is the shortest registry outage tested: a lookup of a hung
+// registry fails after the client's 10 s request timeout.
+const registryHold = 30 * time.Second
 
 // Catalogue is every fault, in the order the long run takes them.
 func Catalogue() []Fault {
@@ -135,7 +141,7 @@ func quotaFault(kind, set, clear, what string) Fault {
 func registryFault(verb, heal, what string) Fault {
 	return Fault{
 		Name: "registry-" + map[string]string{"kill": "sigkill", "stop": "sigstop"}[verb], What: what,
-		Needs: []string{"registry." + verb, "registry." + heal},
+		Needs: []string{"registry." + verb, "registry." + heal}, Hold: registryHold,
 		Inject: func(ctx context.Context, r *faultRun) error {
 			return r.withNewSchema(func() error { return r.do(ctx, "registry."+verb) })
 		},
