@@ -401,7 +401,9 @@ start_hdfs() {
   if ! alive datanode; then
     require_ports_free datanode 9866 9867 9864
     fresh_log datanode
-    [ -z "${DATANODE_VOLUME_MB:-}" ] || mount_datanode_volume
+    # Once the DataNode has a volume of its own it keeps it, whoever
+    # restarts it (a DataNode on an empty directory has lost every block).
+    if [ -n "${DATANODE_VOLUME_MB:-}" ] || [ -f "$RUN/datanode-volume.dev" ]; then mount_datanode_volume; fi
     launch datanode java -Dhdfs_sink_testenv=datanode -Xmx256m "${jvm[@]}" -cp "$cp" \
       org.apache.hadoop.hdfs.server.datanode.DataNode
   fi
