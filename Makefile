@@ -73,14 +73,16 @@ chaos:
 SOAK_DURATION ?= 2h
 SOAK_FLAGS ?=
 SOAK_DIR ?= $(CURDIR)/soak-results/soak-$(shell date -u +%Y%m%dT%H%M%SZ)
+PLOT_VENV ?= $(HOME)/.cache/hdfs-sink-testenv/plot-venv
+# PLOT makes $(SOAK_DIR)/soak.png, with matplotlib in a venv of its own.
+PLOT = . testenv/versions.env; [ -x $(PLOT_VENV)/bin/python ] || \
+	{ python3 -m venv $(PLOT_VENV) && $(PLOT_VENV)/bin/pip install -q "matplotlib==$$MATPLOTLIB_VERSION"; } && \
+	$(PLOT_VENV)/bin/python chaos/plot.py $(SOAK_DIR) $(SOAK_DIR)/soak.png
 soak:
 	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; \
 	$(TESTENV) up && $(GO) run ./chaos/cmd/chaos soak -duration $(SOAK_DURATION) -dir $(SOAK_DIR) $(SOAK_FLAGS); rc=$$?; \
-	$(MAKE) --no-print-directory soak-plot SOAK_DIR=$(SOAK_DIR); exit $$rc
+	$(PLOT); exit $$rc
 
-## soak-plot: soak.png from a soak's samples (matplotlib in a venv of its own).
-PLOT_VENV ?= $(HOME)/.cache/hdfs-sink-testenv/plot-venv
+## soak-plot: soak.png again from SOAK_DIR's samples.
 soak-plot:
-	@. testenv/versions.env; [ -x $(PLOT_VENV)/bin/python ] || \
-	  { python3 -m venv $(PLOT_VENV) && $(PLOT_VENV)/bin/pip install -q "matplotlib==$$MATPLOTLIB_VERSION"; }
-	$(PLOT_VENV)/bin/python chaos/plot.py $(SOAK_DIR) $(SOAK_DIR)/soak.png
+	$(PLOT)
