@@ -2,6 +2,7 @@ package hdfs
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -24,10 +25,14 @@ import (
 type timeoutConn struct {
 	net.Conn
 	timeout time.Duration
-	once    sync.Once
+	mu      sync.Mutex
+	cause   error // what closed the connection; nil while it is open
 }
 
 func (c *timeoutConn) Read(p []byte) (int, error) {
+	if err := c.closedBy(); err != nil {
+		return 0, err
+	}
 	if err := c.Conn.SetReadDeadline(time.Now().Add(c.timeout)); err != nil {
 		return 0, c.fail(err)
 	}
@@ -36,6 +41,9 @@ func (c *timeoutConn) Read(p []byte) (int, error) {
 }
 
 func (c *timeoutConn) Write(p []byte) (int, error) {
+	if err := c.closedBy(); err != nil {
+		return 0, err
+	}
 	if err := c.Conn.SetWriteDeadline(time.Now().Add(c.timeout)); err != nil {
 		return 0, c.fail(err)
 	}
@@ -43,13 +51,32 @@ func (c *timeoutConn) Write(p []byte) (int, error) {
 	return n, c.fail(err)
 }
 
+// closedBy is, once the connection is closed, the error that closed it:
+// the client reports the error of the call that finds the connection
+// closed ("no available namenodes: …"), and "use of closed network
+// connection" would hide why (a timeout, a reset).
+func (c *timeoutConn) closedBy() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cause == nil {
+		return nil
+	}
+	return fmt.Errorf("connection closed after %w", c.cause)
+}
+
 // SetDeadline lets the client's own deadline (zero: none) stand; each
 // operation then sets its own, so nothing waits longer than the timeout.
 func (c *timeoutConn) SetDeadline(t time.Time) error { return c.Conn.SetDeadline(t) }
 
 func (c *timeoutConn) fail(err error) error {
-	if err != nil {
-		c.once.Do(func() { c.Conn.Close() })
+	if err == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cause == nil {
+		c.cause = err
+		c.Conn.Close()
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,25 @@ func TestHungNameNodeCallTimesOut(t *testing.T) {
 	}
 	if n := conns(); n < 2 {
 		t.Fatalf("%d connections to the NameNode, want a new one after the timeout", n)
+	}
+}
+
+// TestClosedConnSaysWhy: the call that meets a connection closed by an
+// earlier timeout reports that timeout, not "use of closed network
+// connection" (which is what the operator would otherwise read).
+func TestClosedConnSaysWhy(t *testing.T) {
+	addr, _ := hungNameNode(t)
+	c, err := dialer(time.Second, 100*time.Millisecond)(t.Context(), "tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatal("read from a silent peer did not time out")
+	}
+	_, err = c.Write([]byte("next call"))
+	if err == nil || !strings.Contains(err.Error(), "i/o timeout") || strings.Contains(err.Error(), "use of closed") {
+		t.Fatalf("write after the timeout: %v; want the timeout named", err)
 	}
 }
 
