@@ -61,6 +61,7 @@ def main(d, png):
         ax.set_ylabel(title, fontsize=8)
         ax.set_ylim(bottom=0)
         if len(cols) > 1:
+            ax.set_ylim(0, ax.get_ylim()[1] * 1.6)  # room for the legend above the lines
             ax.legend(fontsize=7, loc="upper left", ncol=4)
     axes[-1].set_xlabel("minutes (grey: a service fault, red: SIGKILL of hdfs-sink)")
     fig.suptitle("hdfs-sink soak: %d samples, %d daemon processes" % (len(rows), len(procs)), fontsize=10)
