@@ -81,9 +81,13 @@ type Config struct {
 
 	RetryBackoff    time.Duration
 	ShutdownTimeout time.Duration
-	Tolerance       Tolerance
-	DLQTopic        string
-	FailOnNull      bool // behavior.on.null.values=fail
+	// SchemaLookupWait bounds how long a record waits for its schema
+	// (default 30 s); past it the partition breaks and retries like after
+	// a store failure.
+	SchemaLookupWait time.Duration
+	Tolerance        Tolerance
+	DLQTopic         string
+	FailOnNull       bool // behavior.on.null.values=fail
 
 	Logger       *slog.Logger
 	TickInterval time.Duration // how often idle partitions check their timers
@@ -164,6 +168,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
+	}
+	if cfg.SchemaLookupWait <= 0 {
+		cfg.SchemaLookupWait = 30 * time.Second
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
@@ -398,7 +405,7 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.cfg.Registry.SchemaByID(ctx, id)
+	s, err := c.schemaByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -411,6 +418,17 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 		}
 	}
 	return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
+}
+
+// schemaByID waits SchemaLookupWait at most for a schema. The poll loop
+// writes a poll's partitions in parallel and waits for all of them, so a
+// lookup that waited for the registry as long as it was down held every
+// partition of the connector (and the group's rebalances); past the wait
+// the partition breaks, the others go on, and it retries with backoff.
+func (c *Connector) schemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.SchemaLookupWait)
+	defer cancel()
+	return c.cfg.Registry.SchemaByID(ctx, id)
 }
 
 // committed is every partition's OnCommit: the group's offset, advisory

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -12,6 +13,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
+	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
 
@@ -113,4 +117,69 @@ func TestKafkaOutageShownInHealth(t *testing.T) {
 	k.cluster.Close()
 	waitFor(t, "Kafka reported down", func() bool { return c.Health().Kafka != nil })
 	waitFor(t, "the outage logged", func() bool { return strings.Contains(logs.String(), "Kafka unreachable") })
+}
+
+// stalledRegistry holds lookups of one schema id until release is closed:
+// a registry that is down for that id (a new schema, not cached yet).
+type stalledRegistry struct {
+	schema.Registry
+	stalled int32
+	release chan struct{}
+}
+
+func (r *stalledRegistry) SchemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
+	if id == r.stalled {
+		select {
+		case <-r.release:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("registry unreachable: %w", ctx.Err())
+		}
+	}
+	return r.Registry.SchemaByID(ctx, id)
+}
+
+// TestRegistryOutageHoldsOnlyItsPartition: partition 0's records carry a
+// schema id the registry cannot serve; partition 1's are known. Partition
+// 1 must keep committing meanwhile (a lookup that waited in the poll loop
+// held every partition of the connector), and once the registry answers,
+// every offset of both is committed exactly once.
+func TestRegistryOutageHoldsOnlyItsPartition(t *testing.T) {
+	k := newKafkaFixture(t, 2, testTopic)
+	v2, err := k.reg.Register(demodata.SchemaV2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := int64(0); seq < 20; seq++ {
+		v, err := demodata.ValueV2(v2, 0, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.produce(&kgo.Record{Partition: 0, Value: v}, k.good(1, seq))
+	}
+	reg := &stalledRegistry{Registry: k.reg, stalled: v2, release: make(chan struct{})}
+	cfg := k.config("registry-outage")
+	cfg.Registry, cfg.SchemaLookupWait = reg, 200*time.Millisecond
+	c := start(t, cfg)
+	want1 := func(n int64) func() bool {
+		return func() bool {
+			rep, _ := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic})
+			var got int64
+			for _, f := range rep.Files {
+				if f.Range.Partition == 1 {
+					got += f.Records
+				}
+			}
+			return got == n
+		}
+	}
+	waitFor(t, "partition 1 committed while partition 0 waits for the registry", want1(20))
+	waitFor(t, "partition 0 reported broken while its schema is unreachable", func() bool {
+		pr, broken := c.Health().Broken[testTopic+"/0"]
+		return broken && strings.Contains(pr.Err, "registry unreachable")
+	})
+	close(reg.release)
+	waitFor(t, "40 committed", func() bool { return committedRecords(k.fs) == 40 })
+	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 20, 1: 20}, SeqField: "seq"}); err != nil {
+		t.Fatal(err)
+	}
 }
