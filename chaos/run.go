@@ -38,7 +38,7 @@ type Options struct {
 	RetryBackoffMs int
 	// Steady is how long traffic flows before a fault (default 10 s).
 	Steady time.Duration
-	Logf           func(format string, args ...any)
+	Logf   func(format string, args ...any)
 }
 
 func (o *Options) defaults() {
