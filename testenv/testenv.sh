@@ -428,9 +428,11 @@ start_registry() {
   # Storage is an H2 file under the state directory: a registry killed and
   # started again keeps its schemas and ids, as a Confluent SR does with its
   # _schemas topic (the outage tests rely on it). `down` wipes it.
+  # WRITE_DELAY=0: H2 otherwise writes a commit up to 500 ms later, and a
+  # schema registered just before a SIGKILL was gone after the restart.
   mkdir -p "$STATE/registry"
   launch registry "$REGISTRY_JAVA" -Dhdfs_sink_testenv=registry -Xmx384m "${FAST[@]}" \
-    -Dapicurio.datasource.url="jdbc:h2:file:$STATE/registry/db" \
+    -Dapicurio.datasource.url="jdbc:h2:file:$STATE/registry/db;WRITE_DELAY=0" \
     -Dapicurio.datasource.jdbc.initial-size=2 -Dapicurio.datasource.jdbc.min-size=2 \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=8081 \
     -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port=9000 \
