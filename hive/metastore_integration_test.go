@@ -11,10 +11,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	hms "github.com/beltran/gohive/hive_metastore"
 )
 
-// Runs the whole API against a real metastore: testenv/testenv.sh up starts
-// Hive Metastore 3.1 on 127.0.0.1:9083; HDFS_SINK_HMS_URI overrides.
+// Runs the whole API against both real metastores: testenv/testenv.sh up
+// starts Hive Metastore 3.1 on 127.0.0.1:9083 and 4.0 on 127.0.0.1:9084;
+// HDFS_SINK_HMS_URI and HDFS_SINK_HMS4_URI override.
 //
 //	go test -tags integration ./hive/
 
@@ -36,21 +39,41 @@ const richSchema = `{"type":"record","name":"Rich","namespace":"it","fields":[
  {"name":"either","type":["null","int","string"]},
  {"name":"country","type":"string"}]}`
 
-func hmsURI() string {
-	if u := os.Getenv("HDFS_SINK_HMS_URI"); u != "" {
-		return u
+// metastores are the metastores every test runs against, by version.
+func metastores() []struct{ version, uri string } {
+	uri := func(env, def string) string {
+		if u := os.Getenv(env); u != "" {
+			return u
+		}
+		return def
 	}
-	return "thrift://127.0.0.1:9083"
+	return []struct{ version, uri string }{
+		{"3.1", uri("HDFS_SINK_HMS_URI", "thrift://127.0.0.1:9083")},
+		{"4.0", uri("HDFS_SINK_HMS4_URI", "thrift://127.0.0.1:9084")},
+	}
+}
+
+// onEachMetastore runs test once per metastore version, with a client.
+func onEachMetastore(t *testing.T, within time.Duration, test func(t *testing.T, ctx context.Context, c *Client)) {
+	for _, m := range metastores() {
+		t.Run("hms"+m.version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), within)
+			defer cancel()
+			c, err := Dial(ctx, m.uri, WithDialTimeout(5*time.Second))
+			if err != nil {
+				t.Fatalf("Dial Hive Metastore %s at %s: %v (is testenv up?)", m.version, m.uri, err)
+			}
+			defer c.Close()
+			test(t, ctx, c)
+		})
+	}
 }
 
 func TestMetastoreIntegration(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	c, err := Dial(ctx, hmsURI(), WithDialTimeout(5*time.Second))
-	if err != nil {
-		t.Fatalf("Dial %s: %v (is testenv up?)", hmsURI(), err)
-	}
-	defer c.Close()
+	onEachMetastore(t, 3*time.Minute, testMetastoreAPI)
+}
+
+func testMetastoreAPI(t *testing.T, ctx context.Context, c *Client) {
 
 	for range 2 {
 		if err := c.CreateDatabase(ctx, itDB, ""); err != nil {
@@ -79,6 +102,7 @@ func TestMetastoreIntegration(t *testing.T) {
 	if err != nil {
 		t.Fatalf("GetTable: %v", err)
 	}
+	checkLegacyGetTable(t, ctx, c, name)
 	cols, _ := HiveColumns(richSchema)
 	want := cols[:len(cols)-1] // country is the partition key
 	want[1].Name = "camelcase" // the metastore lower-cases names
@@ -137,13 +161,10 @@ func TestMetastoreIntegration(t *testing.T) {
 }
 
 func TestMetastoreIntegrationParquet(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := Dial(ctx, hmsURI())
-	if err != nil {
-		t.Fatalf("Dial: %v", err)
-	}
-	defer c.Close()
+	onEachMetastore(t, 2*time.Minute, testMetastoreParquet)
+}
+
+func testMetastoreParquet(t *testing.T, ctx context.Context, c *Client) {
 	if err := c.CreateDatabase(ctx, itDB, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -169,4 +190,22 @@ func TestMetastoreIntegrationParquet(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(names, []string{"year=2026/month=08"}) {
 		t.Fatalf("ListPartitionNames = %v, %v", names, err)
 	}
+}
+
+// checkLegacyGetTable pins the difference the client is built around: Hive
+// 4 removed the get_table call (Spark's Hive 2.3 client still makes it),
+// while get_table_req, which GetTable uses, is in both.
+func checkLegacyGetTable(t *testing.T, ctx context.Context, c *Client, name string) {
+	err := c.call(ctx, "legacy get_table", name, func(ctx context.Context, m *hms.ThriftHiveMetastoreClient) error {
+		_, err := m.GetTable(ctx, itDB, name)
+		return err
+	})
+	hive4 := strings.HasSuffix(t.Name(), "hms4.0")
+	switch {
+	case hive4 && (err == nil || !strings.Contains(err.Error(), "get_table")):
+		t.Errorf("Hive 4 answered the legacy get_table: %v", err)
+	case !hive4 && err != nil:
+		t.Errorf("Hive 3.1's legacy get_table: %v", err)
+	}
+	t.Logf("legacy get_table: %v", err)
 }

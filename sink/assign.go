@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -37,6 +38,30 @@ type owned struct {
 	broken   error
 	retryAt  time.Time
 	failures int // breaks and failed recoveries since the last batch went through
+	// problem mirrors broken for Health, which other goroutines call: the
+	// error and since when, nil while the partition writes.
+	problem atomic.Pointer[Problem]
+}
+
+// Problem is why a partition is not writing.
+type Problem struct {
+	Err   string
+	Since time.Time // when the partition stopped writing
+}
+
+// setProblem records err for Health; nil clears it. The first failure's
+// time is kept across retries: it says how long the partition has been
+// down, not when the last retry failed.
+func (o *owned) setProblem(err error, now time.Time) {
+	if err == nil {
+		o.problem.Store(nil)
+		return
+	}
+	since := now
+	if old := o.problem.Load(); old != nil {
+		since = old.Since
+	}
+	o.problem.Store(&Problem{Err: err.Error(), Since: since})
 }
 
 // partitions is the connector's registry of owned partitions, shared by the

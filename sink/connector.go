@@ -86,8 +86,12 @@ type Config struct {
 
 	RetryBackoff    time.Duration
 	ShutdownTimeout time.Duration
-	Tolerance       Tolerance
-	DLQTopic        string
+	// SchemaLookupWait bounds how long a record waits for its schema
+	// (default 30 s); past it the partition breaks and retries like after
+	// a store failure.
+	SchemaLookupWait time.Duration
+	Tolerance        Tolerance
+	DLQTopic         string
 	// DLQHeaders adds Connect's __connect.errors.* headers to dead-lettered
 	// records (errors.deadletterqueue.context.headers.enable).
 	DLQHeaders bool
@@ -139,6 +143,7 @@ type Connector struct {
 	Stats Stats
 
 	extras   *extras
+	kafka    *kafkaHealth
 	parts    partitions
 	fetchLog logLimiter
 	epoch    string
@@ -161,7 +166,8 @@ func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
-		extras: newExtras(cfg.ExtraColumns), ready: make(chan struct{}), pause: newPauseControl()}
+		extras: newExtras(cfg.ExtraColumns), ready: make(chan struct{}), pause: newPauseControl(),
+		kafka: &kafkaHealth{log: cfg.Logger, now: cfg.Now, after: kafkaReportAfter}}
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
@@ -194,6 +200,9 @@ func withDefaults(cfg Config) Config {
 	if cfg.ShutdownTimeout <= 0 {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
+	if cfg.SchemaLookupWait <= 0 {
+		cfg.SchemaLookupWait = 30 * time.Second
+	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
 	}
@@ -217,6 +226,7 @@ func (c *Connector) kafkaOpts() []kgo.Opt {
 		kgo.AdjustFetchOffsetsFn(c.adjustOffsets),
 		kgo.OnPartitionsRevoked(c.onRevoked),
 		kgo.OnPartitionsLost(c.onLost),
+		kgo.WithHooks(c.kafka),
 	}
 	if c.cfg.TopicsRegex != "" {
 		opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(c.cfg.TopicsRegex))
@@ -498,7 +508,7 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.cfg.Registry.SchemaByID(ctx, id)
+	s, err := c.schemaByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -511,6 +521,17 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 		}
 	}
 	return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
+}
+
+// schemaByID waits SchemaLookupWait at most for a schema. The poll loop
+// writes a poll's partitions in parallel and waits for all of them, so a
+// lookup that waited for the registry as long as it was down held every
+// partition of the connector (and the group's rebalances); past the wait
+// the partition breaks, the others go on, and it retries with backoff.
+func (c *Connector) schemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.SchemaLookupWait)
+	defer cancel()
+	return c.cfg.Registry.SchemaByID(ctx, id)
 }
 
 // committed is every partition's OnCommit: the group's offset, advisory
@@ -527,7 +548,7 @@ func (c *Connector) committed(t tp, next int64) {
 // written twice meanwhile.
 func (c *Connector) breakPartition(o *owned, err error) {
 	o.failures++
-	wait := c.backoff(o.failures)
+	wait := c.backoff(o.failures, err)
 	o.obs.Broken(err)
 	if errors.Is(err, ErrFenced) {
 		c.Stats.Fenced.Add(1)
@@ -536,6 +557,7 @@ func (c *Connector) breakPartition(o *owned, err error) {
 		wait = max(wait, 30*time.Second)
 	}
 	o.broken, o.retryAt = err, c.cfg.Now().Add(wait)
+	o.setProblem(err, c.cfg.Now())
 	o.log.Error("partition write failed; will recover", "err", err, "retry_in", wait)
 	c.cl.PauseFetchPartitions(o.asMap())
 }
@@ -566,7 +588,8 @@ func (c *Connector) retryBroken(ctx context.Context) {
 		c.Stats.Recoveries.Add(1)
 		if err != nil {
 			o.failures++
-			o.retryAt = now.Add(c.backoff(o.failures))
+			o.retryAt = now.Add(c.backoff(o.failures, err))
+			o.setProblem(err, now)
 			o.log.Error("recovery failed; will retry", "failures", o.failures, "err", err)
 			continue
 		}
@@ -576,15 +599,49 @@ func (c *Connector) retryBroken(ctx context.Context) {
 		c.cl.ResumeFetchPartitions(o.asMap())
 		o.log.Info("partition recovered", "next_offset", next, "failures", o.failures)
 		o.broken = nil
+		o.setProblem(nil, now)
 	}
 }
 
-// backoff is the wait after the n-th failure in a row (n >= 1): doubling
-// from RetryBackoff, at most 5 minutes, so that a lasting condition (a
-// RewindError, a store that refuses) is retried ever more rarely.
-func (c *Connector) backoff(n int) time.Duration {
+// Health is what GET /status shows of the connector's partitions.
+type Health struct {
+	Assigned int
+	// Broken maps each partition that is not writing ("topic/partition")
+	// to why, and since when.
+	Broken map[string]Problem
+	// Kafka is set while the brokers have been failing for a while.
+	Kafka *Problem
+}
+
+// Health reports the partitions the connector owns and those waiting for
+// recovery; safe to call from any goroutine.
+func (c *Connector) Health() Health {
+	parts := c.parts.all()
+	h := Health{Assigned: len(parts), Broken: map[string]Problem{}, Kafka: c.kafka.problem()}
+	for _, o := range parts {
+		if pr := o.problem.Load(); pr != nil {
+			h.Broken[fmt.Sprintf("%s/%d", o.topic, o.partition)] = *pr
+		}
+	}
+	return h
+}
+
+// backoff is the wait after the n-th failure in a row (n >= 1), doubling
+// from RetryBackoff. A service that fails (the store, the registry) is
+// retried at least once a minute, so a partition writes again within a
+// minute of the service's return, however long it was down (with 5 minutes
+// for everything, an hour-long NameNode outage left partitions idle for
+// up to 5 minutes after it ended). What only an operator can fix (a
+// RewindError, a committed file gone) is retried ever more rarely, down to
+// once every 5 minutes.
+func (c *Connector) backoff(n int, err error) time.Duration {
+	limit := time.Minute
+	var rewind *RewindError
+	if errors.As(err, &rewind) || errors.Is(err, errCommittedFileMissing) {
+		limit = 5 * time.Minute
+	}
 	d := c.cfg.RetryBackoff << min(n-1, 6)
-	return min(d, 5*time.Minute)
+	return min(d, max(limit, c.cfg.RetryBackoff))
 }
 
 // shutdown commits what each partition holds, then leaves the group.

@@ -315,10 +315,30 @@ func (p *partition) rotateReason(r *record) string {
 		return "schema change"
 	case p.cfg.RotateInterval > 0 && now.Sub(p.w.OpenedAt()) >= p.cfg.RotateInterval:
 		return "rotate.interval.ms"
-	case p.cfg.RotateSchedule > 0 && !p.next.IsZero() && !now.Before(p.next):
+	case p.scheduleDue(now):
 		return "rotate.schedule.interval.ms"
 	}
 	return ""
+}
+
+// scheduleDue reports whether rotate.schedule.interval.ms has come. The
+// schedule is on the wall clock (boundaries aligned to the day), unlike
+// rotate.interval.ms, which measures on the monotonic clock and ignores
+// clock jumps. A clock set forward past the boundary rotates at once, as
+// it should: the files' interval is over. A clock set back by more than an
+// interval would hold the files until the clock catches up with the old
+// boundary (an hour back, with an hourly schedule: no scheduled rotation
+// for two hours); the next boundary is computed anew from the clock's time.
+func (p *partition) scheduleDue(now time.Time) bool {
+	if p.cfg.RotateSchedule <= 0 || p.next.IsZero() {
+		return false
+	}
+	if now.Before(p.next.Add(-p.cfg.RotateSchedule)) {
+		next := p.nextScheduled(now)
+		p.cfg.Logger.Warn("wall clock went back; the rotation schedule follows it", "next_was", p.next, "next", next)
+		p.next = next
+	}
+	return !now.Before(p.next)
 }
 
 func (p *partition) schemaChanged(s *schema.Schema) bool {

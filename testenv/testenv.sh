@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # testenv.sh: the real services the integration tests run against, as plain
 # processes on 127.0.0.1 (no Docker): Kafka (KRaft), HDFS NameNode + DataNode,
-# Hive Metastore 3.1 (Derby), Apicurio Registry (Confluent API) and a pyspark
-# venv for read-back checks; beside them the secured side (secure.sh): TLS
-# and SASL listeners on the same broker, an OAuth token endpoint, and the
-# registry behind nginx with TLS and basic auth; and the Kerberos profile
-# (testenv/kerberos.sh: a KDC, a Kerberized HDFS, Metastore and Kafka
-# listener), unless TESTENV_KERBEROS=0.
+# Hive Metastore 3.1 and 4.0 (Derby), Apicurio Registry (Confluent API) and
+# a pyspark venv for read-back checks; beside them the secured side
+# (secure.sh): TLS and SASL listeners on the same broker, an OAuth token
+# endpoint, and the registry behind nginx with TLS and basic auth; and the
+# Kerberos profile (testenv/kerberos.sh: a KDC, a Kerberized HDFS, Metastore
+# and Kafka listener), unless TESTENV_KERBEROS=0.
 #
 #   testenv.sh up              download what is missing, start, health-check
 #   testenv.sh down            stop what up started; wipe state unless KEEP=1
@@ -30,8 +30,8 @@ RUN=$STATE/run
 TIMEOUT=${TESTENV_TIMEOUT:-180} # seconds a service may take to become ready
 STOP_GRACE=${TESTENV_STOP_GRACE:-20}
 
-SERVICES=(kafka namenode datanode hms registry spark oauth registry-tls)
-PROCESSES=(registry-tls hms registry kafka oauth datanode namenode) # stop order
+SERVICES=(kafka namenode datanode hms hms4 registry spark oauth registry-tls)
+PROCESSES=(registry-tls hms hms4 registry kafka oauth datanode namenode) # stop order
 KERBEROS=${TESTENV_KERBEROS:-1}
 # shellcheck source=testenv/kerberos.sh
 source "$HERE/kerberos.sh"
@@ -110,6 +110,10 @@ ensure_prereqs() {
   command -v python3 >/dev/null || pkgs+=(python3)
   command -v openssl >/dev/null || pkgs+=(openssl)
   [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || pkgs+=(nginx-light)
+  # The fault harness (chaos/) puts the daemon in a network namespace of its
+  # own and cuts it off with iptables and tc.
+  command -v ip >/dev/null || pkgs+=(iproute2)
+  command -v iptables >/dev/null || pkgs+=(iptables)
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then pkgs+=(python3-venv); fi
   # The metrics tests scrape the daemon with a real Prometheus and lint with
   # promtool (both in Debian's prometheus package).
@@ -176,6 +180,7 @@ fetch_all() {
     die "kafka.tools.StorageTool not found in kafka_$KAFKA_SCALA-$KAFKA_VERSION.jar"
   HDFS_LIB=$(fetch_pom hdfs -Dhadoop.version="$HADOOP_VERSION")
   HMS_HADOOP_LIB=$(fetch_pom hms-hadoop -Dhms.hadoop.version="$HMS_HADOOP_VERSION")
+  HMS4_HADOOP_LIB=$(fetch_pom hms4-hadoop -Dhms.hadoop.version="$HMS_HADOOP_VERSION")
 
   local tgz
   tgz=$(fetch_artifact "org.apache.hive:hive-standalone-metastore:$HMS_VERSION:tar.gz:bin")
@@ -183,6 +188,12 @@ fetch_all() {
   METASTORE_HOME=$CACHE/hms-$HMS_VERSION/apache-hive-metastore-$HMS_VERSION-bin
   # Hadoop 3.3 brings Guava 27; with both on a lib/* classpath the order is undefined.
   rm -f "$METASTORE_HOME"/lib/guava-19.0.jar
+  # Hive 4 dropped get_table, which Spark's built-in Hive 2.3 client calls;
+  # a second metastore on its own port tests the daemon against both.
+  tgz=$(fetch_artifact "org.apache.hive:hive-standalone-metastore-server:$HMS4_VERSION:tar.gz:bin")
+  unpack "$tgz" "$CACHE/hms-$HMS4_VERSION"
+  METASTORE4_HOME=$CACHE/hms-$HMS4_VERSION/apache-hive-metastore-$HMS4_VERSION-bin
+  rm -f "$METASTORE4_HOME"/lib/guava-22.0.jar # same reason, Hadoop 3.3.6 on the classpath
 
   tgz=$(fetch_artifact "io.apicurio:apicurio-registry-app:$APICURIO_VERSION:tar.gz:all")
   unpack "$tgz" "$CACHE/apicurio-$APICURIO_VERSION"
@@ -202,6 +213,7 @@ fetch_all() {
 # Resolve the cached paths without downloading (for status/logs/down).
 cached_paths() {
   METASTORE_HOME=$CACHE/hms-$HMS_VERSION/apache-hive-metastore-$HMS_VERSION-bin
+  METASTORE4_HOME=$CACHE/hms-$HMS4_VERSION/apache-hive-metastore-$HMS4_VERSION-bin
   SPARK_VENV=$CACHE/pyspark-$PYSPARK_VERSION
   SPARK_AVRO_JAR=$CACHE/dl/spark-avro_$SPARK_SCALA-$PYSPARK_VERSION.jar
 }
@@ -426,6 +438,9 @@ start_hdfs() {
   if ! alive datanode; then
     require_ports_free datanode 9866 9867 9864
     fresh_log datanode
+    # Once the DataNode has a volume of its own it keeps it, whoever
+    # restarts it (a DataNode on an empty directory has lost every block).
+    if [ -n "${DATANODE_VOLUME_MB:-}" ] || [ -f "$RUN/datanode-volume.dev" ]; then mount_datanode_volume; fi
     launch datanode java -Dhdfs_sink_testenv=datanode -Xmx256m "${jvm[@]}" -cp "$cp" \
       org.apache.hadoop.hdfs.server.datanode.DataNode
   fi
@@ -447,8 +462,15 @@ start_registry() {
   if alive registry; then wait_ready registry registry; return; fi
   require_ports_free registry 8081 9000
   fresh_log registry
-  # Storage is in-memory: a restart starts empty, like a fresh Confluent SR.
+  # Storage is an H2 file under the state directory: a registry killed and
+  # started again keeps its schemas and ids, as a Confluent SR does with its
+  # _schemas topic (the outage tests rely on it). `down` wipes it.
+  # WRITE_DELAY=0: H2 otherwise writes a commit up to 500 ms later, and a
+  # schema registered just before a SIGKILL was gone after the restart.
+  mkdir -p "$STATE/registry"
   launch registry "$REGISTRY_JAVA" -Dhdfs_sink_testenv=registry -Xmx384m "${FAST[@]}" \
+    -Dapicurio.datasource.url="jdbc:h2:file:$STATE/registry/db;WRITE_DELAY=0" \
+    -Dapicurio.datasource.jdbc.initial-size=2 -Dapicurio.datasource.jdbc.min-size=2 \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port=8081 \
     -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port=9000 \
     -Dapicurio.rest.deletion.group.enabled=true -Dapicurio.rest.deletion.artifact.enabled=true \
@@ -461,17 +483,20 @@ start_registry() {
     { log "could not set the registry's default compatibility"; fail registry; }
 }
 
+# write_hms_conf <svc> <port> <warehouse dir>: one metastore's configuration.
 write_hms_conf() {
-  local c=$STATE/hms-conf
+  local svc=$1 port=$2 wh=$3 c=$STATE/$1-conf
   mkdir -p "$c"
   write_core_site "$c"
   {
     echo "<configuration>"
     prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
-    prop metastore.thrift.uris thrift://127.0.0.1:9083
-    prop metastore.thrift.port 9083
-    prop metastore.warehouse.dir hdfs://127.0.0.1:8020/warehouse
-    prop javax.jdo.option.ConnectionURL "jdbc:derby:;databaseName=$STATE/hms/metastore_db;create=true"
+    prop metastore.thrift.uris "thrift://127.0.0.1:$port"
+    prop metastore.thrift.port "$port"
+    prop metastore.thrift.bind.host 127.0.0.1 # honoured from Hive 4 on
+    prop metastore.warehouse.dir "hdfs://127.0.0.1:8020/$wh"
+    prop metastore.warehouse.external.dir "hdfs://127.0.0.1:8020/$wh" # Hive 4's default for external tables
+    prop javax.jdo.option.ConnectionURL "jdbc:derby:;databaseName=$STATE/$svc/metastore_db;create=true"
     prop javax.jdo.option.ConnectionDriverName org.apache.derby.jdbc.EmbeddedDriver
     # Standalone mode: the defaults name hive-exec classes that are not here.
     prop metastore.task.threads.always org.apache.hadoop.hive.metastore.events.EventCleanerTask
@@ -481,28 +506,48 @@ write_hms_conf() {
   write_log4j2 "$c/log4j2.properties"
 }
 
-# HMS 3.1 ignores any bind host and listens on 0.0.0.0:9083.
+# start_hms [after-hdfs]: Hive Metastore 3.1 on 9083. HMS 3.1 ignores any
+# bind host and listens on 0.0.0.0:9083.
 start_hms() {
-  if alive hms; then wait_ready hms hms; return; fi
-  require_ports_free hms 9083
-  fresh_log hms
-  write_hms_conf
-  local cp="$STATE/hms-conf:$METASTORE_HOME/lib/*:$HMS_HADOOP_LIB/*"
-  local jvm=("${OPENS[@]}" "${FAST[@]}" -Dlog4j2.configurationFile="$STATE/hms-conf/log4j2.properties"
-    -Dderby.stream.error.file="$LOGS/derby.log")
-  export METASTORE_HOME HADOOP_USER_NAME=root
-  mkdir -p "$STATE/hms"
-  if [ ! -d "$STATE/hms/metastore_db" ]; then
+  SCHEMA_TOOL=org.apache.hadoop.hive.metastore.tools.MetastoreSchemaTool HADOOP_LIB=$HMS_HADOOP_LIB \
+    start_metastore hms "$METASTORE_HOME" 9083 warehouse "${1:-}"
+}
+
+# start_hms4 [after-hdfs]: Hive Metastore 4.0 on 9084, with a warehouse of
+# its own (both create a "default" database at their warehouse root).
+start_hms4() {
+  SCHEMA_TOOL=org.apache.hadoop.hive.metastore.tools.schematool.MetastoreSchemaTool HADOOP_LIB=$HMS4_HADOOP_LIB \
+    start_metastore hms4 "$METASTORE4_HOME" 9084 warehouse4 "${1:-}"
+}
+
+# metastore_ready <svc> <port>: the readiness probe against that port.
+metastore_ready() { HDFS_SINK_TESTENV_METASTORE="thrift://127.0.0.1:$2" wait_ready "$1" hms; }
+
+# start_metastore <svc> <home> <port> <warehouse> [after-hdfs], with the
+# schema tool's class (it moved in Hive 4) in SCHEMA_TOOL and the Hadoop
+# jars' folder in HADOOP_LIB.
+start_metastore() {
+  local svc=$1 home=$2 port=$3 wh=$4
+  if alive "$svc"; then metastore_ready "$svc" "$port"; return; fi
+  require_ports_free "$svc" "$port"
+  fresh_log "$svc"
+  write_hms_conf "$svc" "$port" "$wh"
+  local cp="$STATE/$svc-conf:$home/lib/*:$HADOOP_LIB/*"
+  local jvm=("${OPENS[@]}" "${FAST[@]}" -Dlog4j2.configurationFile="$STATE/$svc-conf/log4j2.properties"
+    -Dderby.stream.error.file="$LOGS/derby${svc#hms}.log")
+  export METASTORE_HOME=$home HADOOP_USER_NAME=root
+  mkdir -p "$STATE/$svc"
+  if [ ! -d "$STATE/$svc/metastore_db" ]; then
     # Embedded Derby admits one JVM: the schema tool runs before the server.
-    log "initialising the metastore schema"
-    java "${jvm[@]}" -cp "$cp" org.apache.hadoop.hive.metastore.tools.MetastoreSchemaTool \
-      -initSchema -dbType derby >>"$LOGS/hms.log" 2>&1 || { rm -rf "$STATE/hms/metastore_db"; fail hms; }
+    log "initialising the $svc schema"
+    java "${jvm[@]}" -cp "$cp" "$SCHEMA_TOOL" \
+      -initSchema -dbType derby >>"$LOGS/$svc.log" 2>&1 || { rm -rf "$STATE/$svc/metastore_db"; fail "$svc"; }
   fi
   # The server creates the default database's directory on HDFS.
-  [ "${1:-}" = "after-hdfs" ] && wait_for_file "$RUN/hdfs.ready" hms
-  launch hms java -Dhdfs_sink_testenv=hms -Xmx512m "${jvm[@]}" -cp "$cp" \
-    org.apache.hadoop.hive.metastore.HiveMetaStore -p 9083
-  wait_ready hms hms
+  [ "${5:-}" = "after-hdfs" ] && wait_for_file "$RUN/hdfs.ready" "$svc"
+  launch "$svc" java -Dhdfs_sink_testenv="$svc" -Xmx512m "${jvm[@]}" -cp "$cp" \
+    org.apache.hadoop.hive.metastore.HiveMetaStore -p "$port"
+  metastore_ready "$svc" "$port"
 }
 
 wait_for_file() {
@@ -535,6 +580,7 @@ smoke_spark() {
 write_env() { # what internal/itest reads when no env override is set
   cat >"$STATE/testenv.env" <<EOF
 HDFS_SINK_TESTENV_REGISTRY_URL=$REGISTRY_URL
+HDFS_SINK_TESTENV_METASTORE4=thrift://127.0.0.1:9084
 HDFS_SINK_TESTENV_PYTHON=$SPARK_VENV/bin/python
 HDFS_SINK_TESTENV_SPARK_AVRO_JAR=$SPARK_AVRO_JAR
 HDFS_SINK_TESTENV_SPARK_JAVA_HOME=${SPARK_JAVA_HOME:-}
@@ -544,6 +590,94 @@ EOF
 }
 
 REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
+
+# ---------------------------------------------------------------- faults
+# Used by the fault harness (chaos/) and the outage tests.
+
+# signal_service <svc> <KILL|STOP|CONT>: signal a service's process group
+# (SIGSTOP freezes it as a hung JVM would; CONT thaws it).
+signal_service() {
+  local svc=$1 sig=$2 pid
+  case $sig in KILL | STOP | CONT) ;; *) die "signal: KILL, STOP or CONT, not $sig" ;; esac
+  alive "$svc" || die "signal: $svc is not running"
+  pid=$(cat "$(pidfile "$svc")")
+  log "SIG$sig $svc (pid $pid)"
+  kill -"$sig" -- "-$pid" 2>/dev/null || kill -"$sig" "$pid"
+}
+
+# dfsadmin <args>: hdfs dfsadmin against the test NameNode, as its superuser.
+cmd_dfsadmin() {
+  HDFS_LIB=$(fetch_pom hdfs -Dhadoop.version="$HADOOP_VERSION")
+  HADOOP_USER_NAME=root java "${FAST[@]}" -Xmx128m -Dhadoop.root.logger=WARN,console \
+    -cp "$STATE/hadoop-conf:$HDFS_LIB/*" org.apache.hadoop.hdfs.tools.DFSAdmin "$@"
+}
+
+# The DataNode's volume of its own (DATANODE_VOLUME_MB at `up`): an ext4
+# image on a loop device, mounted at the data directory, so a test can fill
+# the DataNode's disk without filling the machine's. `ip netns exec` gives
+# each command a private copy of the mount table, so the volume is mounted
+# in the namespace of whichever command starts the DataNode, and filled
+# from inside the DataNode's own (nsenter). Every mount is of the same loop
+# device, hence of one file system.
+DN_IMAGE() { echo "$STATE/hdfs/datanode-volume.img"; }
+DN_DIR() { echo "$STATE/hdfs/data"; }
+
+mount_datanode_volume() {
+  local img dev dir t
+  img=$(DN_IMAGE) dir=$(DN_DIR)
+  for t in losetup mkfs.ext4 nsenter mountpoint fallocate; do
+    command -v "$t" >/dev/null || apt_install util-linux e2fsprogs mount
+  done
+  mkdir -p "$dir"
+  dev=$(cat "$RUN/datanode-volume.dev" 2>/dev/null || true)
+  if [ -z "$dev" ] || ! losetup "$dev" 2>/dev/null | grep -q "$img"; then
+    if [ ! -f "$img" ]; then
+      log "creating a ${DATANODE_VOLUME_MB} MB volume for the DataNode"
+      truncate -s "${DATANODE_VOLUME_MB}M" "$img"
+      mkfs.ext4 -q -m 0 "$img" >&2
+    fi
+    dev=$(losetup -f --show "$img") || die "no loop device for the DataNode's volume"
+    echo "$dev" >"$RUN/datanode-volume.dev"
+  fi
+  mountpoint -q "$dir" || mount "$dev" "$dir"
+}
+
+unmount_datanode_volume() {
+  local dev dir
+  dir=$(DN_DIR)
+  dev=$(cat "$RUN/datanode-volume.dev" 2>/dev/null || true)
+  [ -n "$dev" ] || return 0
+  mountpoint -q "$dir" 2>/dev/null && umount "$dir"
+  # Other namespaces may still hold a mount until their last process
+  # exits: the device is detached once it is unused.
+  losetup -d "$dev" 2>/dev/null || true
+  rm -f "$RUN/datanode-volume.dev"
+}
+
+# in_datanode <cmd...>: run in the DataNode's mount namespace, where its
+# volume is mounted.
+in_datanode() {
+  alive datanode || die "the DataNode is not running"
+  nsenter -t "$(cat "$(pidfile datanode)")" -m -- "$@"
+}
+
+# fill-datanode: a filler file takes the volume's free space but 8 MB (less
+# than a block), so the NameNode stops placing blocks there; free-datanode
+# removes it. The DataNode notices at its next heartbeat (3 s).
+cmd_fill_datanode() {
+  local dir free
+  dir=$(DN_DIR)
+  in_datanode mountpoint -q "$dir" || die "fill-datanode: the DataNode has no volume of its own (start with DATANODE_VOLUME_MB=<size>)"
+  free=$(in_datanode df -B1 --output=avail "$dir" | tail -1)
+  ((free > 8 << 20)) || { log "the DataNode's volume is already full"; return 0; }
+  in_datanode fallocate -l $((free - (8 << 20))) "$dir/filler"
+  log "DataNode volume filled: $(in_datanode df -h --output=avail "$dir" | tail -1 | tr -d ' ') left"
+}
+
+cmd_free_datanode() {
+  in_datanode rm -f "$(DN_DIR)/filler"
+  log "DataNode volume freed: $(in_datanode df -h --output=avail "$(DN_DIR)" | tail -1 | tr -d ' ') available"
+}
 
 # ---------------------------------------------------------------- commands
 
@@ -576,6 +710,7 @@ cmd_up() {
     start_oauth
   ) & pids+=($!)
   (wait_for_file "$RUN/oauth.ready" kafka; start_kafka) & pids+=($!)
+  if [ "${HMS4:-1}" = 1 ]; then (start_hms4 after-hdfs) & pids+=($!); names+=(hms4); fi
   if [ "$KERBEROS" = 1 ]; then (start_kerberos) & pids+=($!); names+=(kerberos); fi
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
@@ -595,6 +730,7 @@ cmd_down() {
   # In parallel: each stop waits for its own process group only.
   for svc in "${PROCESSES[@]}"; do stop "$svc" & pids+=($!); done
   wait "${pids[@]}"
+  [ "${KEEP:-0}" = 1 ] || unmount_datanode_volume
   if [ "${KEEP:-0}" = 1 ]; then
     log "KEEP=1: state kept in $STATE"
   elif [ -d "$STATE" ]; then
@@ -607,6 +743,7 @@ cmd_status() {
   cached_paths
   local svc down=() check=$STATE/bin/itest-ready
   for svc in "${SERVICES[@]}"; do
+    [ "$svc" = hms4 ] && [ "${HMS4:-1}" != 1 ] && continue
     local ok=1 why=""
     case $svc in
       spark) check_spark || { ok=0; why="venv $SPARK_VENV or $SPARK_AVRO_JAR missing"; } ;;
@@ -614,10 +751,14 @@ cmd_status() {
         if ! alive "$svc"; then
           ok=0; why="not running"
         elif [ -x "$check" ]; then
-          local what=$svc
+          local what=$svc port=9083
           [ "$svc" = namenode ] || [ "$svc" = datanode ] && what=hdfs
           [ "$svc" = krb-namenode ] || [ "$svc" = krb-datanode ] && what=krb-hdfs
-          case $svc in kdc | kdc-skew) ;; *) why=$("$check" -timeout 10s "$what" 2>&1) || ok=0 ;; esac
+          [ "$svc" = hms4 ] && what=hms port=9084
+          case $svc in
+            kdc | kdc-skew) ;;
+            *) why=$(HDFS_SINK_TESTENV_METASTORE="thrift://127.0.0.1:$port" "$check" -timeout 10s "$what" 2>&1) || ok=0 ;;
+          esac
         fi
         ;;
     esac
@@ -649,11 +790,16 @@ case ${1:-} in
   logs) shift; cmd_logs "$@" ;;
   stop) # stop one service, keeping all state (outage tests; `up` restarts it)
     case ${2:-} in
-      kafka | namenode | datanode | hms | registry | oauth | registry-tls | kdc | kdc-skew | krb-namenode | krb-datanode | krb-hms | krb-kafka) stop "$2" ;;
-      *) die "stop: name one of kafka namenode datanode hms registry oauth registry-tls kdc kdc-skew krb-namenode krb-datanode krb-hms krb-kafka" ;;
+      kafka | namenode | datanode | hms | hms4 | registry | oauth | registry-tls | kdc | kdc-skew | krb-namenode | krb-datanode | krb-hms | krb-kafka) stop "$2" ;;
+      *) die "stop: name one of kafka namenode datanode hms hms4 registry oauth registry-tls kdc kdc-skew krb-namenode krb-datanode krb-hms krb-kafka" ;;
     esac ;;
   start-kdc) start_kdcs ;; # after `stop kdc` (KDC outage tests)
   krb-datanode) shift; cmd_krb_datanode "$@" ;;
+  signal) # signal <service> KILL|STOP|CONT (fault injection)
+    case ${2:-} in kafka | namenode | datanode | hms | hms4 | registry) signal_service "$2" "${3:-}" ;; *) die "signal: name one of kafka namenode datanode hms hms4 registry" ;; esac ;;
+  dfsadmin) shift; cmd_dfsadmin "$@" ;;
+  fill-datanode) cmd_fill_datanode ;;
+  free-datanode) cmd_free_datanode ;;
   fetch) ensure_prereqs; fetch_all ;;
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|fetch" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|fetch" >&2; exit 2 ;;
 esac

@@ -294,8 +294,10 @@ func (d *daemon) connector(ctx context.Context, c *configs.Connector, sup *super
 		return err
 	}
 	sup.running(conn)
-	d.board.set(c.Name, func(cs *connStatus) { cs.state, cs.err, cs.conn, cs.syncer = "running", nil, conn, syncer })
-	defer d.board.set(c.Name, func(cs *connStatus) { cs.conn = nil })
+	d.board.set(c.Name, func(cs *connStatus) {
+		cs.state, cs.err, cs.conn, cs.syncer, cs.registry = "running", nil, conn, syncer, reg
+	})
+	defer d.board.set(c.Name, func(cs *connStatus) { cs.conn, cs.registry = nil, nil })
 	d.metrics.SetHive(c.Name, hiveStats(syncer))
 	h := &healthCheck{d: d, c: c, conn: conn, reg: reg, store: store}
 	return runGroup(ctx, conn, syncer, h, d.log.With("connector", c.Name))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
@@ -37,6 +39,13 @@ type connStatus struct {
 	restarts    int
 	nextRestart time.Time
 	deps        map[string]error // by dependency; absent: not checked yet
+	registry    schema.Registry  // nil while not running
+}
+
+// downReporter is a dependency client that knows whether its calls fail
+// (registry.Client).
+type downReporter interface {
+	Down() (since time.Time, err error)
 }
 
 // The dependencies a connector's health check reaches.
@@ -175,13 +184,42 @@ func (b *statusBoard) unfinished() []string {
 
 // ConnectorStatus is one connector in the JSON status document.
 type ConnectorStatus struct {
-	Name     string           `json:"name"`
-	State    string           `json:"state"`
-	Error    string           `json:"error,omitempty"`
-	Counters map[string]int64 `json:"counters,omitempty"`
-	Hive     *HiveStatus      `json:"hive,omitempty"`
-	Restarts int              `json:"restarts,omitempty"`
-	Paused   bool             `json:"paused,omitempty"`
+	Name       string            `json:"name"`
+	State      string            `json:"state"`
+	Error      string            `json:"error,omitempty"`
+	Counters   map[string]int64  `json:"counters,omitempty"`
+	Hive       *HiveStatus       `json:"hive,omitempty"`
+	Restarts   int               `json:"restarts,omitempty"`
+	Paused     bool              `json:"paused,omitempty"`
+	Partitions *PartitionsStatus `json:"partitions,omitempty"`
+	// Kafka and Registry are present while the brokers or the schema
+	// registry fail: the daemon then waits, and says so here.
+	Kafka    *DownStatus `json:"kafka,omitempty"`
+	Registry *DownStatus `json:"registry,omitempty"`
+}
+
+// DownStatus is a dependency that has been failing: the last error and for
+// how long.
+type DownStatus struct {
+	Error          string  `json:"error"`
+	FailingSeconds float64 `json:"failing_seconds"`
+}
+
+// PartitionsStatus is a connector's partitions: how many it owns, and each
+// one that is not writing with the error that stopped it, so an outage of
+// the store or the registry is visible here, not only in the log.
+type PartitionsStatus struct {
+	Assigned int               `json:"assigned"`
+	Broken   int               `json:"broken"`
+	Errors   map[string]string `json:"errors,omitempty"`
+	// BrokenSeconds is how long the longest-broken partition has been down.
+	BrokenSeconds float64 `json:"broken_seconds,omitempty"`
+}
+
+// ProcessStatus is the process's own resource use, for leak hunting
+// without a profiler.
+type ProcessStatus struct {
+	Goroutines int `json:"goroutines"`
 }
 
 // HiveStatus is the metastore work a connector has not done yet.
@@ -204,7 +242,16 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 			_, st.Paused = cs.sup.pauseState()
 		}
 		if cs.conn != nil {
-			st.Counters = counters(&cs.conn.Stats)
+			h := cs.conn.Health()
+			st.Counters, st.Partitions = counters(&cs.conn.Stats), partitionsStatus(h, b.redact)
+			if h.Kafka != nil {
+				st.Kafka = &DownStatus{Error: b.redact.Text(h.Kafka.Err), FailingSeconds: time.Since(h.Kafka.Since).Seconds()}
+			}
+		}
+		if r, ok := cs.registry.(downReporter); ok {
+			if since, err := r.Down(); err != nil {
+				st.Registry = &DownStatus{Error: b.redact.Text(err.Error()), FailingSeconds: time.Since(since).Seconds()}
+			}
 		}
 		if cs.syncer != nil {
 			st.Hive = hiveStatus(cs.syncer)
@@ -223,6 +270,18 @@ func counters(s *sink.Stats) map[string]int64 {
 		"memory_rotations": s.MemoryRotations.Load(), "peak_buffered_bytes": s.PeakBuffered.Load(), "peak_open_files": s.PeakOpenFiles.Load(),
 		"rewinds": s.Rewinds.Load(), "retention_gaps": s.RetentionGaps.Load(), "missing_files": s.MissingFiles.Load(),
 	}
+}
+
+func partitionsStatus(h sink.Health, redact *configs.Redactor) *PartitionsStatus {
+	ps := &PartitionsStatus{Assigned: h.Assigned, Broken: len(h.Broken)}
+	if len(h.Broken) > 0 {
+		ps.Errors = map[string]string{}
+	}
+	for tp, pr := range h.Broken {
+		ps.Errors[tp] = redact.Text(pr.Err)
+		ps.BrokenSeconds = max(ps.BrokenSeconds, time.Since(pr.Since).Seconds())
+	}
+	return ps
 }
 
 func hiveStatus(s *hive.Syncer) *HiveStatus {
@@ -254,7 +313,8 @@ func (b *statusBoard) handler(log *slog.Logger) http.HandlerFunc {
 		w.Header().Set("Content-Type", "application/json")
 		// Only the write can fail (the document is plain data), mostly
 		// because the client went away: worth a line, not more.
-		if err := json.NewEncoder(w).Encode(map[string]any{"connectors": b.snapshot()}); err != nil {
+		doc := map[string]any{"connectors": b.snapshot(), "process": ProcessStatus{Goroutines: runtime.NumGoroutine()}}
+		if err := json.NewEncoder(w).Encode(doc); err != nil {
 			log.Warn("status response not sent", "remote", r.RemoteAddr, "err", err)
 		}
 	}

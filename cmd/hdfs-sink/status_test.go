@@ -8,6 +8,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
 // brokenWriter is a response whose client has gone away.
@@ -26,5 +29,23 @@ func TestStatusLogsUnsentResponse(t *testing.T) {
 	h(brokenWriter{httptest.NewRecorder()}, httptest.NewRequest("GET", "/status", nil))
 	if !strings.Contains(out.String(), "status response not sent") || !strings.Contains(out.String(), "broken pipe") {
 		t.Fatalf("unsent response not logged: %q", out.String())
+	}
+}
+
+// TestStatusShowsBrokenPartitions: an outage of the store is visible in
+// GET /status as broken partitions with their error and age, not only in
+// the log; the document also carries the goroutine count.
+func TestStatusShowsBrokenPartitions(t *testing.T) {
+	h := sink.Health{Assigned: 3, Broken: map[string]sink.Problem{
+		"orders/1": {Err: "create: NameNode in safe mode", Since: time.Now().Add(-90 * time.Second)},
+	}}
+	ps := partitionsStatus(h, nil)
+	if ps.Assigned != 3 || ps.Broken != 1 || ps.Errors["orders/1"] != "create: NameNode in safe mode" || ps.BrokenSeconds < 89 {
+		t.Fatalf("partitionsStatus = %+v", ps)
+	}
+	rec := httptest.NewRecorder()
+	newStatusBoard().handler(slog.New(slog.DiscardHandler))(rec, httptest.NewRequest("GET", "/status", nil))
+	if !strings.Contains(rec.Body.String(), `"process":{"goroutines":`) {
+		t.Fatalf("status lacks the goroutine count: %s", rec.Body.String())
 	}
 }

@@ -259,31 +259,38 @@ func TestHiveSchemaEvolution(t *testing.T) {
 
 // TestKillDuringMultiDirectoryRotation: SIGKILL right after the WAL commit of
 // a rotation spanning several hour directories (files not yet renamed), then
-// restart: every offset exactly once and the Hive partitions complete.
+// restart: every offset exactly once and the Hive partitions complete, on
+// Hive Metastore 3.1 and 4.0.
 func TestKillDuringMultiDirectoryRotation(t *testing.T) {
-	for _, state := range []string{"TEMP_FILE_CLOSED", "WAL_APPENDED"} {
-		t.Run(state, func(t *testing.T) {
-			s := newSetup(t, 2)
-			db := itest.UniqueName(t, "hk_")
-			counts := map[int32]int64{}
-			s.produceTimed(counts, 36, dstStart)
-			cfg := s.connector("multidir", hiveOn(db, map[string]string{
-				"partitioner.class":   "io.confluent.connect.storage.partitioner.HourlyPartitioner",
-				"timestamp.extractor": "Record", "timezone": "Europe/Berlin", "locale": "en-US",
-				"flush.size": "20", // 20 records, 10 minutes apart: each rotation spans 4 hour directories
-			}))
-			d := s.start(cfg, "HDFS_SINK_CRASH_AT="+state+":1")
-			if err, exited := d.wait(2 * time.Minute); !exited || !killedBySIGKILL(err) {
-				t.Fatalf("daemon did not die at %s (exited=%v err=%v)", state, exited, err)
-			}
-			d2 := s.start(cfg)
-			s.waitCommitted(total(counts), 2*time.Minute)
-			got := hivePartitions(t, db, hive.TableName("${topic}", s.topic), len(berlinHours), 2*time.Minute)
-			if fmt.Sprint(got) != fmt.Sprint(berlinHours) {
-				t.Fatalf("partitions %v, want %v", got, berlinHours)
-			}
-			d2.stop()
-			s.check(counts)
-		})
+	metastores := map[string]string{"hms3.1": itest.MetastoreURI(), "hms4.0": itest.Metastore4URI()}
+	for _, ms := range []string{"hms3.1", "hms4.0"} {
+		for _, state := range []string{"TEMP_FILE_CLOSED", "WAL_APPENDED"} {
+			t.Run(ms+"/"+state, func(t *testing.T) { killDuringMultiDirectoryRotation(t, metastores[ms], state) })
+		}
 	}
+}
+
+func killDuringMultiDirectoryRotation(t *testing.T, metastore, state string) {
+	s := newSetup(t, 2)
+	db := itest.UniqueName(t, "hk_")
+	counts := map[int32]int64{}
+	s.produceTimed(counts, 36, dstStart)
+	cfg := s.connector("multidir", hiveOn(db, map[string]string{
+		"partitioner.class":   "io.confluent.connect.storage.partitioner.HourlyPartitioner",
+		"timestamp.extractor": "Record", "timezone": "Europe/Berlin", "locale": "en-US",
+		"flush.size":          "20", // 20 records, 10 minutes apart: each rotation spans 4 hour directories
+		"hive.metastore.uris": metastore,
+	}))
+	d := s.start(cfg, "HDFS_SINK_CRASH_AT="+state+":1")
+	if err, exited := d.wait(2 * time.Minute); !exited || !killedBySIGKILL(err) {
+		t.Fatalf("daemon did not die at %s (exited=%v err=%v)", state, exited, err)
+	}
+	d2 := s.start(cfg)
+	s.waitCommitted(total(counts), 2*time.Minute)
+	got := hivePartitionsAt(t, metastore, db, hive.TableName("${topic}", s.topic), len(berlinHours), 2*time.Minute)
+	if fmt.Sprint(got) != fmt.Sprint(berlinHours) {
+		t.Fatalf("partitions %v, want %v", got, berlinHours)
+	}
+	d2.stop()
+	s.check(counts)
 }

@@ -22,6 +22,7 @@ const (
 	DefaultKafkaAddr     = "127.0.0.1:9092"
 	DefaultNameNodeAddr  = "127.0.0.1:8020"
 	DefaultMetastoreURI  = "thrift://127.0.0.1:9083"
+	DefaultMetastore4URI = "thrift://127.0.0.1:9084"
 	DefaultRegistryURL   = "http://127.0.0.1:8081/apis/ccompat/v7"
 	DefaultHDFSUser      = "root"
 	defaultEnvFileSuffix = ".testenv/testenv.env"
@@ -34,6 +35,7 @@ const (
 	EnvKafka        = "HDFS_SINK_TESTENV_KAFKA"
 	EnvNameNode     = "HDFS_SINK_TESTENV_NAMENODE"
 	EnvMetastore    = "HDFS_SINK_TESTENV_METASTORE"
+	EnvMetastore4   = "HDFS_SINK_TESTENV_METASTORE4"
 	EnvRegistryURL  = "HDFS_SINK_TESTENV_REGISTRY_URL"
 	EnvPython       = "HDFS_SINK_TESTENV_PYTHON"
 	EnvSparkAvroJar = "HDFS_SINK_TESTENV_SPARK_AVRO_JAR"
@@ -49,8 +51,11 @@ func NameNodeAddr() string { return setting(EnvNameNode, DefaultNameNodeAddr) }
 // HDFSURI is the fs.defaultFS URI, for table and partition locations.
 func HDFSURI() string { return "hdfs://" + NameNodeAddr() }
 
-// MetastoreURI is the Hive Metastore's Thrift URI.
+// MetastoreURI is the Hive Metastore 3.1's Thrift URI.
 func MetastoreURI() string { return setting(EnvMetastore, DefaultMetastoreURI) }
+
+// Metastore4URI is the Hive Metastore 4.0's Thrift URI.
+func Metastore4URI() string { return setting(EnvMetastore4, DefaultMetastore4URI) }
 
 // RegistryURL is the Confluent-compatible schema registry base URL, including
 // Apicurio's /apis/ccompat/v7 prefix and without a trailing slash.

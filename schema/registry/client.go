@@ -28,6 +28,7 @@ import (
 	"github.com/riferrei/srclient"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/hdfs-sink/hdfs-sink/internal/health"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
@@ -100,6 +101,10 @@ type Client struct {
 	order []int32 // cached ids, oldest first, when bounded
 	limit int     // CacheSize
 	group singleflight.Group
+	// down is the current run of transient failures, for GET /status: a
+	// lookup that waits for the registry blocks the partition, and no
+	// partition is "broken" meanwhile.
+	down health.Streak
 }
 
 type backend struct {
@@ -206,6 +211,7 @@ func (c *Client) SchemaByID(ctx context.Context, id int32) (*schema.Schema, erro
 	for attempt := 1; ; attempt++ {
 		s, err := c.fetchShared(ctx, id)
 		if err == nil {
+			c.down.OK(time.Now())
 			return s, nil
 		}
 		if ctx.Err() != nil {
@@ -216,14 +222,19 @@ func (c *Client) SchemaByID(ctx context.Context, id int32) (*schema.Schema, erro
 			return nil, err
 		}
 		last = err
+		lasted := c.down.Fail(err, time.Now())
 		c.log.Warn("schema registry lookup failed; retrying",
-			"id", id, "attempt", attempt, "backoff", wait, "err", err)
+			"id", id, "attempt", attempt, "backoff", wait, "failing_for", lasted.Round(time.Second), "err", err)
 		if sleep(ctx, jitter(wait)) != nil {
 			return nil, gaveUp(ctx, id, attempt, last)
 		}
 		wait = min(2*wait, c.max)
 	}
 }
+
+// Down is the registry's current run of transient failures: since when,
+// and the last error; a nil error while lookups succeed.
+func (c *Client) Down() (since time.Time, err error) { return c.down.Down() }
 
 // gaveUp names the last registry failure, since "context canceled" alone
 // hides why a lookup took that long.

@@ -154,6 +154,10 @@ func TestClientWaitsOutConnectionRefused(t *testing.T) {
 		t.Fatalf("lookup ended during the outage: %v", err)
 	default:
 	}
+	// The lookup waits, so nothing else says the registry is down: Down does.
+	if since, err := c.(*Client).Down(); err == nil || since.IsZero() || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("Down() during the outage = %v, %v; want the refusal and its start", since, err)
+	}
 
 	reg := srfake.NewRegistry()
 	reg.SeedSchema("users-value", 1, 7, sr.Schema{Schema: userSchema})
@@ -172,6 +176,9 @@ func TestClientWaitsOutConnectionRefused(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("lookup did not recover after the registry came back")
+	}
+	if _, err := c.(*Client).Down(); err != nil {
+		t.Fatalf("Down() after the registry came back = %v", err)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"path"
@@ -47,6 +46,12 @@ type Options struct {
 	NameNodePrincipal string
 	// DialTimeout bounds NameNode and DataNode dials.
 	DialTimeout time.Duration
+	// IOTimeout bounds every read and write on a NameNode or DataNode
+	// connection (default 60 s, Hadoop's dfs.client.socket-timeout): a
+	// NameNode call, or a DataNode's ack, that takes longer fails, and the
+	// connection is dialled again. Without it a hung NameNode hangs every
+	// call, silently.
+	IOTimeout time.Duration
 	// CloseRetries bounds retries of Close while the NameNode answers
 	// "replicating" (the Java client retries the same way).
 	CloseRetries int
@@ -146,13 +151,19 @@ func clientOptions(opts Options) (hdfs.ClientOptions, Security, error) {
 	if copts.User == "" {
 		copts.User = "root"
 	}
-	timeout := opts.DialTimeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	dial := (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext
+	dial := dialer(orDefault(opts.DialTimeout, 10*time.Second), orDefault(opts.IOTimeout, DefaultIOTimeout))
 	copts.NamenodeDialFunc, copts.DatanodeDialFunc = dial, dial
 	return copts, sec, nil
+}
+
+// DefaultIOTimeout is Options.IOTimeout's default.
+const DefaultIOTimeout = 60 * time.Second
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
 }
 
 func (f *FS) abs(name string) string { return path.Join(f.base, name) }
@@ -236,20 +247,44 @@ func (f *FS) Close() error {
 	return errors.Join(errs...)
 }
 
+// fileWriter is what file needs of *hdfs.FileWriter.
+type fileWriter interface {
+	Write(p []byte) (int, error)
+	Close() error
+}
+
 type file struct {
-	w       *hdfs.FileWriter
+	w       fileWriter
 	retries int
 	closed  bool
+	// broken is the write or close error after which the file can no
+	// longer be made durable. colinmarc/hdfs would let a second Close
+	// succeed: its block stream, failed, counts as finished, and the
+	// NameNode is told the length of everything written, acknowledged by
+	// the DataNode or not. A file committed that way has a block no
+	// DataNode holds in full.
+	broken error
+	// released: the client's Close has run once, which stops the block
+	// stream's goroutines and closes its DataNode connection, whatever
+	// the outcome. A broken file is still released, once.
+	released bool
 }
 
 // Write skips empty writes: colinmarc/hdfs allocates a block for one, and a
 // block the DataNode never receives data for is never reported complete, so
 // the file could never be closed (seen on Hadoop 3.5.0).
 func (f *file) Write(p []byte) (int, error) {
+	if f.broken != nil {
+		return 0, f.broken
+	}
 	if len(p) == 0 {
 		return 0, nil
 	}
-	return f.w.Write(p)
+	n, err := f.w.Write(p)
+	if err != nil {
+		f.broken = fmt.Errorf("%w (the file cannot be completed)", err)
+	}
+	return n, err
 }
 
 // firstCloseRetryWait is short because the wait is usually short: on the
@@ -261,10 +296,16 @@ const firstCloseRetryWait = 5 * time.Millisecond
 // Close completes the file. A "replicating" answer means every DataNode has
 // acknowledged the data but the NameNode has not yet seen the minimum
 // replication; the file is not complete until it has, so retry with backoff.
+// Any other failure is final: see file.broken.
 func (f *file) Close() error {
 	if f.closed {
 		return nil
 	}
+	if f.broken != nil {
+		f.release()
+		return f.broken
+	}
+	f.released = true
 	wait := firstCloseRetryWait
 	var err error
 	for i := 0; i <= f.retries; i++ {
@@ -275,10 +316,23 @@ func (f *file) Close() error {
 		wait = min(2*wait, 2*time.Second)
 	}
 	if err != nil {
+		if !hdfs.IsErrReplicating(err) {
+			f.broken = fmt.Errorf("%w (the file cannot be completed)", err)
+		}
 		return err
 	}
 	f.closed = true
 	return nil
+}
+
+// release closes the client's writer of a broken file, once: without it
+// the block stream's heartbeat goroutine ran for as long as the process.
+// What it answers is ignored: the file is broken either way.
+func (f *file) release() {
+	if !f.released {
+		f.released = true
+		_ = f.w.Close()
+	}
 }
 
 // IsNotEmpty reports an error from renaming onto a non-empty directory.
