@@ -188,6 +188,7 @@ func TestSecureDeadLetter(t *testing.T) {
 	reg["value.converter.basic.auth.credentials.source"] = "SASL_INHERIT"
 	d := s.start(s.connector("dlq", merge(scram(itest.SASLUser, itest.SASLPassword), reg, map[string]string{
 		"errors.tolerance": "all", "errors.deadletterqueue.topic.name": dlq, "rotate.interval.ms": "1000",
+		"errors.deadletterqueue.context.headers.enable": "true", // Connect's default is false
 	})))
 	s.waitCommitted(500, time.Minute)
 	recs := s.consume(dlq, 2)

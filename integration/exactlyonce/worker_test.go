@@ -20,10 +20,11 @@ import (
 )
 
 // Secrets of TestWorkerFileAndSecrets: one reaches the daemon through
-// ${file:...}, one through ${env:...}; neither may be printed.
+// ${file:...}, one through ${env:...}; neither may be printed. The second
+// is the SASL PLAIN password the consumer authenticates with.
 const (
 	fileSecret = "file-secret-Zq81x"
-	envSecret  = "env-secret-Yw27k"
+	envSecret  = itest.SASLPassword
 )
 
 // bareConnector writes a connector file as Connect users publish them:
@@ -53,7 +54,8 @@ func (s *setup) writeLocalFile(name, body string) string {
 // TestWorkerFileAndSecrets: the daemon runs from a Connect worker file and a
 // connector file that lacks what Connect keeps in the worker; the registry
 // credentials come through ${file:...} and the consumer's JAAS line through
-// ${env:...}. Every record is on HDFS exactly once, /status answers on the
+// ${env:...}, and the consumer authenticates with it on the SASL_PLAINTEXT
+// listener (a JAAS line under PLAINTEXT is a check error). Every record is on HDFS exactly once, /status answers on the
 // worker's listeners, and neither secret appears in the daemon's output or
 // in /status.
 func TestWorkerFileAndSecrets(t *testing.T) {
@@ -63,6 +65,8 @@ func TestWorkerFileAndSecrets(t *testing.T) {
 	secrets := s.writeLocalFile("secrets.properties", "registry.user.info=svc:"+fileSecret+"\n")
 	httpAddr := freeAddr(t)
 	worker := s.writeLocalFile("connect-distributed.properties", fmt.Sprintf(`bootstrap.servers=%s
+consumer.security.protocol=SASL_PLAINTEXT
+consumer.sasl.mechanism=PLAIN
 group.id=connect-cluster
 offset.storage.topic=connect-offsets
 key.converter=org.apache.kafka.connect.storage.StringConverter
@@ -75,9 +79,9 @@ config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigPr
 config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider
 consumer.sasl.jaas.config=${env:HDFS_SINK_IT_JAAS}
 listeners=HTTP://%s
-`, itest.KafkaAddr(), itest.RegistryURL(), secrets, httpAddr))
+`, itest.KafkaSASLPlaintextAddr, itest.RegistryURL(), secrets, httpAddr))
 	conn := s.bareConnector("from-worker", nil)
-	jaas := `HDFS_SINK_IT_JAAS=org.apache.kafka.common.security.plain.PlainLoginModule required username="svc" password="` + envSecret + `";`
+	jaas := `HDFS_SINK_IT_JAAS=org.apache.kafka.common.security.plain.PlainLoginModule required username="` + itest.SASLUser + `" password="` + envSecret + `";`
 	if out, err := s.checkCmd(worker, conn, jaas); err != nil || !strings.Contains(out, "sasl.jaas.config=[hidden]") {
 		t.Fatalf("check: %v\n%s", err, out)
 	}
