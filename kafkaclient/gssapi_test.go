@@ -2,6 +2,8 @@ package kafkaclient
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,8 @@ import (
 
 	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
 	"github.com/jcmturner/gokrb5/v8/keytab"
+
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
 // krbLogin writes a krb5.conf and a keytab holding sink@EXAMPLE.COM.
@@ -59,5 +63,23 @@ func TestGSSAPIPrincipalNotInKeytab(t *testing.T) {
 	_, err := ParseWith(p, nil, Kerberos{Krb5Conf: krb5})
 	if err == nil || !strings.Contains(err.Error(), "sasl.jaas.config") || !strings.Contains(err.Error(), "other@EXAMPLE.COM") {
 		t.Fatalf("err %v, want the JAAS key and the principal named", err)
+	}
+}
+
+// TestWaitMessageNamesTheKDC: while a GSSAPI login finds no KDC, the wait
+// says so instead of blaming the brokers; a refusal is not waited for.
+func TestWaitMessageNamesTheKDC(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("dial tcp 127.0.0.1:9092: connect: connection refused"), "Kafka not reachable; retrying"},
+		{fmt.Errorf("sasl: %w", &kerberos.Error{Principal: "sink@EXAMPLE.COM", Kind: kerberos.KindUnreachable, Reason: "no KDC answered"}),
+			"Kerberos KDC unreachable; retrying the Kafka login"},
+		{&kerberos.Error{Principal: "sink@EXAMPLE.COM", Kind: kerberos.KindRefused, Reason: "unknown principal"}, "Kafka not reachable; retrying"},
+	} {
+		if got := waitMessage(tc.err); got != tc.want {
+			t.Errorf("waitMessage(%v) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
 // Probe bounds, and how many immediate disconnects in a row mean that the
@@ -43,7 +45,7 @@ func (s *Security) WaitReady(ctx context.Context, seeds []string, extra ...kgo.O
 			return &AuthError{Service: "Kafka", Addr: s.lastAddr(), Err: err,
 				Reason: fmt.Sprintf("the broker closes every connection at once: does security.protocol=%s match the listener? (%v)", s.Protocol, err)}
 		}
-		log.Warn("Kafka not reachable; retrying", "seeds", seeds, "attempt", attempt, "retry_in", wait, "err", err)
+		log.Warn(waitMessage(err), "seeds", seeds, "attempt", attempt, "retry_in", wait, "err", err)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("Kafka at %v never became reachable: %w", seeds, err)
@@ -51,6 +53,15 @@ func (s *Security) WaitReady(ctx context.Context, seeds []string, extra ...kgo.O
 		}
 		wait = min(2*wait, probeMaxWait)
 	}
+}
+
+// waitMessage names what is waited for: under GSSAPI the broker may be up
+// and the KDC the one that does not answer.
+func waitMessage(err error) string {
+	if kerberos.Retryable(err) {
+		return "Kerberos KDC unreachable; retrying the Kafka login"
+	}
+	return "Kafka not reachable; retrying"
 }
 
 func countEOF(err error, n int) int {

@@ -45,7 +45,7 @@ func TestKerberosRefusals(t *testing.T) {
 			if !exited {
 				t.Fatalf("still running %v after start; want the connector stopped:\n%s", failStop, d.tail(20))
 			}
-			stopped := d.contains("connector FAILED") || d.contains("invalid connector configuration; nothing consumed")
+			stopped := d.contains("connector FAILED") || d.contains("invalid configuration; nothing consumed")
 			if err == nil || !stopped || !d.contains(tc.want) {
 				t.Fatalf("exit %v after %v; want FAILED naming %q:\n%s", err, time.Since(start).Round(time.Millisecond), tc.want, d.tail(20))
 			}

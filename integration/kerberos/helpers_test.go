@@ -202,7 +202,9 @@ func (s *setup) start(config string) *daemon {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	cmd := exec.Command(binary(s.t), "run", "--config", config, "--status-addr", "")
+	// No HTTP listener (two daemons of one test must not share a port), and
+	// no restart: a refused login ends the only connector, and the process.
+	cmd := exec.Command(binary(s.t), "run", "--config", config, "--listen", "", "--restart-max-attempts", "0")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		s.t.Fatal(err)

@@ -87,7 +87,7 @@ func TestKerberosCheck(t *testing.T) {
 	for _, want := range []string{
 		"kerberos login: sink@EXAMPLE.COM from keytab " + itest.Keytab("sink"),
 		"hdfs: Kerberos to NameNode principal nn/_HOST", "data transfer protection privacy",
-		"authentication kerberos; user from the Kerberos principal", "; SASL GSSAPI to hive/_HOST@EXAMPLE.COM",
+		"; authentication kerberos;", "; user from the Kerberos principal", "; SASL GSSAPI to hive/_HOST@EXAMPLE.COM",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
