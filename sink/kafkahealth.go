@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hdfs-sink/hdfs-sink/internal/health"
+	"github.com/hdfs-sink/hdfs-sink/health"
 )
 
 // kafkaHealth hears from franz-go of every broker connection, request and

@@ -203,15 +203,7 @@ write_krb_hadoop_conf() {
     krb_prop dfs.web.authentication.kerberos.keytab "$(keytab hdfs)"
     echo "</configuration>"
   } >"$c/hdfs-site.xml"
-  cat >"$c/log4j.properties" <<'LOG4J'
-log4j.rootLogger=INFO,console
-log4j.appender.console=org.apache.log4j.ConsoleAppender
-log4j.appender.console.target=System.err
-log4j.appender.console.layout=org.apache.log4j.PatternLayout
-log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
-LOG4J
-  local w
-  for w in hdfs datanode secondary static; do mkdir -p "$c/webapps/$w"; done
+  write_hadoop_extras "$c"
 }
 
 # krb_client_conf <dir> <data transfer protection>: a hadoop.conf.dir as an

@@ -408,17 +408,23 @@ write_hadoop_conf() {
     prop dfs.client.block.write.replace-datanode-on-failure.enable false
     echo "</configuration>"
   } >"$c/hdfs-site.xml"
-  cat >"$c/log4j.properties" <<'EOF'
+  write_hadoop_extras "$c"
+}
+
+# write_hadoop_extras <conf dir>: what a NameNode or DataNode needs beside
+# its XML: a log4j.properties logging to stderr, and webapps/ folders (the
+# Maven jars ship none, the tarball has them under share/; the HTTP servers
+# only need the folders to exist on the classpath).
+write_hadoop_extras() {
+  cat >"$1/log4j.properties" <<'EOF'
 log4j.rootLogger=INFO,console
 log4j.appender.console=org.apache.log4j.ConsoleAppender
 log4j.appender.console.target=System.err
 log4j.appender.console.layout=org.apache.log4j.PatternLayout
 log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
 EOF
-  # The Maven jars ship no webapps/ (the tarball has them under share/); the
-  # HTTP servers only need the folders to exist on the classpath.
   local w
-  for w in hdfs datanode secondary static; do mkdir -p "$c/webapps/$w"; done
+  for w in hdfs datanode secondary static; do mkdir -p "$1/webapps/$w"; done
 }
 
 start_hdfs() {

@@ -11,7 +11,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,7 +18,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -33,33 +31,8 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// binary builds cmd/hdfs-sink once per test run.
-func binary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hdfs-sink-it-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "hdfs-sink")
-		cmd := exec.Command("go", "build", "-race", "-o", binPath, "./cmd/hdfs-sink")
-		cmd.Dir = itest.RepoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// binary is the daemon under test (itest.Binary).
+func binary(t *testing.T) string { return itest.Binary(t) }
 
 // setup is one test's topic, HDFS base directory and schema id.
 type setup struct {

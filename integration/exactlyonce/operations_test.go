@@ -408,14 +408,14 @@ func TestReadinessThroughOutages(t *testing.T) {
 	s.produce(counts, 200)
 	d := s.startWith(s.connector("ready", nil), ops)
 	addr := strings.TrimPrefix(d.api(), "http://")
-	until(t, "ready", time.Minute, func() bool { ok, _ := health(addr); return ok })
+	until(t, "ready", time.Minute, func() bool { ok, _ := health(t, addr); return ok })
 	s.waitCommitted(200, 2*time.Minute)
 	t.Cleanup(func() { testenv(t, "up") })
 	for _, svc := range []struct{ name, reason string }{{"kafka", "kafka unreachable"}, {"namenode", "store unreachable"}} {
 		testenv(t, "stop", svc.name)
-		until(t, "not ready naming "+svc.reason, 2*time.Minute, func() bool { ok, out := health(addr); return !ok && strings.Contains(out, svc.reason) })
+		until(t, "not ready naming "+svc.reason, 2*time.Minute, func() bool { ok, out := health(t, addr); return !ok && strings.Contains(out, svc.reason) })
 		testenv(t, "up")
-		until(t, "ready again after "+svc.name, 3*time.Minute, func() bool { ok, _ := health(addr); return ok })
+		until(t, "ready again after "+svc.name, 3*time.Minute, func() bool { ok, _ := health(t, addr); return ok })
 	}
 	s.produce(counts, 200)
 	s.waitCommitted(400, 3*time.Minute)
@@ -424,7 +424,7 @@ func TestReadinessThroughOutages(t *testing.T) {
 }
 
 // health runs `hdfs-sink health` as a container probe would.
-func health(addr string) (bool, string) {
-	out, err := exec.Command(binPath, "health", "--addr", addr).CombinedOutput()
+func health(t *testing.T, addr string) (bool, string) {
+	out, err := exec.Command(binary(t), "health", "--addr", addr).CombinedOutput()
 	return err == nil, string(out)
 }

@@ -16,7 +16,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,33 +30,8 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
 )
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// binary builds cmd/hdfs-sink once per run, with the race detector.
-func binary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "hdfs-sink-krb-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "hdfs-sink")
-		cmd := exec.Command("go", "build", "-race", "-o", binPath, "./cmd/hdfs-sink")
-		cmd.Dir = itest.RepoRoot()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// binary is the daemon under test (itest.Binary).
+func binary(t *testing.T) string { return itest.Binary(t) }
 
 func requireKerberos(t *testing.T) {
 	t.Helper()

@@ -28,7 +28,7 @@ import (
 	"github.com/riferrei/srclient"
 	"golang.org/x/sync/singleflight"
 
-	"github.com/hdfs-sink/hdfs-sink/internal/health"
+	"github.com/hdfs-sink/hdfs-sink/health"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
