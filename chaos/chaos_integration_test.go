@@ -25,10 +25,7 @@ var ShortFaults = []string{"namenode-sigkill", "namenode-safemode", "datanode-si
 // rest of the test environment.)
 func TestFaultsShort(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Config{Netns: os.Getenv("HDFS_SINK_CHAOS_NETNS")}
-	if cfg.Netns == "" {
-		cfg.Netns = "hdfs-sink-chaos"
-	}
+	cfg := Config{Netns: os.Getenv("HDFS_SINK_CHAOS_NETNS")} // "": one of this run's own
 	cfg.Defaults()
 	h, err := NewHarness(Options{Config: cfg, Bin: buildDaemon(t, dir), Dir: dir, Faults: ShortFaults,
 		Hold: 15 * time.Second, Steady: 5 * time.Second, RecoverWithin: 3 * time.Minute, Rate: 100, Logf: t.Logf})

@@ -17,6 +17,9 @@ func TestLoadConfigDefaultsAndPorts(t *testing.T) {
 		c.Port("registry") != 8081 || c.Port("kafka") != 9092 {
 		t.Fatalf("test environment defaults: %+v", c)
 	}
+	if want := fmt.Sprintf("hdfs-sink-chaos-%d", os.Getpid()); c.Netns != want {
+		t.Fatalf("netns %q, want %q: a name of this run's own", c.Netns, want)
+	}
 	staging := filepath.Join(t.TempDir(), "staging.json")
 	os.WriteFile(staging, []byte(`{"kafka": "10.0.0.5:9092", "namenode": "nn1:8020", "datanodes": ["dn1:9866"],
 		"metastore": "thrift://hms:9083", "registry": "https://sr.example:8443/apis", "no_testenv": true,

@@ -35,8 +35,10 @@ type Config struct {
 	Commands  map[string]string `json:"commands"`
 	NoTestenv bool              `json:"no_testenv"`
 	// Netns is the name of the daemon's own network namespace ("" for
-	// the default); Netns "none" runs the daemon in the harness's own
-	// namespace, and the network faults are not run.
+	// hdfs-sink-chaos-<pid>: namespace names are global to the machine,
+	// so two harness runs must not share one, or the first to finish
+	// deletes the other's); Netns "none" runs the daemon in the harness's
+	// own namespace, and the network faults are not run.
 	Netns string `json:"netns"`
 }
 
@@ -86,7 +88,7 @@ func (c *Config) Defaults() {
 	def(&c.Registry, "http://127.0.0.1:8081/apis/ccompat/v7")
 	def(&c.HDFSUser, "root")
 	def(&c.BaseDir, "/chaos")
-	def(&c.Netns, "hdfs-sink-chaos")
+	def(&c.Netns, fmt.Sprintf("hdfs-sink-chaos-%d", os.Getpid()))
 	if len(c.DataNodes) == 0 {
 		c.DataNodes = []string{"127.0.0.1:9866"}
 	}
