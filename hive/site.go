@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Site is what hdfs-sink takes from hive.conf.dir: hive-site.xml, and
@@ -25,6 +28,10 @@ type Site struct {
 	Principal string
 	// SSL is hive.metastore.use.SSL.
 	SSL bool
+	// SocketTimeout is hive.metastore.client.socket.timeout (or
+	// metastore.client.socket.timeout): how long one metastore call may
+	// take; 0 when unset.
+	SocketTimeout time.Duration
 }
 
 // ErrUnsupportedSite is a hive-site.xml asking for a transport this client
@@ -66,7 +73,48 @@ func LoadSite(dir string) (Site, error) {
 	if s.SSL {
 		return s, fmt.Errorf("%s: hive.metastore.use.SSL is true: %w", s.File, ErrUnsupportedSite)
 	}
+	if v := get("hive.metastore.client.socket.timeout", "metastore.client.socket.timeout"); v != "" {
+		if s.SocketTimeout, err = parseHiveDuration(v); err != nil {
+			return s, fmt.Errorf("%s: hive.metastore.client.socket.timeout: %w", s.File, err)
+		}
+	}
 	return s, nil
+}
+
+// hiveUnits are the unit suffixes HiveConf's time values take.
+var hiveUnits = []struct {
+	names []string
+	unit  time.Duration
+}{
+	{[]string{"ns", "nsec", "nanosecond", "nanoseconds"}, time.Nanosecond},
+	{[]string{"us", "usec", "microsecond", "microseconds"}, time.Microsecond},
+	{[]string{"ms", "msec", "millisecond", "milliseconds"}, time.Millisecond},
+	{[]string{"s", "sec", "second", "seconds"}, time.Second},
+	{[]string{"m", "min", "minute", "minutes"}, time.Minute},
+	{[]string{"h", "hour", "hours"}, time.Hour},
+	{[]string{"d", "day", "days"}, 24 * time.Hour},
+}
+
+// parseHiveDuration reads a HiveConf time value: a whole number with an
+// optional unit ("600s", "10min", "5000ms"); without one, seconds (the
+// socket timeout's unit in HiveConf).
+func parseHiveDuration(v string) (time.Duration, error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	digits := strings.TrimRightFunc(v, func(r rune) bool { return r < '0' || r > '9' })
+	suffix := strings.TrimSpace(v[len(digits):])
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%q is not a positive whole number with a unit such as 600s or 10min", v)
+	}
+	if suffix == "" {
+		return time.Duration(n) * time.Second, nil
+	}
+	for _, u := range hiveUnits {
+		if slices.Contains(u.names, suffix) {
+			return time.Duration(n) * u.unit, nil
+		}
+	}
+	return 0, fmt.Errorf("%q: unknown unit %q (ms, s, min, h, d)", v, suffix)
 }
 
 // readSiteXML reads a Hadoop-style <configuration><property> file.

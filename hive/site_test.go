@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func writeSite(t *testing.T, props string) string {
@@ -56,6 +57,9 @@ func TestLoadSiteErrors(t *testing.T) {
 		want        string
 	}{
 		{"ssl", prop("hive.metastore.use.SSL", "TRUE"), ErrUnsupportedSite, "hive.metastore.use.SSL is true: the metastore client of hdfs-sink speaks plain Thrift or SASL (Kerberos), not TLS"},
+		{"timeout unit", prop("hive.metastore.client.socket.timeout", "10fortnights"), nil, `hive.metastore.client.socket.timeout: "10fortnights": unknown unit "fortnights" (ms, s, min, h, d)`},
+		{"timeout fraction", prop("hive.metastore.client.socket.timeout", "1.5s"), nil, `hive.metastore.client.socket.timeout: "1.5s" is not a positive whole number with a unit such as 600s or 10min`},
+		{"timeout zero", prop("hive.metastore.client.socket.timeout", "0"), nil, `hive.metastore.client.socket.timeout: "0" is not a positive whole number with a unit such as 600s or 10min`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,5 +73,27 @@ func TestLoadSiteErrors(t *testing.T) {
 	}
 	if _, err := LoadSite(t.TempDir()); err == nil {
 		t.Fatal("a hive.conf.dir without hive-site.xml was accepted")
+	}
+}
+
+// TestLoadSiteSocketTimeout: HiveConf's time values, seconds without a unit.
+func TestLoadSiteSocketTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		key, value string
+		want       time.Duration
+	}{
+		{"hive.metastore.client.socket.timeout", "600s", 600 * time.Second},
+		{"hive.metastore.client.socket.timeout", "300", 300 * time.Second},
+		{"hive.metastore.client.socket.timeout", "5000ms", 5 * time.Second},
+		{"hive.metastore.client.socket.timeout", "10 min", 10 * time.Minute},
+		{"metastore.client.socket.timeout", "2h", 2 * time.Hour},
+	} {
+		s, err := LoadSite(writeSite(t, prop(tt.key, tt.value)))
+		if err != nil || s.SocketTimeout != tt.want {
+			t.Errorf("%s=%s: SocketTimeout %v, err %v; want %v", tt.key, tt.value, s.SocketTimeout, err, tt.want)
+		}
+	}
+	if s, err := LoadSite(writeSite(t, "")); err != nil || s.SocketTimeout != 0 {
+		t.Errorf("unset: SocketTimeout %v, err %v; want 0", s.SocketTimeout, err)
 	}
 }

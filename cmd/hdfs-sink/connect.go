@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/url"
 	"path"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -91,7 +93,7 @@ func connectChecks(ctx context.Context, c *configs.Connector, timeout time.Durat
 		{"Kafka", strings.Join(c.Consumer.BootstrapServers, ","), checkKafka},
 		{"Schema Registry", redactedURLs(c.Registry.URLs), checkRegistry},
 		{"store", c.Store.Raw, checkStore},
-		{"Hive Metastore", strings.Join(c.Hive.MetastoreURIs, ","), checkMetastore},
+		{"Hive Metastore", metastoreAddr(c), checkMetastore},
 	}
 	var out []serviceResult
 	for _, ch := range checks {
@@ -212,13 +214,33 @@ func probeDir(store storage.FS, dir string) error {
 	return nil
 }
 
-// checkMetastore dials and asks for the first topic's table: "not found"
-// is an answer too.
+// metastoreAddr is where the metastore is looked for: the connector's URIs,
+// else hive-site.xml's.
+func metastoreAddr(c *configs.Connector) string {
+	if t, err := hiveTargetOf(c); err == nil {
+		return t.uris
+	}
+	return strings.Join(c.Hive.MetastoreURIs, ",")
+}
+
+// checkMetastore dials as the daemon does (the URIs of the connector or of
+// hive-site.xml, its timeout, SASL with a login of the check's own) and
+// asks for the first topic's table: "not found" is an answer too.
 func checkMetastore(ctx context.Context, c *configs.Connector) (string, error) {
 	if !c.Hive.Enabled {
 		return "hive.integration=false", nil
 	}
-	ms, err := dialHive(ctx, strings.Join(c.Hive.MetastoreURIs, ","))
+	t, err := hiveTargetOf(c)
+	if err != nil {
+		return "", err
+	}
+	logins := kerberos.NewLogins(slog.New(slog.DiscardHandler))
+	defer logins.Close()
+	opts, err := hiveDialOptions(c, logins)
+	if err != nil {
+		return "", err
+	}
+	ms, err := hive.Dial(ctx, t.uris, opts...)
 	if err != nil {
 		return "", err
 	}

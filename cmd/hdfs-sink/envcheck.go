@@ -116,7 +116,14 @@ func hiveReport(c *configs.Connector) (string, error) {
 		return "", err
 	}
 	line := fmt.Sprintf("hive: metastore %s (from %s), database %s", t.uris, t.from, c.Hive.Database)
-	on, principal, err := hiveSASL(c)
+	site, err := hiveSite(c)
+	if err != nil {
+		return "", fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
+	}
+	if site.SocketTimeout > 0 {
+		line += fmt.Sprintf("; calls time out after %v (hive.metastore.client.socket.timeout in %s)", site.SocketTimeout, site.File)
+	}
+	on, principal, err := hiveSASL(c, site)
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)

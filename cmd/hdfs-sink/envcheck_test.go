@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -65,5 +66,29 @@ func TestHiveURIsFromHiveSite(t *testing.T) {
 	want := "hive: metastore thrift://hms1:9083,thrift://hms2:9083 (from " + filepath.Join(dir, "hive-site.xml") + "), database default"
 	if err != nil || reports[0].lines[len(reports[0].lines)-1] != want {
 		t.Fatalf("report %q, %v; want last line %q", reports, err, want)
+	}
+}
+
+// TestHiveSocketTimeoutFromHiveSite: hive.metastore.client.socket.timeout
+// becomes the metastore client's call timeout, and check says so.
+func TestHiveSocketTimeoutFromHiveSite(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"hive-site.xml": `<configuration>
+  <property><name>hive.metastore.uris</name><value>thrift://hms1:9083</value></property>
+  <property><name>hive.metastore.client.socket.timeout</name><value>300s</value></property>
+</configuration>`})
+	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","flush.size":"1","store.url":"file:///tmp/x",
+		"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081",
+		"hive.integration":"true","schema.compatibility":"BACKWARD","hive.conf.dir":"`+dir+`"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports, err := checkWiring([]*configs.Connector{c}, nil)
+	want := "; calls time out after 5m0s (hive.metastore.client.socket.timeout in " + filepath.Join(dir, "hive-site.xml") + ")"
+	if err != nil || !strings.HasSuffix(reports[0].lines[len(reports[0].lines)-1], want) {
+		t.Fatalf("report %q, %v; want the last line to end with %q", reports, err, want)
+	}
+	opts, err := hiveDialOptions(c, nil)
+	if err != nil || len(opts) != 1 {
+		t.Fatalf("hiveDialOptions = %d options, %v; want the call timeout only", len(opts), err)
 	}
 }

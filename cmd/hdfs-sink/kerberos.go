@@ -42,16 +42,20 @@ func hdfsLoginOptions(c *configs.Connector, logins *kerberos.Logins) (hdfs.Optio
 	return opts, nil
 }
 
-// hiveSASL is the Metastore's SASL setting and principal: the connector's
-// keys win over hive-site.xml in hive.conf.dir (or <hive.home>/conf), as
-// the reference's HiveConf would have it.
-func hiveSASL(c *configs.Connector) (enabled bool, principal string, err error) {
-	var site hive.Site
-	if dir := hiveConfDir(c); dir != "" {
-		if site, err = hive.LoadSite(hostPath(dir)); err != nil {
-			return false, "", err
-		}
+// hiveSite is hive-site.xml (and metastore-site.xml) of hive.conf.dir, or
+// of <hive.home>/conf; the zero Site when neither is set.
+func hiveSite(c *configs.Connector) (hive.Site, error) {
+	dir := hiveConfDir(c)
+	if dir == "" {
+		return hive.Site{}, nil
 	}
+	return hive.LoadSite(hostPath(dir))
+}
+
+// hiveSASL is the Metastore's SASL setting and principal: the connector's
+// keys win over the site's hive-site.xml, as the reference's HiveConf
+// would have it.
+func hiveSASL(c *configs.Connector, site hive.Site) (enabled bool, principal string, err error) {
 	enabled = site.SASL
 	if c.Hive.SASLEnabled != nil {
 		enabled = *c.Hive.SASLEnabled
@@ -80,16 +84,26 @@ func hiveConfDir(c *configs.Connector) string {
 	return filepath.Join(c.Hive.Home, "conf")
 }
 
-// hiveDialOptions are the hive.Dial options of a connector: SASL GSSAPI with
-// the connector's login when the Metastore asks for it. The login is looked
-// up at each dial, so a KDC outage is one more failed (and retried) dial.
+// hiveDialOptions are the hive.Dial options of a connector: the call
+// timeout of hive.metastore.client.socket.timeout when the site sets one,
+// and SASL GSSAPI with the connector's login when the Metastore asks for
+// it. The login is looked up at each dial, so a KDC outage is one more
+// failed (and retried) dial.
 func hiveDialOptions(c *configs.Connector, logins *kerberos.Logins) ([]hive.Option, error) {
-	on, principal, err := hiveSASL(c)
-	if err != nil || !on {
+	site, err := hiveSite(c)
+	if err != nil {
 		return nil, err
 	}
+	var opts []hive.Option
+	if site.SocketTimeout > 0 {
+		opts = append(opts, hive.WithCallTimeout(site.SocketTimeout))
+	}
+	on, principal, err := hiveSASL(c, site)
+	if err != nil || !on {
+		return opts, err
+	}
 	kc, _ := kerberosConfig(c)
-	return []hive.Option{hive.WithSASL(hiveGSSAPI{logins: logins, cfg: kc, principal: principal})}, nil
+	return append(opts, hive.WithSASL(hiveGSSAPI{logins: logins, cfg: kc, principal: principal})), nil
 }
 
 // hiveGSSAPI adapts a Kerberos login to hive.SASLMechanism.

@@ -80,9 +80,16 @@ func hivePartitions(t *testing.T, db, table string, n int, within time.Duration)
 // without the connector's keys is an error there, not a retried outage.
 func TestKerberosCheck(t *testing.T) {
 	s := newSetup(t, 1)
-	out, err := exec.Command(binary(t), "check", "--config", s.connector("krb-check", hiveExtra("default"))).CombinedOutput()
+	krbCheck := s.connector("krb-check", hiveExtra("default"))
+	out, err := exec.Command(binary(t), "check", "--config", krbCheck).CombinedOutput()
 	if err != nil {
 		t.Fatalf("check: %v\n%s", err, out)
+	}
+	// --connect reaches each service as the daemon would: GSSAPI to the
+	// broker, the Kerberized NameNode, SASL to the Metastore.
+	conn, err := exec.Command(binary(t), "check", "--connect", "--config", krbCheck).CombinedOutput()
+	if err != nil || strings.Count(string(conn), ": OK") != 4 || !strings.Contains(string(conn), "Hive Metastore thrift://") {
+		t.Fatalf("check --connect: %v (want 4 services OK, the metastore among them)\n%s", err, conn)
 	}
 	for _, want := range []string{
 		"kerberos login: sink@EXAMPLE.COM from keytab " + itest.Keytab("sink"),
