@@ -367,22 +367,10 @@ listener.security.protocol.map=CONTROLLER:PLAINTEXT,INTERNAL:PLAINTEXT,SASL_PLAI
 sasl.enabled.mechanisms=GSSAPI
 sasl.kerberos.service.name=kafka
 listener.name.sasl_plaintext.gssapi.sasl.jaas.config=com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="$(keytab kafka)" principal="kafka/localhost@$KRB_REALM";
-log.dirs=$d/data
-num.partitions=1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
-group.initial.rebalance.delay.ms=0
 EOF
+  kafka_single_node_properties "$d" >>"$d/server.properties"
   write_log4j2 "$d/log4j2.properties"
-  if [ ! -f "$d/data/meta.properties" ]; then
-    local id
-    id=$(java -cp "$KAFKA_LIB/*" kafka.tools.StorageTool random-uuid 2>>"$LOGS/krb-kafka.log") || fail krb-kafka
-    java -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.tools.StorageTool \
-      format -t "$id" -c "$d/server.properties" >>"$LOGS/krb-kafka.log" 2>&1 || fail krb-kafka
-  fi
+  kafka_format_storage krb-kafka "$d"
   launch krb-kafka java -Dhdfs_sink_testenv=krb-kafka -Xms256m -Xmx384m "${FAST[@]}" \
     -Djava.security.krb5.conf="$(krb_conf)" -Dlog4j2.configurationFile="$d/log4j2.properties" \
     -cp "$KAFKA_LIB/*" kafka.Kafka "$d/server.properties"

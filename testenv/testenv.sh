@@ -345,7 +345,22 @@ advertised.listeners=PLAINTEXT://127.0.0.1:9092,$SECURE_LISTENERS
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL,SASL_SSL:SASL_SSL,SASL_PLAINTEXT:SASL_PLAINTEXT,BADHOST:SSL,EXPIRED:SSL
-log.dirs=$d/data
+EOF
+  kafka_single_node_properties "$d" >>"$d/server.properties"
+  kafka_secure_properties >>"$d/server.properties"
+  write_log4j2 "$d/log4j2.properties"
+  kafka_format_storage kafka "$d" "${KAFKA_SCRAM_FORMAT[@]}"
+  launch kafka java -Dhdfs_sink_testenv=kafka -Xms512m -Xmx512m "${FAST[@]}" "${KAFKA_SECURE_JVM[@]}" \
+    -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.Kafka "$d/server.properties"
+  wait_ready kafka kafka
+  wait_ready kafka kafka-secure
+}
+
+# kafka_single_node_properties <dir>: the server.properties lines every
+# one-broker test cluster has (its data under <dir>/data).
+kafka_single_node_properties() {
+  cat <<EOF
+log.dirs=$1/data
 num.partitions=1
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
@@ -354,18 +369,17 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 EOF
-  kafka_secure_properties >>"$d/server.properties"
-  write_log4j2 "$d/log4j2.properties"
-  if [ ! -f "$d/data/meta.properties" ]; then
-    local id
-    id=$(java -cp "$KAFKA_LIB/*" kafka.tools.StorageTool random-uuid 2>>"$LOGS/kafka.log") || fail kafka
-    java -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.tools.StorageTool \
-      format -t "$id" -c "$d/server.properties" "${KAFKA_SCRAM_FORMAT[@]}" >>"$LOGS/kafka.log" 2>&1 || fail kafka
-  fi
-  launch kafka java -Dhdfs_sink_testenv=kafka -Xms512m -Xmx512m "${FAST[@]}" "${KAFKA_SECURE_JVM[@]}" \
-    -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.Kafka "$d/server.properties"
-  wait_ready kafka kafka
-  wait_ready kafka kafka-secure
+}
+
+# kafka_format_storage <svc> <dir> [format args]: KRaft's storage format,
+# once, before the broker's first start.
+kafka_format_storage() {
+  local svc=$1 d=$2 id
+  shift 2
+  [ -f "$d/data/meta.properties" ] && return
+  id=$(java -cp "$KAFKA_LIB/*" kafka.tools.StorageTool random-uuid 2>>"$LOGS/$svc.log") || fail "$svc"
+  java -Dlog4j2.configurationFile="$d/log4j2.properties" -cp "$KAFKA_LIB/*" kafka.tools.StorageTool \
+    format -t "$id" -c "$d/server.properties" "$@" >>"$LOGS/$svc.log" 2>&1 || fail "$svc"
 }
 
 # write_core_site <dir>: the one core-site.xml HDFS and HMS both read. Each
