@@ -56,12 +56,7 @@ func TestHiveURIsFromHiveSite(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"hive-site.xml": `<configuration>
   <property><name>hive.metastore.uris</name><value>thrift://hms1:9083,thrift://hms2:9083</value></property>
 </configuration>`})
-	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","flush.size":"1","store.url":"file:///tmp/x",
-		"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081",
-		"hive.integration":"true","schema.compatibility":"BACKWARD","hive.conf.dir":"`+dir+`"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := hiveSiteConnector(t, dir)
 	reports, err := checkWiring([]*configs.Connector{c}, nil)
 	want := "hive: metastore thrift://hms1:9083,thrift://hms2:9083 (from " + filepath.Join(dir, "hive-site.xml") + "), database default"
 	if err != nil || reports[0].lines[len(reports[0].lines)-1] != want {
@@ -76,12 +71,7 @@ func TestHiveSocketTimeoutFromHiveSite(t *testing.T) {
   <property><name>hive.metastore.uris</name><value>thrift://hms1:9083</value></property>
   <property><name>hive.metastore.client.socket.timeout</name><value>300s</value></property>
 </configuration>`})
-	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","flush.size":"1","store.url":"file:///tmp/x",
-		"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081",
-		"hive.integration":"true","schema.compatibility":"BACKWARD","hive.conf.dir":"`+dir+`"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := hiveSiteConnector(t, dir)
 	reports, err := checkWiring([]*configs.Connector{c}, nil)
 	want := "; calls time out after 5m0s (hive.metastore.client.socket.timeout in " + filepath.Join(dir, "hive-site.xml") + ")"
 	if err != nil || !strings.HasSuffix(reports[0].lines[len(reports[0].lines)-1], want) {
@@ -91,4 +81,16 @@ func TestHiveSocketTimeoutFromHiveSite(t *testing.T) {
 	if err != nil || len(opts) != 1 {
 		t.Fatalf("hiveDialOptions = %d options, %v; want the call timeout only", len(opts), err)
 	}
+}
+
+// hiveSiteConnector is a connector with Hive on and hive.conf.dir dir.
+func hiveSiteConnector(t *testing.T, dir string) *configs.Connector {
+	t.Helper()
+	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","flush.size":"1","store.url":"file:///tmp/x",
+		"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081",
+		"hive.integration":"true","schema.compatibility":"BACKWARD","hive.conf.dir":"`+dir+`"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
