@@ -294,3 +294,38 @@ func TestRewindRefusalNeedsAReset(t *testing.T) {
 		t.Fatalf("after a reset to 40, resume = %d, %v", next, err)
 	}
 }
+
+// TestRetriesShareTopicWalks (m7, retries): partitions without a WAL that
+// broke together (a store outage) and are retried in one round walk the
+// topic directory once, not once each.
+func TestRetriesShareTopicWalks(t *testing.T) {
+	k := newKafkaFixture(t, 4, testTopic)
+	ofs := newOpFS(k.fs)
+	walks := 0
+	ofs.before = func(_ int, op, name string) {
+		if op == "readdir" && name == "/topics/"+testTopic {
+			walks++
+		}
+	}
+	cfg := k.config("walks")
+	cfg.FS, cfg.Partitioner = ofs, sweepCases(t)[2].part
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for part := int32(0); part < 4; part++ {
+		o := c.newOwned(tp{testTopic, part})
+		o.broken, o.retryAt = errors.New("namenode in safe mode"), time.Now().Add(-time.Second)
+		c.parts.put(o)
+	}
+	c.retryBroken(context.Background())
+	for _, o := range c.parts.all() {
+		if o.broken != nil {
+			t.Fatalf("partition %d not recovered: %v", o.partition, o.broken)
+		}
+	}
+	if walks != 1 {
+		t.Fatalf("the topic directory was walked %d times for 4 partitions retried together", walks)
+	}
+}
