@@ -63,6 +63,7 @@ type fixture struct {
 	part       partitioner.Partitioner // default when nil
 	pruneEvery uint64                  // 0: prune the WAL after every commit
 	flushSize  int64                   // 0: 100
+	topic      string                  // "": testTopic
 }
 
 func newFixture(t *testing.T, fs storage.FS) *fixture {
@@ -96,12 +97,16 @@ func (f *fixture) ownerOf(part int32, fsys storage.FS, epoch string, faults Faul
 	if flush == 0 {
 		flush = 100
 	}
+	topic := f.topic
+	if topic == "" {
+		topic = testTopic
+	}
 	return newPartition(partitionConfig{
 		WriteSettings: WriteSettings{
 			FS: fsys, Format: avroFormat, Partitioner: f.partitioner(), Pad: 10, FlushSize: flush,
 			Location: time.UTC, Faults: faults, Now: time.Now,
 		},
-		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: testTopic},
+		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: topic},
 		Partition: part, Owner: "test", Epoch: epoch,
 		Logger: testLogger(), PruneEvery: f.pruneEvery,
 	})
