@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -743,8 +744,8 @@ func (c *Connector) backoff(n int, err error) time.Duration {
 	switch {
 	case isRefusal(err):
 		return c.refusedCheck() // a look at the WAL head: cheap
-	case errors.Is(err, errCommittedFileMissing):
-		limit = 5 * time.Minute
+	case errors.Is(err, errCommittedFileMissing), errors.As(err, new(*layout.NameError)):
+		limit = 5 * time.Minute // only an operator can fix it
 	}
 	d := c.cfg.RetryBackoff << min(n-1, 6)
 	return min(d, max(limit, c.cfg.RetryBackoff))

@@ -589,7 +589,16 @@ func (p *partition) registerPartitions(closed []writer.Closed) {
 // segment number freed by pruning can be published by a long-frozen owner;
 // such a segment is below the newest, so no reader applies it, and its owner
 // must not apply it either.
+//
+// A commit whose final names are too long for the store is never published:
+// its renames could never succeed, and recovery would retry them forever
+// (audit F7). CheckNames at assignment assumes offsets of pad digits; this
+// guard sees offsets that have outgrown them.
 func (p *partition) publishCommit(e entry.Entry, closed []writer.Closed) error {
+	if err := p.checkFinalNames(e.Files); err != nil {
+		p.discardClosed(closed) // nothing refers to them: the commit was not published
+		return err
+	}
 	seq := p.seq + 1
 	err := p.log.Publish(seq, e)
 	if errors.Is(err, wal.ErrSeqTaken) {
@@ -608,6 +617,17 @@ func (p *partition) publishCommit(e entry.Entry, closed []writer.Closed) error {
 	}
 	if head != seq {
 		return fmt.Errorf("%w (segment %d published below the newest, %d)", ErrFenced, seq, head)
+	}
+	return nil
+}
+
+// checkFinalNames fails when a final name of the commit is longer than the
+// store allows, naming the first such file's offsets.
+func (p *partition) checkFinalNames(moves []entry.FileMove) error {
+	for _, m := range moves {
+		if err := p.cfg.Layout.CheckCommitName(p.cfg.Partition, m.StartOffset, m.EndOffset, p.cfg.Pad, p.cfg.Format.Extension()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -70,6 +70,7 @@ type fixture struct {
 	dlq       *deadLetters
 	topicID   [16]byte // what the fixture's batches say; zero: not sent
 	flushSize int64    // 0: 100
+	topic     string   // "": testTopic
 }
 
 func newFixture(t *testing.T, fs storage.FS) *fixture {
@@ -103,12 +104,16 @@ func (f *fixture) ownerOf(part int32, fsys storage.FS, epoch string, faults Faul
 	if flush == 0 {
 		flush = 100
 	}
+	topic := f.topic
+	if topic == "" {
+		topic = testTopic
+	}
 	cfg := partitionConfig{
 		WriteSettings: WriteSettings{
 			FS: fsys, Format: avroFormat, Partitioner: f.partitioner(), Pad: 10, FlushSize: flush,
 			Location: time.UTC, Faults: faults, Now: time.Now,
 		},
-		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: testTopic},
+		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: topic},
 		Partition: part, Owner: "test", Epoch: epoch,
 		Logger: testLogger(), PruneEvery: f.pruneEvery,
 	}
