@@ -12,6 +12,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 	"github.com/hdfs-sink/hdfs-sink/wal"
+	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 )
 
 // producedSeqs produces records with seq from..to-1 to partition 0.
@@ -328,4 +329,31 @@ func TestRetriesShareTopicWalks(t *testing.T) {
 	if walks != 1 {
 		t.Fatalf("the topic directory was walked %d times for 4 partitions retried together", walks)
 	}
+}
+
+// TestVersion1WALKeepsWorking: a WAL written before version 2 (no topic
+// id, no epoch, no connector) is recovered from; the first batch's topic id
+// is adopted and recorded by the next commit, in version 2.
+func TestVersion1WALKeepsWorking(t *testing.T) {
+	f := newFixture(t, storagetest.NewMemFS())
+	old := wal.Open(f.fs, "/logs/"+testTopic+"/0")
+	legacy := entry.Entry{Kind: entry.KindClaim, Epoch: "old", Owner: "h:1", Topic: testTopic, CommittedOffset: -1, LeaderEpoch: -1, Legacy: true}
+	if err := old.Publish(1, legacy); err != nil {
+		t.Fatal(err)
+	}
+	f.topicID = [16]byte{7}
+	p := f.partition(nil)
+	p.cfg.Connector = "c"
+	if err := f.run(p, 50); err != nil {
+		t.Fatal(err)
+	}
+	seqs, _ := old.Segments()
+	head, err := old.Read(seqs[len(seqs)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.Legacy || head.TopicID != f.topicID || head.Connector != "c" || head.CommittedOffset != 49 || head.LeaderEpoch != 0 {
+		t.Fatalf("head after the first commit = %+v; want version 2 with the adopted topic id and the connector", head)
+	}
+	f.check(50)
 }
