@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -82,6 +83,19 @@ func (t Topic) WALDir(p int32) string { return path.Join(t.LogsDir, t.Name, fmt.
 // start..end goes: <topics.dir>/<topic>/<encoded>/<final name>.
 func (t Topic) FinalPath(encoded string, p int32, start, end int64, pad int, ext string) string {
 	return path.Join(t.Dir(), encoded, FinalName(t.Name, p, start, end, pad, ext))
+}
+
+// EncodedDir is the encoded partition directory a committed file lies in:
+// the directory of final relative to Dir(), as FinalPath built it. It is
+// what the Hive table registers as a partition's location. ok is false when
+// final does not lie below a directory of Dir() (a file directly in Dir(),
+// below a temp directory, or of another topics.dir).
+func (t Topic) EncodedDir(final string) (encoded string, ok bool) {
+	rel, found := strings.CutPrefix(path.Dir(path.Clean(final)), t.Dir()+"/")
+	if !found || rel == "" || slices.ContainsFunc(strings.Split(rel, "/"), IsTempDir) {
+		return "", false
+	}
+	return rel, true
 }
 
 // MaxNameBytes is the longest name one path element may have: HDFS's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 	"time"
 
@@ -260,10 +261,15 @@ func (p *partition) applyHead(scans *topicScans) (uint64, standing, error) {
 // an owner's own commit, a move whose final file exists is skipped, never
 // repeated: a delayed rename must not replace a committed file. A move
 // with neither file may be legitimate here (an operator moved committed
-// files out of topics.dir), so it is reported and recovery goes on.
+// files out of topics.dir), so it is reported and recovery goes on. The
+// directories of the moves that stand are handed to the catalog, as an
+// owner's commit hands its own (registerRolledForward).
 func (p *partition) rollForward(moves []entry.FileMove) error {
+	var done []string
+	defer func() { p.registerRolledForward(done) }()
 	for _, m := range moves {
 		if _, err := p.cfg.FS.Stat(m.Final); err == nil {
+			done = append(done, m.Final)
 			continue
 		}
 		err := p.move(m)
@@ -274,8 +280,34 @@ func (p *partition) rollForward(moves []entry.FileMove) error {
 		if err != nil {
 			return err
 		}
+		done = append(done, m.Final)
 	}
 	return nil
+}
+
+// registerRolledForward hands the catalog the directories of committed
+// files a roll-forward found or renamed. Moves already done count too: the
+// owner that renamed them may have failed, lost the rename's reply, or died
+// before telling its catalog, and nobody else would. Registering twice is
+// harmless (Hive partitions are added if not there).
+func (p *partition) registerRolledForward(finals []string) {
+	if p.cfg.Catalog == nil || len(finals) == 0 {
+		return
+	}
+	dirs := make([]string, 0, len(finals))
+	for _, f := range finals {
+		dir, ok := p.cfg.Layout.EncodedDir(f)
+		if !ok {
+			p.cfg.Logger.Warn("committed file outside the topic's directory; not registered in the catalog", "final", f, "topic_dir", p.cfg.Layout.Dir())
+			continue
+		}
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	if len(dirs) > 0 {
+		p.cfg.Catalog.Committed(p.topic(), dirs)
+	}
 }
 
 // move renames one committed temp file to its final name. It is idempotent:

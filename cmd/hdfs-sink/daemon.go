@@ -68,6 +68,11 @@ func (rf *runFlags) daemon(log *slog.Logger) (*daemon, loaded, int) {
 		log.Error("bad fault injection setting", "err", err)
 		return nil, loaded{}, 2
 	}
+	renameEvery, err := renameFaultsFromEnv()
+	if err != nil {
+		log.Error("bad fault injection setting", "err", err)
+		return nil, loaded{}, 2
+	}
 	fp := configFingerprint(rf.cf.config)
 	l, err := loadChecked(rf.cf, log)
 	rf.log.hide(l.redact)
@@ -79,6 +84,7 @@ func (rf *runFlags) daemon(log *slog.Logger) (*daemon, loaded, int) {
 		log.Info(line)
 	}
 	d := newDaemon(faults, newProcessMemory(rf.memMax, len(l.conns), log), newStatusBoard(), log)
+	d.openStore = failRenames(d.openStore, renameEvery)
 	d.board.setLoaded(l)
 	d.cf, d.loaded, d.restart, d.healthEvery, d.watchEvery = rf.cf, fp, rf.restartPolicy(), rf.healthEvery, rf.watchEvery
 	d.hide = rf.log.hide
