@@ -357,10 +357,15 @@ EOF
 }
 
 # kafka_single_node_properties <dir>: the server.properties lines every
-# one-broker test cluster has (its data under <dir>/data).
+# one-broker test cluster has (its data under <dir>/data). Retention is
+# off: tests produce records stamped months or years back (time
+# partitioners), and time retention measures record timestamps, so the
+# broker's first retention pass (~30 s after start) deleted them before the
+# daemon read them.
 kafka_single_node_properties() {
   cat <<EOF
 log.dirs=$1/data
+log.retention.ms=-1
 num.partitions=1
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
