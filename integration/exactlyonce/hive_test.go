@@ -177,8 +177,9 @@ func TestHiveRolledForwardCommitsWithoutRestart(t *testing.T) {
 	// Partition p holds hours 12p .. 12p+11 of one day, 6 records an hour:
 	// 24 hour directories, none shared, so no commit of one partition can
 	// register what a failed commit of the other left out. The day is
-	// yesterday: Kafka's retention (7 days by record time) deletes records
-	// with older timestamps at its next check, before the daemon reads them.
+	// yesterday: on a broker with Kafka's default retention (7 days by
+	// record time; testenv turns it off) older timestamps are deleted at
+	// its next check, before the daemon reads them.
 	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-24 * time.Hour)
 	counts := map[int32]int64{}
 	s.produceAt(counts, func(p int32, i int) time.Time {
