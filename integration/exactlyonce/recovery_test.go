@@ -111,6 +111,42 @@ func TestRecreatedTopic(t *testing.T) {
 	}
 }
 
+// TestTruncatedLogIsRefused (issue 20, KIP-320): while the daemon is
+// stopped the partition's log is truncated below what HDFS holds (testenv's
+// stand-in for an unclean leader election on a one-broker cluster: the same
+// topic and topic id, its segments gone, the leader epoch bumped by the
+// restart) and refilled past the old committed offset. Offsets and topic id
+// look right; only the leader epoch of the last committed record tells the
+// log apart. The partition is refused and writes nothing; after the
+// runbook, the new records land exactly once.
+func TestTruncatedLogIsRefused(t *testing.T) {
+	s := newSetup(t, 1)
+	counts := map[int32]int64{}
+	cfg := s.connector("truncated", map[string]string{"flush.size": "100", "rotate.interval.ms": "1000", "retry.backoff.ms": "500"})
+	d := s.start(cfg)
+	s.produce(counts, 350)
+	s.waitCommitted(350, time.Minute)
+	d.stop()
+	t.Cleanup(func() { testenv(t, "up") })
+	testenv(t, "truncate-kafka-log", s.topic, "0")
+	fresh := map[int32]int64{}
+	s.produce(fresh, 600)
+	d = s.start(cfg)
+	waitLog(t, d, "partition refused; waiting for an operator's reset", 2*time.Minute)
+	if !d.logContains("truncated below what HDFS holds") {
+		t.Error("the refusal does not say the log was truncated")
+	}
+	time.Sleep(5 * time.Second) // several looks at the WAL
+	s.check(counts)
+	old := resetAfterRecreate(t, s, cfg)
+	s.waitCommitted(600, 3*time.Minute)
+	d.stop()
+	s.check(fresh)
+	if _, err := verify.Check(s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
+		t.Fatalf("the old log's files, moved aside: %v", err)
+	}
+}
+
 // resetAfterRecreate is docs/operations.md's runbook: the old topic's files
 // are moved out of topics.dir, then `hdfs-sink offsets reset --to 0`. It
 // returns where the old files went.
