@@ -100,6 +100,10 @@ type Config struct {
 	// DLQReplication is the replication factor of the dead-letter topic
 	// when it has to be created; <= 0: the broker's default.
 	DLQReplication int16
+	// DeadLetterWait bounds how long a bad record waits for the dead-letter
+	// topic to take it (default 30 s); past it the partition breaks and
+	// retries like after a store failure (D21).
+	DeadLetterWait time.Duration
 	// LogBadRecords logs each tolerated bad record (errors.log.enable);
 	// LogRecordContent adds its key and value (errors.log.include.messages).
 	LogBadRecords, LogRecordContent bool
@@ -159,7 +163,7 @@ type Connector struct {
 	panicMu sync.Mutex
 	panic   *PanicError // the first panic recovered in a partition worker
 
-	dlqReady  atomic.Bool // the dead-letter topic exists
+	dlq       dlqProducer // the dead-letter topic: created?, produces under way
 	badLogged atomic.Bool // a tolerated bad record was logged
 }
 
@@ -204,6 +208,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.SchemaLookupWait <= 0 {
 		cfg.SchemaLookupWait = 30 * time.Second
+	}
+	if cfg.DeadLetterWait <= 0 {
+		cfg.DeadLetterWait = 30 * time.Second
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
@@ -491,7 +498,12 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, topicID [16]byte
 			return nil
 		}
 		if err != nil {
-			if err = c.badRecord(ctx, kr, err); err != nil {
+			err = c.badRecord(ctx, kr, err)
+			if deadLetterOutage(err) {
+				c.breakPartition(o, err) // the others go on; the record is read again (D21)
+				return nil
+			}
+			if err != nil {
 				return err
 			}
 		}
