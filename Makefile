@@ -82,9 +82,10 @@ bench:
 	$(GO) run ./bench -out bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)
 
 ## sweep: the exactly-once sweeps over every storage call (crash, double crash,
-## frozen owner x other owner), not the sample `make unit` runs; ~10 min.
+## frozen owner x other owner, a topic re-created under them), not the sample
+## `make unit` runs; ~10 min.
 sweep:
-	$(GO) test -count=1 -timeout 60m -run 'TestCrashSweep|TestZombieSweep' -v ./sink -sweep.full | grep -E 'runs,|^(ok|FAIL|---)'
+	$(GO) test -count=1 -timeout 60m -run 'TestCrashSweep|TestZombieSweep|TestTopicChangeSweep' -v ./sink -sweep.full | grep -E 'runs,|^(ok|FAIL|---)'
 
 ## chaos: the whole fault catalogue (chaos/, docs/reliability.md) against the
 ## test services, up with a DataNode volume of their own and always down
