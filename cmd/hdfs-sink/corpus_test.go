@@ -46,6 +46,7 @@ func readManifest(t *testing.T) []corpusEntry {
 // documented unsupported feature.
 func TestPublishedConnectorFiles(t *testing.T) {
 	t.Setenv("HADOOP_USER_NAME", "etl") // the default HDFS user, not this machine's
+	t.Setenv("KRB5_CONFIG", "")         // the default krb5.conf, /etc/krb5.conf under the corpus's root
 	hostRoot, environ = filepath.Join(corpusDir, "root"), func() []string { return nil }
 	t.Cleanup(func() { hostRoot, environ = "", os.Environ })
 	// git keeps no file modes but the executable bit: a keytab readable by
