@@ -163,14 +163,7 @@ func TestRefusalOutlivesTheLogGrowing(t *testing.T) {
 // refusal, and the partition resumes after what HDFS holds.
 func TestTruncationBelowCommittedIsRefused(t *testing.T) {
 	ctx := context.Background()
-	f := newFixture(t, storagetest.NewMemFS())
-	if err := f.run(f.partition(nil), 100); err != nil {
-		t.Fatal(err)
-	}
-	p := f.partition(nil)
-	if next, err := p.resume(ctx, nil); err != nil || next != 100 {
-		t.Fatalf("resume = %d, %v", next, err)
-	}
+	f, _, p := ownerAfterHistory(t, 100)
 	if err := p.truncated(120); err == nil || isRefusal(err) {
 		t.Fatalf("divergence past the committed offset = %v; want an error that is no refusal", err)
 	}
@@ -195,24 +188,9 @@ func TestTruncationBelowCommittedIsRefused(t *testing.T) {
 // reset the partition in between, the reset decides.
 func TestRefusalIsPublishedOnlyOverOwnSegment(t *testing.T) {
 	ctx := context.Background()
-	mem := storagetest.NewMemFS()
-	f := newFixture(t, mem)
-	if err := f.run(f.partition(nil), 100); err != nil {
-		t.Fatal(err)
-	}
-	p := f.partition(nil)
-	if _, err := p.resume(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	_, mem, p := ownerAfterHistory(t, 100)
 	_ = p.beginBatch(batchOf(0, 9)) // a rewind: refused, not yet published
-	if err := mem.Rename("/topics/"+testTopic, "/archive"); err != nil {
-		t.Fatal(err)
-	}
-	s := p.cfg.WriteSettings
-	s.TopicsDir, s.LogsDir = func(string) string { return "/topics" }, func(string) string { return "/logs" }
-	if err := ResetOffset(ctx, s, Reset{Topic: testTopic, Next: 0}, testLogger()); err != nil {
-		t.Fatal(err)
-	}
+	runbook(t, mem, p, 0)
 	if next, err := p.resume(ctx, nil); err != nil || next != -1 {
 		t.Fatalf("resume after the operator's reset = %d, %v; want -1 (nothing committed), no refusal", next, err)
 	}
@@ -261,15 +239,7 @@ func TestConnectorsSharingAWALAreRefused(t *testing.T) {
 // meanwhile, until an operator's reset; the reset's offset then decides.
 func TestRewindRefusalNeedsAReset(t *testing.T) {
 	ctx := context.Background()
-	mem := storagetest.NewMemFS()
-	f := newFixture(t, mem)
-	if err := f.run(f.partition(nil), 100); err != nil {
-		t.Fatal(err)
-	}
-	p := f.partition(nil)
-	if _, err := p.resume(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	f, mem, p := ownerAfterHistory(t, 100)
 	var re *RewindError
 	if err := p.beginBatch(batchOf(0, 9)); !errors.As(err, &re) {
 		t.Fatalf("beginBatch below the committed offset = %v; want a RewindError", err)
@@ -283,14 +253,7 @@ func TestRewindRefusalNeedsAReset(t *testing.T) {
 	if next, err := f.partition(nil).resume(ctx, nil); !errors.As(err, &refused) {
 		t.Fatalf("another owner's recovery = %d, %v; want the refusal", next, err)
 	}
-	if err := mem.Rename("/topics/"+testTopic, "/archive"); err != nil {
-		t.Fatal(err)
-	}
-	s := p.cfg.WriteSettings
-	s.TopicsDir, s.LogsDir = func(string) string { return "/topics" }, func(string) string { return "/logs" }
-	if err := ResetOffset(ctx, s, Reset{Topic: testTopic, Next: 40}, testLogger()); err != nil {
-		t.Fatal(err)
-	}
+	runbook(t, mem, p, 40)
 	if next, err := p.resume(ctx, nil); err != nil || next != 40 {
 		t.Fatalf("after a reset to 40, resume = %d, %v", next, err)
 	}
@@ -359,4 +322,34 @@ func TestVersion1WALKeepsWorking(t *testing.T) {
 		t.Fatalf("head after the first commit = %+v; want version 2 with the adopted topic id and the connector", head)
 	}
 	f.check(50)
+}
+
+// ownerAfterHistory is a store where one owner committed offsets 0 to n-1,
+// and a second owner that has recovered the partition.
+func ownerAfterHistory(t *testing.T, n int64) (*fixture, *storagetest.MemFS, *partition) {
+	t.Helper()
+	mem := storagetest.NewMemFS()
+	f := newFixture(t, mem)
+	if err := f.run(f.partition(nil), n); err != nil {
+		t.Fatal(err)
+	}
+	p := f.partition(nil)
+	if _, err := p.resume(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return f, mem, p
+}
+
+// runbook moves the committed files aside and resets the partition to next,
+// as docs/operations.md says after a refusal.
+func runbook(t *testing.T, mem *storagetest.MemFS, p *partition, next int64) {
+	t.Helper()
+	if err := mem.Rename("/topics/"+testTopic, "/archive"); err != nil {
+		t.Fatal(err)
+	}
+	s := p.cfg.WriteSettings
+	s.TopicsDir, s.LogsDir = func(string) string { return "/topics" }, func(string) string { return "/logs" }
+	if err := ResetOffset(context.Background(), s, Reset{Topic: testTopic, Next: next}, testLogger()); err != nil {
+		t.Fatal(err)
+	}
 }
