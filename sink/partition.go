@@ -83,6 +83,11 @@ type partition struct {
 	// a refusal found by this owner and not yet published: the next
 	// recovery's claim publishes it.
 	refused, refusal string
+	// batchAt is when the batch (or tick) being handled started: rotation
+	// triggers and new files read the clock once per batch, not per record
+	// (a record costs a few microseconds; two clock reads were a visible
+	// part of it, issue 25). Zero outside a batch: the clock is read.
+	batchAt time.Time
 	// seekStart: a batch was refused since the last recovery, so Kafka's
 	// position for the partition says nothing; with nothing committed the
 	// next resume must seek to where the start policy says (after a reset
@@ -198,6 +203,7 @@ type fetchedBatch struct {
 // the WAL until an operator resets the partition (refuse).
 func (p *partition) beginBatch(b fetchedBatch) error {
 	p.enter(WritePartitionPaused)
+	p.batchAt = p.cfg.Now()
 	if p.firstSeen < 0 {
 		p.firstSeen = b.First // before decoding, so a failed first batch is fetched again
 	}
@@ -272,6 +278,7 @@ func (p *partition) rewound(b fetchedBatch) error {
 
 // endBatch runs the rotation check the reference runs when its buffer is empty.
 func (p *partition) endBatch(ctx context.Context) error {
+	defer func() { p.batchAt = time.Time{} }()
 	err := p.maybeRotate(ctx, nil)
 	if err == nil {
 		p.enter(WriteStarted)
@@ -307,7 +314,7 @@ func (p *partition) write(ctx context.Context, r record) error {
 // append writes r into the file of directory enc; the first record of a
 // rotation starts the schedule and tells the catalog its schema.
 func (p *partition) append(enc string, r record) error {
-	now := p.cfg.Now()
+	now := p.now()
 	wasEmpty := p.w.Empty()
 	if err := p.w.Append(enc, r.Schema, r.Offset, r.Datum, now); err != nil {
 		return err
@@ -381,6 +388,14 @@ func (p *partition) restoreCurrent(ctx context.Context) error {
 	return nil
 }
 
+// now is the time the current batch started, or the clock's outside one.
+func (p *partition) now() time.Time {
+	if p.batchAt.IsZero() {
+		return p.cfg.Now()
+	}
+	return p.batchAt
+}
+
 // kafkaMillis is a record timestamp in epoch milliseconds; -1 when absent.
 func kafkaMillis(t time.Time) int64 {
 	if t.IsZero() {
@@ -429,7 +444,7 @@ func (p *partition) maybeRotate(ctx context.Context, r *record) error {
 }
 
 func (p *partition) rotateReason(r *record) string {
-	now := p.cfg.Now()
+	now := p.now()
 	switch {
 	case p.w.Records() >= p.cfg.FlushSize:
 		return "flush.size"

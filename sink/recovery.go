@@ -54,6 +54,7 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 	// (restored lazily from the claim, restoreCurrent), never a schema that
 	// was only decided on (audit F8).
 	p.current = nil
+	p.batchAt = time.Time{} // a batch that failed midway ends here
 	// Nothing of this partition is fetched until recovery returns an offset.
 	p.enter(RecoveryPartitionPaused)
 	if err := p.claim(ctx, scans); err != nil {
