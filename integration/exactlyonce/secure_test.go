@@ -315,7 +315,9 @@ func TestSecureFailures(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			name := fmt.Sprintf("refused%d", i)
-			failing := s.connector(name, tt.extra)
+			// Directories of its own: a WAL names the connector that wrote it,
+			// and the registry cases claim the partition before they fail.
+			failing := s.connector(name, merge(tt.extra, map[string]string{"topics.dir": name + "/topics", "logs.dir": name + "/logs"}))
 			companion := s.connector(name+"-companion", map[string]string{"topics.dir": name + "-companion/topics", "logs.dir": name + "-companion/logs"})
 			start := time.Now()
 			d := s.start(s.connectorDir(failing, companion))
