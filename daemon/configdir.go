@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"encoding/json"
@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
 // errNotWritable refuses REST changes of connector files that could not
@@ -19,67 +20,60 @@ import (
 // daemon cannot write.
 var errNotWritable = errors.New("connector files cannot be changed here: --config must be a directory the daemon can write")
 
-// writableDir returns the config directory if the daemon can change it.
-func (d *daemon) writableDir() (string, error) {
-	st, err := os.Stat(d.cf.config)
+// writableDir returns the config directory if the daemon can change it;
+// else a *rest.ForbiddenError.
+func (d *Daemon) writableDir() (string, error) {
+	st, err := os.Stat(d.files.Config)
 	if err != nil || !st.IsDir() {
-		return "", errNotWritable
+		return "", &rest.ForbiddenError{Err: errNotWritable}
 	}
-	f, err := os.CreateTemp(d.cf.config, ".hdfs-sink-probe-*.tmp")
+	f, err := os.CreateTemp(d.files.Config, ".hdfs-sink-probe-*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", errNotWritable, err)
+		return "", &rest.ForbiddenError{Err: fmt.Errorf("%w: %v", errNotWritable, err)}
 	}
 	f.Close()
 	os.Remove(f.Name())
-	return d.cf.config, nil
+	return d.files.Config, nil
 }
 
 // fileFor is where connector name lives: its own file if it came from the
 // directory, else <dir>/<name>.json.
-func (d *daemon) fileFor(dir, name string) string {
+func (d *Daemon) fileFor(dir, name string) string {
 	if s := d.supervisor(name); s != nil && filepath.Dir(s.config().Source) == filepath.Clean(dir) {
 		return s.config().Source
 	}
 	return filepath.Join(dir, name+".json")
 }
 
-// putConfig is PUT /connectors/<name>/config: the body is the config map.
-// The file is checked as run checks it, together with the other files,
-// then written atomically and reloaded: 201 for a new connector, 200 for
-// a changed one.
-func (a *restAPI) putConfig(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	dir, err := a.d.writableDir()
+// Put is PUT /connectors/<name>/config: body is the config map. The file
+// is checked as run checks it, together with the other files, then written
+// atomically and reloaded. created: the connector is new. A config that
+// cannot be used is a *rest.ConfigError, a directory the daemon cannot
+// write a *rest.ForbiddenError.
+func (d *Daemon) Put(name string, body io.Reader) (c *configs.Connector, created bool, err error) {
+	dir, err := d.writableDir()
 	if err != nil {
-		writeError(w, http.StatusForbidden, err.Error())
-		return
+		return nil, false, err
 	}
 	if !safeName(name) {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("connector name %q cannot be a file name", name))
-		return
+		return nil, false, &rest.ConfigError{Messages: []string{fmt.Sprintf("connector name %q cannot be a file name", name)}}
 	}
-	file := a.d.fileFor(dir, name)
-	data, c, err := a.candidate(r.Body, name)
-	refused := redactedErrors(a.d.board.redactor(), err)
+	file := d.fileFor(dir, name)
+	data, c, err := candidate(body, name)
+	refused := wiring.RedactedErrors(d.board.redactor(), err)
 	if err == nil {
-		refused = a.d.checkWithOthers(dir, file, data)
+		refused = d.checkWithOthers(dir, file, data)
 	}
 	if refused != nil {
-		writeError(w, http.StatusBadRequest, strings.Join(refused, "\n"))
-		return
+		return nil, false, &rest.ConfigError{Messages: refused}
 	}
-	existed := a.d.supervisor(name) != nil
+	existed := d.supervisor(name) != nil
 	if err := writeAtomic(file, data); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
+		return nil, false, err
 	}
-	a.log.Info("connector file written through the REST API; reloading", "connector", name)
-	a.d.reloadNow()
-	code := http.StatusCreated
-	if existed {
-		code = http.StatusOK
-	}
-	writeJSON(w, code, infoOf(configs.NewRedactor(a.d.board.loadedWorker(), c), c))
+	d.log.Info("connector file written through the REST API; reloading", "connector", name)
+	d.reloadNow()
+	return c, !existed, nil
 }
 
 func safeName(name string) bool {
@@ -87,7 +81,7 @@ func safeName(name string) bool {
 }
 
 // candidate decodes a config map and parses it as connector name's file.
-func (a *restAPI) candidate(body io.Reader, name string) ([]byte, *configs.Connector, error) {
+func candidate(body io.Reader, name string) ([]byte, *configs.Connector, error) {
 	var cfg map[string]any
 	if err := json.NewDecoder(io.LimitReader(body, 1<<20)).Decode(&cfg); err != nil {
 		return nil, nil, fmt.Errorf("the body must be a JSON object of config keys: %v", err)
@@ -112,7 +106,7 @@ func (a *restAPI) candidate(body io.Reader, name string) ([]byte, *configs.Conne
 // directory, duplicate names, what the wiring refuses), on a copy of the
 // directory: configs checks files, and the real directory must not hold a
 // bad file even for a moment. It returns the errors, redacted; nil: none.
-func (d *daemon) checkWithOthers(dir, target string, data []byte) []string {
+func (d *Daemon) checkWithOthers(dir, target string, data []byte) []string {
 	tmp, err := os.MkdirTemp("", "hdfs-sink-check-")
 	if err != nil {
 		return []string{err.Error()}
@@ -130,8 +124,8 @@ func (d *daemon) checkWithOthers(dir, target string, data []byte) []string {
 	if err := os.WriteFile(filepath.Join(tmp, filepath.Base(target)), data, 0o600); err != nil {
 		return []string{err.Error()}
 	}
-	_, err = loadChecked(configFlags{config: tmp, worker: d.cf.worker}, slog.New(slog.DiscardHandler))
-	msgs := redactedErrors(d.board.redactor(), err)
+	_, err = wiring.LoadChecked(wiring.Files{Config: tmp, Worker: d.files.Worker}, slog.New(slog.DiscardHandler))
+	msgs := wiring.RedactedErrors(d.board.redactor(), err)
 	for i := range msgs {
 		msgs[i] = strings.ReplaceAll(msgs[i], tmp, filepath.Clean(dir))
 	}
@@ -146,27 +140,29 @@ func copyFile(from, to string) error {
 	return os.WriteFile(to, b, 0o600)
 }
 
-// deleteConnector is DELETE /connectors/<name>: its file is removed and the
-// daemon reloads, which stops the connector gracefully.
-func (a *restAPI) deleteConnector(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	dir, err := a.d.writableDir()
+// Delete is DELETE /connectors/<name>: its file is removed and the daemon
+// reloads, which stops the connector gracefully. A file the daemon may not
+// remove is a *rest.ForbiddenError.
+func (d *Daemon) Delete(name string) error {
+	s := d.supervisor(name)
+	if s == nil {
+		return rest.ErrNotFound
+	}
+	dir, err := d.writableDir()
 	if err != nil {
-		writeError(w, http.StatusForbidden, err.Error())
-		return
+		return err
 	}
 	file := s.config().Source
 	if filepath.Dir(file) != filepath.Clean(dir) {
-		writeError(w, http.StatusForbidden, fmt.Sprintf("connector %s comes from %s, outside %s", s.name, file, dir))
-		return
+		return &rest.ForbiddenError{Err: fmt.Errorf("connector %s comes from %s, outside %s", s.name, file, dir)}
 	}
 	if err := os.Remove(file); err != nil {
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
+		return err
 	}
 	syncDir(dir)
-	a.log.Info("connector file deleted through the REST API; reloading", "connector", s.name, "file", file)
-	a.d.reloadNow()
-	w.WriteHeader(http.StatusNoContent)
+	d.log.Info("connector file deleted through the REST API; reloading", "connector", s.name, "file", file)
+	d.reloadNow()
+	return nil
 }
 
 // writeAtomic replaces file with data: written to a temp file beside it,

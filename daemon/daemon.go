@@ -1,127 +1,207 @@
-package main
+// Package daemon is hdfs-sink's runtime as a library: New loads the worker
+// and connector files as `hdfs-sink run` does, and Run runs every connector
+// until its context ends. Each connector has a supervisor (supervisor.go:
+// the restart policy, pause, panics) that runs it with its Hive syncer and
+// health check as one group; reload.go applies SIGHUP and changes in the
+// config directory; the status board (status.go) is what GET /status, the
+// REST API and /readyz report; configdir.go changes connector files for
+// the REST API (daemon/rest), which reaches the daemon only through the
+// rest.Connectors methods the Daemon has (api.go). A connector file becomes
+// the packages' options in internal/wiring, never here.
+package daemon
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
+	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/schema"
-	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
-func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
-	// Caught first: SIGHUP's default action ends the process without
-	// committing anything, and systemctl reload sends it.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
-	var rf runFlags
-	fs := rf.flagSet(stderr)
-	if err := fs.Parse(args); err != nil || rf.cf.config == "" {
-		fmt.Fprintln(stderr, "hdfs-sink run: --config is required")
-		return 2
-	}
-	log, err := rf.log.logger(stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "hdfs-sink run:", err)
-		return 2
-	}
-	d, l, code := rf.daemon(log)
-	if d == nil {
-		return code
-	}
-	defer d.logins.Close()
-	srv, err := rf.server(fs, d, l.worker, log)
-	if err != nil {
-		log.Error("cannot serve the REST API, metrics and health endpoints", "addr", rf.listenAddr(fs, l.worker), "err", err)
-		return 2
-	}
-	if srv != nil {
-		defer srv.shutdown()
-	}
-	go d.forwardReloads(ctx, hup)
-	return d.runConnectors(ctx, l.conns)
+// Options are what a daemon is run with: `hdfs-sink run`'s flags.
+type Options struct {
+	// Config is a connector file or a directory of them (a directory the
+	// daemon can write lets the REST API add, change and delete
+	// connectors); Worker is the Kafka Connect worker file ("": the
+	// CONNECT_* environment, if any).
+	Config, Worker string
+	Logger         *slog.Logger // nil: discard
+	// Hide, when set, is told the secrets of every load and reload, so a
+	// log handler can hide them (cmd/hdfs-sink's does).
+	Hide func(*configs.Redactor)
+	// MemoryMax is one memory ceiling for the whole process (0: the sum
+	// of the connectors' hdfs.sink.memory.max.bytes).
+	MemoryMax int64
+	Restart   RestartPolicy // the zero policy is DefaultRestart
+	// HealthInterval is how often each connector checks Kafka, the
+	// registry and the store (0: 10 s); WatchInterval how often the config
+	// directory is checked for changes (0: only Reload reloads).
+	HealthInterval, WatchInterval time.Duration
+	// Reload asks for a reload at each value (SIGHUP); nil: none.
+	Reload <-chan os.Signal
+	HTTP   HTTPOptions
+	// Version names the binary in hdfs_sink_build_info and the plugin
+	// list; Build is what GET / reports.
+	Version string
+	Build   BuildInfo
 }
 
-// daemon builds the daemon from the flags and loads the worker and
-// connector files; a nil daemon comes with the exit code.
-func (rf *runFlags) daemon(log *slog.Logger) (*daemon, loaded, int) {
+// BuildInfo is the version and commit GET / reports.
+type BuildInfo = rest.BuildInfo
+
+// HTTPOptions are the daemon's HTTP server: the REST API, /status,
+// /metrics, /healthz and /readyz.
+type HTTPOptions struct {
+	// Listen is the address given the worker file loaded (its listeners);
+	// nil or "": no server.
+	Listen            func(worker *configs.Worker) string
+	ReadOnly          bool   // refuse every REST request that changes something
+	AuthFile          string // user:password lines: basic authentication
+	CertFile, KeyFile string // serve HTTPS
+}
+
+// RestartPolicy is what happens to a connector that failed: restarted
+// after a wait that doubles from Initial up to Max, at most Attempts times
+// in a row (negative: without end; 0: never).
+type RestartPolicy struct {
+	Initial, Max time.Duration
+	Attempts     int
+}
+
+// DefaultRestart is `hdfs-sink run`'s restart policy.
+var DefaultRestart = RestartPolicy{Initial: 5 * time.Second, Max: 5 * time.Minute, Attempts: -1}
+
+// ErrAllFailed is Run's error when the restart policy gave up on every
+// connector.
+var ErrAllFailed = errors.New("every connector failed and the restart policy gave up")
+
+// New loads the worker and connector files as `hdfs-sink check` checks
+// them; a refusal is logged (nothing is consumed) and returned, secrets
+// hidden. Nothing runs before Run.
+func New(o Options) (*Daemon, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	faults, err := sink.FaultsFromEnv()
 	if err != nil {
 		log.Error("bad fault injection setting", "err", err)
-		return nil, loaded{}, 2
+		return nil, err
 	}
-	fp := configFingerprint(rf.cf.config)
-	l, err := loadChecked(rf.cf, log)
-	rf.log.hide(l.redact)
+	files := wiring.Files{Config: o.Config, Worker: o.Worker}
+	fp := configFingerprint(files.Config)
+	l, err := wiring.LoadChecked(files, log)
+	if o.Hide != nil {
+		o.Hide(l.Redact)
+	}
 	if err != nil {
+		err = errors.New(l.Redact.Text(err.Error()))
 		log.Error("invalid configuration; nothing consumed", "err", err)
-		return nil, l, 2
+		return nil, err
 	}
-	for _, line := range workerLines(l.worker) {
+	for _, line := range wiring.WorkerLines(l.Worker) {
 		log.Info(line)
 	}
-	d := newDaemon(faults, newProcessMemory(rf.memMax, len(l.conns), log), newStatusBoard(), log)
+	o.Logger = log
+	d := newDaemon(o, faults, wiring.NewProcessMemory(o.MemoryMax, len(l.Conns), log))
 	d.board.setLoaded(l)
-	d.cf, d.loaded, d.restart, d.healthEvery, d.watchEvery = rf.cf, fp, rf.restartPolicy(), rf.healthEvery, rf.watchEvery
-	d.hide = rf.log.hide
-	d.limitMemory = func(conns []*configs.Connector) { limitBySum(rf.memMax, conns, d.metrics, log) }
-	return d, l, 0
+	d.conns, d.loaded = l.Conns, fp
+	d.limitMemory = func(conns []*configs.Connector) { wiring.LimitBySum(o.MemoryMax, conns, d.metrics, log) }
+	return d, nil
 }
 
-// loadChecked loads the worker and connector files as run and check do:
-// configs, then what the wiring refuses; warnings go to log.
-func loadChecked(cf configFlags, log *slog.Logger) (loaded, error) {
-	l, err := cf.load()
-	for _, w := range l.warns {
-		log.Warn("config", "warning", w.String())
-	}
+// Run runs every connector until ctx ends, serving the HTTP API meanwhile
+// and applying reloads. A connector that fails is restarted by the policy;
+// the others go on. Once ctx has ended Run waits for the connectors to
+// commit and leave their groups, shutdownBound at most (those still
+// running then are named in the log and left to recovery), and returns
+// nil. It returns ErrAllFailed when the policy gave up on every connector,
+// and the HTTP server's error when it cannot listen, before anything runs.
+// A Daemon runs once.
+func (d *Daemon) Run(ctx context.Context) error {
+	defer d.logins.Close()
+	srv, err := d.serve()
 	if err != nil {
-		return l, err
+		return err
 	}
-	reports, err := checkWiring(l.conns, l.redact)
-	for i, r := range reports {
-		for _, w := range r.warns {
-			log.Warn("config", "connector", l.conns[i].Name, "warning", w)
-		}
+	if srv != nil {
+		defer srv.Shutdown()
 	}
-	return l, err
+	reloadCtx, stopReloads := context.WithCancel(ctx)
+	var reloads sync.WaitGroup
+	reloads.Go(func() { d.forwardReloads(reloadCtx, d.hup) })
+	defer reloads.Wait()
+	defer stopReloads()
+	if d.runConnectors(ctx, d.conns) != 0 {
+		return ErrAllFailed
+	}
+	return nil
 }
 
-// daemon is what the connectors of one `run` share, and how it reaches the
+// serve starts the HTTP server, or returns nil when it is off.
+func (d *Daemon) serve() (*rest.Server, error) {
+	if d.http.Listen == nil {
+		return nil, nil
+	}
+	addr := d.http.Listen(d.board.loadedWorker())
+	if addr == "" {
+		return nil, nil
+	}
+	srv, err := rest.Serve(rest.ServerConfig{Addr: addr, AuthFile: d.http.AuthFile, CertFile: d.http.CertFile, KeyFile: d.http.KeyFile},
+		d.restAPI(""), d.log)
+	if err != nil {
+		d.log.Error("cannot serve the REST API, metrics and health endpoints", "addr", addr, "err", err)
+		return nil, err
+	}
+	return srv, nil
+}
+
+// restAPI is the REST API over d, with its status document and metrics;
+// workerID is the listener's host:port (Serve sets it).
+func (d *Daemon) restAPI(workerID string) *rest.API {
+	return rest.New(d, rest.Options{ReadOnly: d.http.ReadOnly, WorkerID: workerID, Version: d.version, Build: d.build,
+		Status: d.board.handler(d.log), Metrics: d.metrics.Handler(), Log: d.log})
+}
+
+// Daemon is what the connectors of one run share, and how it reaches the
 // store, the registry and the metastore (tests put fakes there).
-type daemon struct {
+type Daemon struct {
 	faults  sink.Faults
-	mem     processMemory
+	mem     wiring.ProcessMemory
 	board   *statusBoard
 	metrics *metrics.Metrics
 	log     *slog.Logger
 	// logins are the process's Kerberos logins, one per principal and
 	// keytab, shared by every connector's HDFS, Metastore and Kafka clients.
 	logins      *kerberos.Logins
-	cf          configFlags             // --config and --worker, read again on reload
+	files       wiring.Files            // --config and --worker, read again on reload
 	hide        func(*configs.Redactor) // gives the log handler the secrets of a reload
-	restart     restartPolicy
+	restart     RestartPolicy
 	healthEvery time.Duration
 	watchEvery  time.Duration              // 0: no directory watch
-	loaded      [32]byte                   // configFingerprint of the files run loaded
+	hup         <-chan os.Signal           // Options.Reload
+	http        HTTPOptions                // the server Run starts
+	version     string                     // Options.Version
+	build       rest.BuildInfo             // Options.Build
+	conns       []*configs.Connector       // what New loaded: Run starts them
+	loaded      [32]byte                   // configFingerprint of the files New loaded
 	limitMemory func([]*configs.Connector) // nil: leave Go's memory limit alone
 	reloads     chan struct{}
 
@@ -136,17 +216,26 @@ type daemon struct {
 	dialHive  func(ctx context.Context, uris string) (hive.Metastore, error)
 }
 
-func newDaemon(faults sink.Faults, mem processMemory, board *statusBoard, log *slog.Logger) *daemon {
-	m := metrics.New(version)
+// newDaemon is a daemon of o that has loaded nothing (New loads).
+func newDaemon(o Options, faults sink.Faults, mem wiring.ProcessMemory) *Daemon {
+	board := newStatusBoard()
+	m := metrics.New(o.Version)
 	board.metrics = m
 	m.SetStates(board.states)
-	d := &daemon{faults: faults, mem: mem, board: board, metrics: m, log: log, logins: kerberos.NewLogins(log),
-		restart: restartPolicy{initial: 5 * time.Second, max: 5 * time.Minute, attempts: -1}, healthEvery: 10 * time.Second,
+	d := &Daemon{faults: faults, mem: mem, board: board, metrics: m, log: o.Logger, logins: kerberos.NewLogins(o.Logger),
+		files: wiring.Files{Config: o.Config, Worker: o.Worker}, hide: o.Hide,
+		restart: o.Restart, healthEvery: o.HealthInterval, watchEvery: o.WatchInterval, hup: o.Reload,
+		http: o.HTTP, version: o.Version, build: o.Build,
 		reloads: make(chan struct{}, 1), sups: map[string]*supervisor{},
-		registry: registryFor, dialHive: dialHive}
-	d.openStore = func(c *configs.Connector) (storage.FS, error) { return openStore(c, d.logins) }
+		registry: wiring.RegistryFor, dialHive: wiring.DialHive}
+	if d.restart == (RestartPolicy{}) {
+		d.restart = DefaultRestart
+	}
+	if d.healthEvery == 0 {
+		d.healthEvery = 10 * time.Second
+	}
+	d.openStore = func(c *configs.Connector) (storage.FS, error) { return wiring.OpenStore(c, d.logins) }
 	return d
-
 }
 
 // runConnectors runs every connector until ctx ends, and applies reloads
@@ -154,7 +243,7 @@ func newDaemon(faults sink.Faults, mem processMemory, board *statusBoard, log *s
 // go on. The exit code is 1 when the policy gave up on all of them. Once
 // ctx has ended it waits shutdownBound at most; connectors still running
 // then are named in the log and left to the process's exit.
-func (d *daemon) runConnectors(ctx context.Context, conns []*configs.Connector) int {
+func (d *Daemon) runConnectors(ctx context.Context, conns []*configs.Connector) int {
 	if d.limitMemory != nil {
 		d.limitMemory(conns)
 	}
@@ -179,9 +268,11 @@ func (d *daemon) runConnectors(ctx context.Context, conns []*configs.Connector) 
 	}
 }
 
-func (d *daemon) startSupervisor(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {
-	s := d.newSupervisor(c)
-	d.board.set(c.Name, func(cs *connStatus) { cs.cfg, cs.sup = c, s })
+func (d *Daemon) startSupervisor(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {
+	s := newSupervisor(c, d.runConnector, d.restart, d.board, d.log)
+	d.board.set(c.Name, func(cs *connStatus) {
+		cs.paused = func() bool { _, effective := s.pauseState(); return effective }
+	})
 	d.mu.Lock()
 	d.sups[c.Name] = s
 	d.mu.Unlock()
@@ -197,7 +288,7 @@ func (d *daemon) startSupervisor(ctx context.Context, c *configs.Connector, ende
 
 // allGaveUp reports whether every supervisor has ended because the restart
 // policy gave up (there is at least one).
-func (d *daemon) allGaveUp() bool {
+func (d *Daemon) allGaveUp() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, s := range d.sups {
@@ -210,7 +301,7 @@ func (d *daemon) allGaveUp() bool {
 
 // revive starts a new supervisor for a connector whose restart policy gave
 // up, with cfg: a restart asked through the API, or a changed file.
-func (d *daemon) revive(cfg *configs.Connector) {
+func (d *Daemon) revive(cfg *configs.Connector) {
 	d.mu.Lock()
 	ctx, ended := d.runCtx, d.ended
 	d.mu.Unlock()
@@ -219,14 +310,14 @@ func (d *daemon) revive(cfg *configs.Connector) {
 	}
 }
 
-func (d *daemon) supervisor(name string) *supervisor {
+func (d *Daemon) supervisor(name string) *supervisor {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.sups[name]
 }
 
 // shutdown waits for every supervisor, shutdownBound at most.
-func (d *daemon) shutdown(conns []*configs.Connector) int {
+func (d *Daemon) shutdown(conns []*configs.Connector) int {
 	var wg sync.WaitGroup
 	d.mu.Lock()
 	for _, s := range d.sups {
@@ -270,11 +361,17 @@ func shutdownBound(conns []*configs.Connector) time.Duration {
 	return d + 15*time.Second
 }
 
-// connector runs one connector once with its store and, with
-// hive.integration, its Hive syncer. The store is closed last, when nothing
-// uses it any more.
-func (d *daemon) connector(ctx context.Context, c *configs.Connector, sup *supervisor) error {
-	if err := d.kafkaReady(ctx, c); err != nil {
+// runConnector runs one connector once with its store and, with
+// hive.integration, its Hive syncer; started learns the connector before
+// it runs. The store is closed last, when nothing uses it any more. The
+// Kafka security settings are parsed once, for the readiness probe and the
+// client.
+func (d *Daemon) runConnector(ctx context.Context, c *configs.Connector, started func(*sink.Connector)) error {
+	sec, err := wiring.KafkaSecurity(c, d.logins)
+	if err != nil {
+		return err
+	}
+	if err := d.kafkaReady(ctx, c, sec); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped while waiting for Kafka
 		}
@@ -289,28 +386,28 @@ func (d *daemon) connector(ctx context.Context, c *configs.Connector, sup *super
 	if err != nil {
 		return err
 	}
-	conn, syncer, err := d.newConnector(c, store, reg)
+	conn, syncer, err := d.newConnector(c, store, reg, sec)
 	if err != nil {
 		return err
 	}
-	sup.running(conn)
+	started(conn)
 	d.board.set(c.Name, func(cs *connStatus) {
 		cs.state, cs.err, cs.conn, cs.syncer, cs.registry = "running", nil, conn, syncer, reg
 	})
 	defer d.board.set(c.Name, func(cs *connStatus) { cs.conn, cs.registry = nil, nil })
 	d.metrics.SetHive(c.Name, hiveStats(syncer))
-	h := &healthCheck{d: d, c: c, conn: conn, reg: reg, store: store}
+	h := &healthCheck{every: d.healthEvery, metrics: d.metrics, board: d.board, c: c, conn: conn, reg: reg, store: store}
 	return runGroup(ctx, conn, syncer, h, d.log.With("connector", c.Name))
 }
 
 // newConnector wires a connector and its syncer (nil without
 // hive.integration); neither runs yet.
-func (d *daemon) newConnector(c *configs.Connector, store storage.FS, reg schema.Registry) (*sink.Connector, *hive.Syncer, error) {
+func (d *Daemon) newConnector(c *configs.Connector, store storage.FS, reg schema.Registry, sec *kafkaclient.Security) (*sink.Connector, *hive.Syncer, error) {
 	faults, err := d.connectorFaults(c.Name)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := sinkConfig(c, connectorDeps{store: store, reg: reg, mem: d.mem, log: d.log, faults: faults, logins: d.logins})
+	cfg, err := wiring.SinkConfig(c, wiring.ConnectorDeps{Store: store, Registry: reg, Mem: d.mem, Log: d.log, Faults: faults, Security: sec})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -318,7 +415,7 @@ func (d *daemon) newConnector(c *configs.Connector, store storage.FS, reg schema
 	if err != nil {
 		return nil, nil, fmt.Errorf("connector %q: %w", c.Name, err)
 	}
-	syncer, err := hiveSyncer(c, store, cfg.Partitioner, dial, d.log)
+	syncer, err := wiring.HiveSyncer(c, store, cfg.Partitioner, dial, d.log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -391,8 +488,8 @@ const hiveDrainTimeout = 10 * time.Second
 // hiveDialer is how the connector's syncer reaches its metastore: the
 // daemon's dialHive, or with SASL a dial authenticated by the connector's
 // Kerberos login.
-func (d *daemon) hiveDialer(c *configs.Connector) (func(context.Context, string) (hive.Metastore, error), error) {
-	opts, err := hiveDialOptions(c, d.logins)
+func (d *Daemon) hiveDialer(c *configs.Connector) (func(context.Context, string) (hive.Metastore, error), error) {
+	opts, err := wiring.HiveDialOptions(c, d.logins)
 	if err != nil || opts == nil {
 		return d.dialHive, err
 	}
@@ -411,7 +508,7 @@ func (d *daemon) hiveDialer(c *configs.Connector) (func(context.Context, string)
 // configuration error (a wrong keytab, an unknown principal, clock skew):
 // it stops the connector at once. An unreachable KDC is waited out like
 // the store.
-func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (storage.FS, error) {
+func (d *Daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (storage.FS, error) {
 	wait := c.RetryBackoff
 	for attempt := 1; ; attempt++ {
 		store, err := d.openStore(c)
@@ -441,29 +538,10 @@ func (d *daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 // settings. A broker that is down is waited for; one that refuses the
 // credentials or fails the TLS handshake stops the connector at once, with
 // the broker's address and the reason (kafkaclient.AuthError).
-func (d *daemon) kafkaReady(ctx context.Context, c *configs.Connector) error {
-	sec, err := kafkaSecurity(c, d.logins)
-	if err != nil {
-		return err
-	}
+func (d *Daemon) kafkaReady(ctx context.Context, c *configs.Connector, sec *kafkaclient.Security) error {
 	sec.Opts(d.log.With("connector", c.Name))
 	if err := sec.WaitReady(ctx, c.Consumer.BootstrapServers, kgo.ClientID("hdfs-sink-"+c.Name)); err != nil {
 		return fmt.Errorf("connector %q: %w", c.Name, err)
 	}
 	return nil
-}
-
-func registryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error) {
-	if c.Schemaless {
-		return nil, nil // values are not Avro: no registry
-	}
-	cfg, err := registryConfig(c, log)
-	if err != nil {
-		return nil, err
-	}
-	reg, err := registry.NewClient(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("connector %q: schema registry: %w", c.Name, err)
-	}
-	return reg, nil
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -17,8 +17,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -118,7 +121,7 @@ type daemonFixture struct {
 	dir     string
 	brokers []string
 	id      int32 // registry id of demodata.Schema
-	d       *daemon
+	d       *Daemon
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when runConnectors has returned code
 	code    int
@@ -143,10 +146,9 @@ func newDaemonFixture(t *testing.T, names ...string) *daemonFixture {
 	for _, n := range names {
 		f.hive[n] = &fakeMetastore{name: n, ev: f.ev}
 	}
-	f.d = newDaemon(nil, processMemory{}, newStatusBoard(), testLogger(t))
 	// Never restarted unless a test says so: a failure stays a failure.
-	f.d.restart = restartPolicy{initial: 50 * time.Millisecond, max: 400 * time.Millisecond, attempts: 0}
-	f.d.healthEvery = 100 * time.Millisecond
+	f.d = newDaemon(Options{Logger: testLogger(t), Version: "test", Build: rest.BuildInfo{Version: "test", Commit: "c0ffee"}, Restart: RestartPolicy{Initial: 50 * time.Millisecond, Max: 400 * time.Millisecond, Attempts: 0},
+		HealthInterval: 100 * time.Millisecond}, nil, wiring.ProcessMemory{})
 	f.d.openStore = func(c *configs.Connector) (storage.FS, error) {
 		return closeStore{FS: local.New("/"), name: c.Name, ev: f.ev}, nil
 	}
@@ -158,7 +160,7 @@ func newDaemonFixture(t *testing.T, names ...string) *daemonFixture {
 // connector is a connector file for topic name that commits every 5
 // records and registers them in Hive.
 func (f *daemonFixture) connector(name string) *configs.Connector {
-	return loadConnector(f.t, f.dir, name, map[string]string{
+	return conftest.Connector(f.t, f.dir, name, map[string]string{
 		"bootstrap.servers": strings.Join(f.brokers, ","), "flush.size": "5", "schema.compatibility": "BACKWARD",
 		"hive.integration": "true", "hive.metastore.uris": "thrift://" + name + ":9083",
 	})

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func (p *panicAt) Enter(s sink.State) {
 // connectorFaults is the fault injection of connector name: the process's,
 // plus the panic HDFS_SINK_PANIC_AT asks of this connector. The panic is
 // once per process: the restarted connector runs normally.
-func (d *daemon) connectorFaults(name string) (sink.Faults, error) {
+func (d *Daemon) connectorFaults(name string) (sink.Faults, error) {
 	v := os.Getenv("HDFS_SINK_PANIC_AT")
 	conn, state, ok := strings.Cut(v, "/")
 	if v == "" || conn != name {

@@ -1,16 +1,10 @@
-package main
+package daemon
 
 import (
 	"context"
-	"crypto/tls"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"io/fs"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -19,6 +13,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -28,17 +23,13 @@ import (
 // (/readyz) and dependency_up; the log ends it reads are lag that keeps
 // growing while nothing is fetched.
 type healthCheck struct {
-	d     *daemon
-	c     *configs.Connector
-	conn  *sink.Connector
-	reg   schema.Registry
-	store storage.FS
-}
-
-// pinger is a registry that can be asked whether it answers
-// (registry.Client); others count as reachable.
-type pinger interface {
-	Ping(ctx context.Context) error
+	every   time.Duration
+	metrics *metrics.Metrics
+	board   *statusBoard
+	c       *configs.Connector
+	conn    *sink.Connector
+	reg     schema.Registry
+	store   storage.FS
 }
 
 // checkTimeout bounds each dependency's answer.
@@ -50,7 +41,7 @@ func (h *healthCheck) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(h.d.healthEvery):
+		case <-time.After(h.every):
 		}
 	}
 }
@@ -62,14 +53,16 @@ func (h *healthCheck) once(parent context.Context) {
 	if parent.Err() != nil {
 		return // stopping: not an outage
 	}
-	h.d.metrics.SetLogEnds(h.c.Name, ends)
-	h.d.board.setDep(h.c.Name, depKafka, err)
-	h.d.board.setDep(h.c.Name, depRegistry, h.pingRegistry(ctx))
-	h.d.board.setDep(h.c.Name, depStore, h.statStore(ctx))
+	h.metrics.SetLogEnds(h.c.Name, ends)
+	h.board.setDep(h.c.Name, depKafka, err)
+	h.board.setDep(h.c.Name, depRegistry, h.pingRegistry(ctx))
+	h.board.setDep(h.c.Name, depStore, h.statStore(ctx))
 }
 
+// pingRegistry asks the registry client whether it answers; any other
+// registry (the in-memory one of tests) counts as reachable.
 func (h *healthCheck) pingRegistry(ctx context.Context) error {
-	if p, ok := h.reg.(pinger); ok {
+	if p, ok := h.reg.(*registry.Client); ok {
 		return p.Ping(ctx)
 	}
 	return nil
@@ -101,56 +94,4 @@ func (h *healthCheck) statStore(ctx context.Context) error {
 func kafkaMetrics(name string, m *metrics.Metrics) kgo.Opt {
 	return kgo.WithHooks(kprom.NewMetrics(metrics.Namespace, kprom.Subsystem("kafka"), kprom.Registerer(m.Registerer()),
 		kprom.WithStaticLabel(map[string]string{"connector": name})))
-}
-
-// cmdHealth is `hdfs-sink health`: the probe for images without curl.
-// Exit 0 when ready (or alive, with --live), 1 otherwise, 2 on usage.
-func cmdHealth(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("health", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("addr", defaultListen, "the daemon's --listen address")
-	live := fs.Bool("live", false, "ask /healthz (the process answers) instead of /readyz")
-	useTLS := fs.Bool("tls", false, "use HTTPS (the daemon runs with --rest-tls-cert)")
-	insecure := fs.Bool("insecure", false, "with --tls, do not verify the certificate (a probe on localhost)")
-	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the answer")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	url := healthURL(*addr, *useTLS, *live)
-	client := &http.Client{Timeout: *timeout, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: *insecure}}}
-	resp, err := client.Get(url)
-	if err != nil {
-		fmt.Fprintln(stderr, "hdfs-sink health:", err)
-		return 1
-	}
-	defer resp.Body.Close()
-	return reportHealth(resp, stdout, stderr)
-}
-
-func healthURL(addr string, useTLS, live bool) string {
-	scheme, path := "http", "/readyz"
-	if useTLS {
-		scheme = "https"
-	}
-	if live {
-		path = "/healthz"
-	}
-	return scheme + "://" + addr + path
-}
-
-func reportHealth(resp *http.Response, stdout, stderr io.Writer) int {
-	var doc struct {
-		Status  string   `json:"status"`
-		Reasons []string `json:"reasons"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
-		fmt.Fprintf(stderr, "hdfs-sink health: %s: %v\n", resp.Status, err)
-		return 1
-	}
-	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "%s\n  %s\n", doc.Status, strings.Join(doc.Reasons, "\n  "))
-		return 1
-	}
-	fmt.Fprintln(stdout, doc.Status)
-	return 0
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"encoding/json"
@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -28,7 +29,7 @@ import (
 // committing.
 func TestRestartPolicyRestartsAFailingConnector(t *testing.T) {
 	f := newDaemonFixture(t, "healthy", "failing")
-	f.d.restart.attempts = -1
+	f.d.restart.Attempts = -1
 	f.run([]*configs.Connector{f.connector("healthy"), f.connector("failing")})
 	f.produce("failing", 5)
 	f.produceBad("failing")
@@ -39,8 +40,14 @@ func TestRestartPolicyRestartsAFailingConnector(t *testing.T) {
 	}
 	// Between restarts it runs briefly: wait for a moment it is failed.
 	f.waitFor("FAILED in its status with the error and the restarts", func() bool {
-		st := (&restAPI{d: f.d}).statusOf(f.d.supervisor("failing"))
-		return st.Restarts >= 2 && st.Connector.State == "FAILED" && strings.Contains(st.Connector.Trace, "bad record") && st.NextRestartSeconds >= 0
+		var st struct {
+			Connector          struct{ State, Trace string }
+			Restarts           int
+			NextRestartSeconds float64 `json:"next_restart_seconds"`
+		}
+		code, body := apiCall(f.d, "GET", "/connectors/failing/status")
+		_ = json.Unmarshal([]byte(body), &st)
+		return code == http.StatusOK && st.Restarts >= 2 && st.Connector.State == "FAILED" && strings.Contains(st.Connector.Trace, "bad record") && st.NextRestartSeconds >= 0
 	})
 	if got := scrape(t, f.d, `hdfs_sink_connector_restarts_total{connector="failing"}`); got < 2 {
 		t.Fatalf("connector_restarts_total = %v, want >= 2", got)
@@ -70,7 +77,7 @@ func (p panicFS) Rename(oldpath, newpath string) error {
 // restarted connector commits every record.
 func TestPanicInOneConnectorIsItsFailure(t *testing.T) {
 	f := newDaemonFixture(t, "healthy", "panicky")
-	f.d.restart.attempts = -1
+	f.d.restart.Attempts = -1
 	var fired atomic.Bool
 	open := f.d.openStore
 	f.d.openStore = func(c *configs.Connector) (storage.FS, error) {
@@ -98,7 +105,7 @@ func TestPanicInOneConnectorIsItsFailure(t *testing.T) {
 // with its new file, and the unchanged one keeps its very connector.
 func TestReloadAddsRemovesRestartsAndLeavesAlone(t *testing.T) {
 	f := newDaemonFixture(t, "kept", "removed", "changed", "added")
-	f.d.cf.config = f.dir
+	f.d.files.Config = f.dir
 	conns := []*configs.Connector{f.connector("kept"), f.connector("removed"), f.connector("changed")}
 	f.run(conns)
 	hup := make(chan os.Signal, 1)
@@ -138,7 +145,7 @@ func TestReloadAddsRemovesRestartsAndLeavesAlone(t *testing.T) {
 // reload; every connector goes on as it was.
 func TestReloadWithABadFileChangesNothing(t *testing.T) {
 	f := newDaemonFixture(t, "one")
-	f.d.cf.config = f.dir
+	f.d.files.Config = f.dir
 	f.run([]*configs.Connector{f.connector("one")})
 	f.produce("one", 5)
 	f.waitFor("running", func() bool { return f.committed("one") == 1 })
@@ -182,30 +189,35 @@ func TestReadinessFollowsStoreAndKafka(t *testing.T) {
 	c := f.connector("probed")
 	c.RetryBackoff = 50 * time.Millisecond
 	f.run([]*configs.Connector{c})
-	api := &restAPI{d: f.d}
 	f.waitFor("503 naming the store", func() bool {
-		return readyz(api) == "503 connector probed is starting; connector probed: store unreachable: connection refused"
+		return readyz(f.d) == "503 connector probed is starting; connector probed: store unreachable: connection refused"
 	})
 	storeDown.Store(false)
-	f.waitFor("ready once the store answers", func() bool { return readyz(api) == "200" })
+	f.waitFor("ready once the store answers", func() bool { return readyz(f.d) == "200" })
 	kafkaDown.Store(true)
-	f.waitFor("503 naming Kafka", func() bool { return strings.HasPrefix(readyz(api), "503 connector probed: kafka unreachable") })
+	f.waitFor("503 naming Kafka", func() bool { return strings.HasPrefix(readyz(f.d), "503 connector probed: kafka unreachable") })
 	kafkaDown.Store(false)
-	f.waitFor("ready once Kafka answers", func() bool { return readyz(api) == "200" })
+	f.waitFor("ready once Kafka answers", func() bool { return readyz(f.d) == "200" })
 	f.stop()
 	f.wait()
 }
 
 // readyz is "200", or "503 " and the reasons joined with "; ".
-func readyz(api *restAPI) string {
-	rec := httptest.NewRecorder()
-	api.readyz(rec, httptest.NewRequest("GET", "/readyz", nil))
-	if rec.Code == http.StatusOK {
+func readyz(d *Daemon) string {
+	code, body := apiCall(d, "GET", "/readyz")
+	if code == http.StatusOK {
 		return "200"
 	}
 	var doc struct{ Reasons []string }
-	_ = json.Unmarshal(rec.Body.Bytes(), &doc)
+	_ = json.Unmarshal([]byte(body), &doc)
 	return "503 " + strings.Join(doc.Reasons, "; ")
+}
+
+// apiCall asks d's REST API, as a client of the daemon's server would.
+func apiCall(d *Daemon, method, path string) (int, string) {
+	rec := httptest.NewRecorder()
+	d.restAPI("").Handler().ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	return rec.Code, rec.Body.String()
 }
 
 // connectorWith rewrites name's file with extra settings.
@@ -218,7 +230,7 @@ func (f *daemonFixture) connectorWith(name string, extra map[string]string) *con
 	for k, v := range extra {
 		raw[k] = v
 	}
-	return loadConnector(f.t, f.dir, name, raw)
+	return conftest.Connector(f.t, f.dir, name, raw)
 }
 
 // committedRecords counts the records committed for topic by file names.
@@ -242,13 +254,8 @@ func TestRestartThroughAPIRevivesAGivenUpConnector(t *testing.T) {
 	f.produceBad("once")
 	f.waitFor("given up", func() bool { s := f.d.supervisor("once"); return s != nil && s.gaveUp() != nil })
 	old := f.d.supervisor("once")
-	api := &restAPI{d: f.d, log: testLogger(t)}
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest("POST", "/connectors/once/restart", nil)
-	req.SetPathValue("name", "once")
-	api.withConnector(api.restart)(rec, req)
-	if rec.Code != http.StatusNoContent {
-		t.Fatalf("restart: %d %s", rec.Code, rec.Body)
+	if code, body := apiCall(f.d, "POST", "/connectors/once/restart"); code != http.StatusNoContent {
+		t.Fatalf("restart: %d %s", code, body)
 	}
 	f.waitFor("a new run, failed again on the same record", func() bool {
 		s := f.d.supervisor("once")
@@ -262,7 +269,7 @@ func TestRestartThroughAPIRevivesAGivenUpConnector(t *testing.T) {
 // config directory is noticed by the watch and its connector starts.
 func TestConfigDirectoryWatchReloads(t *testing.T) {
 	f := newDaemonFixture(t, "first", "second")
-	f.d.cf.config, f.d.watchEvery = f.dir, 50*time.Millisecond
+	f.d.files.Config, f.d.watchEvery = f.dir, 50*time.Millisecond
 	f.run([]*configs.Connector{f.connector("first")})
 	go f.d.forwardReloads(f.ctx, nil)
 	f.connector("second")

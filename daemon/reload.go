@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
 // forwardReloads turns SIGHUP and changes in the config directory (checked
@@ -19,7 +20,7 @@ import (
 // d.loaded, the files as they were just before run loaded them: a file
 // written meanwhile is a change too. (Zero: the first check reloads, which
 // changes nothing if nothing changed.)
-func (d *daemon) forwardReloads(ctx context.Context, hup <-chan os.Signal) {
+func (d *Daemon) forwardReloads(ctx context.Context, hup <-chan os.Signal) {
 	var tick <-chan time.Time
 	if d.watchEvery > 0 {
 		t := time.NewTicker(d.watchEvery)
@@ -32,12 +33,12 @@ func (d *daemon) forwardReloads(ctx context.Context, hup <-chan os.Signal) {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			d.log.Info("SIGHUP: reloading connector files", "config", d.cf.config)
-			last = configFingerprint(d.cf.config)
+			d.log.Info("SIGHUP: reloading connector files", "config", d.files.Config)
+			last = configFingerprint(d.files.Config)
 			d.reloadNow()
 		case <-tick:
-			if fp := configFingerprint(d.cf.config); fp != last {
-				d.log.Info("connector files changed: reloading", "config", d.cf.config)
+			if fp := configFingerprint(d.files.Config); fp != last {
+				d.log.Info("connector files changed: reloading", "config", d.files.Config)
 				last = fp
 				d.reloadNow()
 			}
@@ -46,7 +47,7 @@ func (d *daemon) forwardReloads(ctx context.Context, hup <-chan os.Signal) {
 }
 
 // reloadNow asks the daemon's loop to reload (at most one waits).
-func (d *daemon) reloadNow() {
+func (d *Daemon) reloadNow() {
 	select {
 	case d.reloads <- struct{}{}:
 	default:
@@ -95,7 +96,7 @@ func connectorFiles(path string) ([]string, error) {
 // added connectors start, removed ones stop gracefully (commit, leave the
 // group), changed ones restart with their new file, unchanged ones are not
 // touched. A reload with any invalid file changes nothing.
-func (d *daemon) reload(ctx context.Context, old []*configs.Connector, ended chan<- struct{}) []*configs.Connector {
+func (d *Daemon) reload(ctx context.Context, old []*configs.Connector, ended chan<- struct{}) []*configs.Connector {
 	conns, err := d.loadForReload()
 	if err != nil {
 		d.log.Error("reload refused: the connector files are invalid; nothing changed", "err", err)
@@ -121,22 +122,22 @@ func (d *daemon) reload(ctx context.Context, old []*configs.Connector, ended cha
 
 // loadForReload loads like run, except that a directory left without any
 // connector file means no connectors (the REST API deleted the last one).
-func (d *daemon) loadForReload() ([]*configs.Connector, error) {
-	if files, err := connectorFiles(d.cf.config); err == nil && len(files) == 0 {
+func (d *Daemon) loadForReload() ([]*configs.Connector, error) {
+	if files, err := connectorFiles(d.files.Config); err == nil && len(files) == 0 {
 		return nil, nil
 	}
-	l, err := loadChecked(d.cf, d.log)
+	l, err := wiring.LoadChecked(d.files, d.log)
 	if err != nil {
-		return nil, errors.New(l.redact.Text(err.Error()))
+		return nil, errors.New(l.Redact.Text(err.Error()))
 	}
 	d.board.setLoaded(l) // the reloaded files may bring new secrets
 	if d.hide != nil {
-		d.hide(l.redact)
+		d.hide(l.Redact)
 	}
-	return l.conns, nil
+	return l.Conns, nil
 }
 
-func (d *daemon) applyConnector(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {
+func (d *Daemon) applyConnector(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {
 	s := d.supervisor(c.Name)
 	switch {
 	case s == nil:
@@ -148,14 +149,13 @@ func (d *daemon) applyConnector(ctx context.Context, c *configs.Connector, ended
 		d.revive(c)
 	default:
 		d.log.Info("reload: connector changed; restarting it", "connector", c.Name)
-		d.board.set(c.Name, func(cs *connStatus) { cs.cfg = c })
 		s.requestRestart(c)
 	}
 }
 
 // removeConnector stops a connector for good and waits for it (its
 // partitions commit and it leaves its group), shutdownBound at most.
-func (d *daemon) removeConnector(ctx context.Context, name string) {
+func (d *Daemon) removeConnector(ctx context.Context, name string) {
 	s := d.supervisor(name)
 	if s == nil {
 		return

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bufio"
@@ -21,7 +21,7 @@ import (
 
 // scrape reads one sample of the daemon's /metrics by its series, as
 // written in the text format; -1 when absent.
-func scrape(t *testing.T, d *daemon, series string) float64 {
+func scrape(t *testing.T, d *Daemon, series string) float64 {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	d.metrics.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
@@ -37,6 +37,9 @@ func scrape(t *testing.T, d *daemon, series string) float64 {
 	}
 	return -1
 }
+
+// sinkClass is the one connector class hdfs-sink is.
+const sinkClass = "io.confluent.connect.hdfs.HdfsSinkConnector"
 
 // The shapes Kafka Connect documents for its REST API (the entities of
 // org.apache.kafka.connect.runtime.rest.entities), written from its
@@ -151,13 +154,12 @@ func (c restClient) do(method, path, body string, wantCode int, out any, strict 
 // Kafka Connect documents for it and checks what it says.
 func TestRESTContract(t *testing.T) {
 	f := newDaemonFixture(t, "orders", "added")
-	f.d.cf.config = f.dir
+	f.d.files.Config = f.dir
 	c := f.connectorWith("orders", map[string]string{"value.converter.basic.auth.user.info": "u:secret-pw"})
 	f.run([]*configs.Connector{c})
 	f.produce("orders", 5)
 	f.waitFor("a commit", func() bool { return f.committed("orders") == 1 })
-	api := &restAPI{d: f.d, log: testLogger(t), workerID: "127.0.0.1:8083"}
-	srv := httptest.NewServer(api.routes(nil))
+	srv := httptest.NewServer(f.d.restAPI("127.0.0.1:8083").Handler())
 	defer srv.Close()
 	rc := restClient{t: t, url: srv.URL}
 
@@ -178,7 +180,8 @@ func TestRESTContract(t *testing.T) {
 	if e.ErrorCode != 404 || !strings.Contains(e.Message, "nope") {
 		t.Fatalf("404 body %+v", e)
 	}
-	ro := httptest.NewServer((&restAPI{d: f.d, log: testLogger(t), readOnly: true}).routes(nil))
+	f.d.http.ReadOnly = true
+	ro := httptest.NewServer(f.d.restAPI("").Handler())
 	defer ro.Close()
 	restClient{t: t, url: ro.URL}.do("PUT", "/connectors/orders/pause", "", 403, &e, true)
 	f.stop()
@@ -191,12 +194,12 @@ func contractInfo(t *testing.T, rc restClient) {
 	if info.Name != "orders" || info.Type != "sink" || len(info.Tasks) != 1 || info.Config["topics"] != "orders" {
 		t.Fatalf("connector info %+v", info)
 	}
-	if info.Config["value.converter.basic.auth.user.info"] != hidden {
+	if info.Config["value.converter.basic.auth.user.info"] != configs.Hidden {
 		t.Fatalf("a credential is shown: %q", info.Config["value.converter.basic.auth.user.info"])
 	}
 	var cfg map[string]string
 	rc.do("GET", "/connectors/orders/config", "", 200, &cfg, true)
-	if cfg["flush.size"] != "5" || cfg["value.converter.basic.auth.user.info"] != hidden {
+	if cfg["flush.size"] != "5" || cfg["value.converter.basic.auth.user.info"] != configs.Hidden {
 		t.Fatalf("config %v", cfg)
 	}
 	var expanded map[string]struct {
@@ -231,7 +234,10 @@ func contractStatus(t *testing.T, rc restClient) {
 		t.Fatalf("status %+v", st)
 	}
 	var ext struct {
-		Partitions []partitionStatus `json:"partitions"`
+		Partitions []struct {
+			State           string `json:"state"`
+			CommittedOffset int64  `json:"committed_offset"`
+		} `json:"partitions"`
 	}
 	rc.do("GET", "/connectors/orders/status", "", 200, &ext, false)
 	if len(ext.Partitions) != 1 || ext.Partitions[0].CommittedOffset != 4 || ext.Partitions[0].State == "" {
@@ -295,7 +301,7 @@ func contractValidate(t *testing.T, rc restClient) {
 		if c.Value.Name == "flush.size" {
 			flushErrs = c.Value.Errors
 		}
-		if c.Value.Name == "value.converter.basic.auth.user.info" && (c.Value.Value == nil || *c.Value.Value != hidden) {
+		if c.Value.Name == "value.converter.basic.auth.user.info" && (c.Value.Value == nil || *c.Value.Value != configs.Hidden) {
 			t.Fatalf("validate shows a credential: %v", *c.Value.Value)
 		}
 	}

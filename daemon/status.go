@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"encoding/json"
@@ -12,8 +12,10 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
@@ -34,18 +36,11 @@ type connStatus struct {
 	err         error
 	conn        *sink.Connector
 	syncer      *hive.Syncer
-	cfg         *configs.Connector
-	sup         *supervisor
+	paused      func() bool // whether the running connector stopped fetching; nil: not supervised
 	restarts    int
 	nextRestart time.Time
 	deps        map[string]error // by dependency; absent: not checked yet
 	registry    schema.Registry  // nil while not running
-}
-
-// downReporter is a dependency client that knows whether its calls fail
-// (registry.Client).
-type downReporter interface {
-	Down() (since time.Time, err error)
 }
 
 // The dependencies a connector's health check reaches.
@@ -66,10 +61,10 @@ func (b *statusBoard) redactor() *configs.Redactor {
 
 // setLoaded records what run (or a reload) loaded: the worker settings,
 // and the Redactor of their secrets and the connectors'.
-func (b *statusBoard) setLoaded(l loaded) {
+func (b *statusBoard) setLoaded(l wiring.Loaded) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.worker, b.redact = l.worker, l.redact
+	b.worker, b.redact = l.Worker, l.Redact
 }
 
 // loadedWorker is the worker settings a connector config is checked with.
@@ -148,13 +143,18 @@ func (b *statusBoard) states() map[string]string {
 	defer b.mu.Unlock()
 	out := make(map[string]string, len(b.conns))
 	for name, cs := range b.conns {
-		paused := false
-		if cs.sup != nil {
-			_, paused = cs.sup.pauseState()
-		}
+		paused := cs.paused != nil && cs.paused()
 		out[name] = connectState(cs.state, paused)
 	}
 	return out
+}
+
+// restarting is the restart metric of a failed connector: how long it
+// waits; 0: not waiting.
+func (b *statusBoard) restarting(name string, wait time.Duration) {
+	if b.metrics != nil {
+		b.metrics.Restarting(name, wait)
+	}
 }
 
 func (b *statusBoard) set(name string, update func(*connStatus)) {
@@ -180,6 +180,24 @@ func (b *statusBoard) unfinished() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// connectState maps the board's states to Kafka Connect's.
+func connectState(board string, paused bool) string {
+	switch board {
+	case "running":
+		if paused {
+			return "PAUSED"
+		}
+		return "RUNNING"
+	case "restarting":
+		return "RESTARTING"
+	case "failed":
+		return "FAILED"
+	case "stopped":
+		return "STOPPED"
+	}
+	return "UNASSIGNED"
 }
 
 // ConnectorStatus is one connector in the JSON status document.
@@ -238,9 +256,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 		if cs.err != nil {
 			st.Error = b.redact.Text(cs.err.Error())
 		}
-		if cs.sup != nil {
-			_, st.Paused = cs.sup.pauseState()
-		}
+		st.Paused = cs.paused != nil && cs.paused()
 		if cs.conn != nil {
 			h := cs.conn.Health()
 			st.Counters, st.Partitions = counters(&cs.conn.Stats), partitionsStatus(h, b.redact)
@@ -248,7 +264,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 				st.Kafka = &DownStatus{Error: b.redact.Text(h.Kafka.Err), FailingSeconds: time.Since(h.Kafka.Since).Seconds()}
 			}
 		}
-		if r, ok := cs.registry.(downReporter); ok {
+		if r, ok := cs.registry.(*registry.Client); ok {
 			if since, err := r.Down(); err != nil {
 				st.Registry = &DownStatus{Error: b.redact.Text(err.Error()), FailingSeconds: time.Since(since).Seconds()}
 			}
@@ -291,7 +307,7 @@ func hiveStatus(s *hive.Syncer) *HiveStatus {
 		h.PendingSeconds = time.Since(since).Seconds()
 	}
 	if err != nil {
-		h.LastError = scrub(nil, err.Error())
+		h.LastError = wiring.Scrub(nil, err.Error())
 	}
 	return h
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
@@ -47,5 +48,19 @@ func TestStatusShowsBrokenPartitions(t *testing.T) {
 	newStatusBoard().handler(slog.New(slog.DiscardHandler))(rec, httptest.NewRequest("GET", "/status", nil))
 	if !strings.Contains(rec.Body.String(), `"process":{"goroutines":`) {
 		t.Fatalf("status lacks the goroutine count: %s", rec.Body.String())
+	}
+}
+
+// TestStatusHidesSecrets: a connector error quoting a secret is shown
+// hidden in /status.
+func TestStatusHidesSecrets(t *testing.T) {
+	const secret = "status-secret-7"
+	b := newStatusBoard()
+	b.redact = conftest.Redactor(t, secret)
+	b.set("c", func(cs *connStatus) { cs.state, cs.err = "failed", errors.New("registry said no to svc:"+secret) })
+	rec := httptest.NewRecorder()
+	b.handler(slog.New(slog.DiscardHandler))(rec, httptest.NewRequest("GET", "/status", nil))
+	if strings.Contains(rec.Body.String(), secret) || !strings.Contains(rec.Body.String(), "[hidden]") {
+		t.Fatalf("/status: %s", rec.Body.String())
 	}
 }

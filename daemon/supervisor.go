@@ -1,8 +1,9 @@
-package main
+package daemon
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -10,30 +11,38 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
-// restartPolicy is what happens to a connector that failed: restarted after
-// a wait that doubles from initial up to max, at most attempts times in a
-// row (negative: without end). A connector that ran for resetAfter before
-// failing starts counting anew.
-type restartPolicy struct {
-	initial, max time.Duration
-	attempts     int
+func (p RestartPolicy) wait(attempt int) time.Duration {
+	return min(p.Initial<<min(attempt-1, 20), p.Max)
 }
 
-func (p restartPolicy) wait(attempt int) time.Duration {
-	return min(p.initial<<min(attempt-1, 20), p.max)
-}
+// resetAfter is how long a connector must have run before failing to
+// start counting its attempts anew.
+func (p RestartPolicy) resetAfter() time.Duration { return max(p.Max, time.Minute) }
 
-func (p restartPolicy) resetAfter() time.Duration { return max(p.max, time.Minute) }
+// runFunc runs connector c once, until ctx ends or it fails; it hands
+// started the connector it built, before that runs.
+type runFunc func(ctx context.Context, c *configs.Connector, started func(*sink.Connector)) error
+
+// statusSink is where a supervisor reports its connector's state: the
+// status board.
+type statusSink interface {
+	set(name string, update func(*connStatus))
+	// restarting is how long a failed connector waits; 0: not waiting.
+	restarting(name string, wait time.Duration)
+}
 
 // supervisor runs one connector for as long as it is configured: it
 // restarts it after a failure (restartPolicy) or when asked (the REST API,
 // a changed file), keeps it paused across restarts when asked, and stops it
 // when the connector is removed or the daemon stops.
 type supervisor struct {
-	d    *daemon
-	name string
-	done chan struct{} // closed when run returns
-	stop context.CancelFunc
+	name   string
+	run    runFunc
+	policy RestartPolicy
+	status statusSink
+	log    *slog.Logger
+	done   chan struct{} // closed when run returns
+	stop   context.CancelFunc
 
 	mu         sync.Mutex
 	cfg        *configs.Connector
@@ -45,8 +54,8 @@ type supervisor struct {
 	failed     error              // set when the policy gave up
 }
 
-func (d *daemon) newSupervisor(c *configs.Connector) *supervisor {
-	return &supervisor{d: d, name: c.Name, cfg: c, done: make(chan struct{}), restartNow: make(chan struct{}, 1)}
+func newSupervisor(c *configs.Connector, run runFunc, p RestartPolicy, status statusSink, log *slog.Logger) *supervisor {
+	return &supervisor{name: c.Name, run: run, policy: p, status: status, log: log, cfg: c, done: make(chan struct{}), restartNow: make(chan struct{}, 1)}
 }
 
 // start runs the supervisor until parent ends or stop is called.
@@ -56,25 +65,25 @@ func (s *supervisor) start(parent context.Context) {
 	go func() {
 		defer close(s.done)
 		defer cancel()
-		s.run(ctx)
+		s.loop(ctx)
 	}()
 }
 
-// run is the restart loop.
-func (s *supervisor) run(ctx context.Context) {
+// loop is the restart loop.
+func (s *supervisor) loop(ctx context.Context) {
 	attempt := 0
 	for {
 		began := time.Now()
 		err := s.runOnce(ctx)
 		if ctx.Err() != nil {
-			s.d.board.set(s.name, func(cs *connStatus) { cs.state, cs.err = "stopped", nil })
+			s.status.set(s.name, func(cs *connStatus) { cs.state, cs.err = "stopped", nil })
 			return
 		}
 		if s.takeRestart() {
 			attempt = 0
 			continue
 		}
-		if time.Since(began) >= s.d.restart.resetAfter() {
+		if time.Since(began) >= s.policy.resetAfter() {
 			attempt = 0
 		}
 		attempt++
@@ -92,7 +101,7 @@ func (s *supervisor) runOnce(ctx context.Context) error {
 	c := s.cfg
 	s.cancelRun = cancel
 	s.mu.Unlock()
-	err := s.d.connector(ctx, c, s)
+	err := s.run(ctx, c, s.running)
 	s.mu.Lock()
 	s.conn, s.cancelRun = nil, nil
 	s.mu.Unlock()
@@ -105,22 +114,22 @@ func (s *supervisor) runOnce(ctx context.Context) error {
 // backoff records a failure and waits before the next attempt; false when
 // the policy gives up or the supervisor stops meanwhile.
 func (s *supervisor) backoff(ctx context.Context, attempt int, err error) bool {
-	log := s.d.log.With("connector", s.name)
-	if p := s.d.restart; p.attempts >= 0 && attempt > p.attempts {
+	log := s.log.With("connector", s.name)
+	if p := s.policy; p.Attempts >= 0 && attempt > p.Attempts {
 		log.Error("connector FAILED; not restarted again (run --restart-max-attempts); other connectors keep running", "attempts", attempt-1, "err", err)
-		s.d.board.set(s.name, func(cs *connStatus) { cs.state, cs.err, cs.nextRestart = "failed", err, time.Time{} })
+		s.status.set(s.name, func(cs *connStatus) { cs.state, cs.err, cs.nextRestart = "failed", err, time.Time{} })
 		s.mu.Lock()
 		s.failed = err
 		s.mu.Unlock()
 		return false
 	}
-	wait := s.d.restart.wait(attempt)
+	wait := s.policy.wait(attempt)
 	log.Error("connector FAILED; restarting it after a backoff; other connectors keep running", "attempt", attempt, "restart_in", wait, "err", err)
-	s.d.board.set(s.name, func(cs *connStatus) {
+	s.status.set(s.name, func(cs *connStatus) {
 		cs.state, cs.err, cs.restarts, cs.nextRestart = "failed", err, cs.restarts+1, time.Now().Add(wait)
 	})
-	s.d.metrics.Restarting(s.name, wait)
-	defer s.d.metrics.Restarting(s.name, 0)
+	s.status.restarting(s.name, wait)
+	defer s.status.restarting(s.name, 0)
 	select {
 	case <-ctx.Done():
 		return false
@@ -128,7 +137,7 @@ func (s *supervisor) backoff(ctx context.Context, attempt int, err error) bool {
 		s.takeRestart()
 	case <-time.After(wait):
 	}
-	s.d.board.set(s.name, func(cs *connStatus) { cs.state, cs.nextRestart = "restarting", time.Time{} })
+	s.status.set(s.name, func(cs *connStatus) { cs.state, cs.nextRestart = "restarting", time.Time{} })
 	return true
 }
 

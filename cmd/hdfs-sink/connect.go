@@ -18,6 +18,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -44,7 +45,7 @@ func cmdCheckConnect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := fs.Parse(rest); err != nil {
 		return exitUsage
 	}
-	if code := cmdCheck([]string{"--config", cf.config, "--worker", cf.worker}, stdout, stderr); code != 0 {
+	if code := cmdCheck([]string{"--config", cf.Config, "--worker", cf.Worker}, stdout, stderr); code != 0 {
 		return code
 	}
 	conns, redact, err := loadConnectors(cf)
@@ -144,7 +145,7 @@ func topicErr(err error) error {
 // checkRegistry looks up a schema id no registry hands out: "not found"
 // is an answer, so the registry is reachable and the credentials work.
 func checkRegistry(ctx context.Context, c *configs.Connector) (string, error) {
-	reg, err := registryFor(c, toolLogger(io.Discard))
+	reg, err := wiring.RegistryFor(c, toolLogger(io.Discard))
 	if err != nil {
 		return "", err
 	}
@@ -217,8 +218,8 @@ func probeDir(store storage.FS, dir string) error {
 // metastoreAddr is where the metastore is looked for: the connector's URIs,
 // else hive-site.xml's.
 func metastoreAddr(c *configs.Connector) string {
-	if t, err := hiveTargetOf(c); err == nil {
-		return t.uris
+	if uris, err := wiring.MetastoreURIs(c); err == nil {
+		return uris
 	}
 	return strings.Join(c.Hive.MetastoreURIs, ",")
 }
@@ -230,17 +231,17 @@ func checkMetastore(ctx context.Context, c *configs.Connector) (string, error) {
 	if !c.Hive.Enabled {
 		return "hive.integration=false", nil
 	}
-	t, err := hiveTargetOf(c)
+	uris, err := wiring.MetastoreURIs(c)
 	if err != nil {
 		return "", err
 	}
 	logins := kerberos.NewLogins(slog.New(slog.DiscardHandler))
 	defer logins.Close()
-	opts, err := hiveDialOptions(c, logins)
+	opts, err := wiring.HiveDialOptions(c, logins)
 	if err != nil {
 		return "", err
 	}
-	ms, err := hive.Dial(ctx, t.uris, opts...)
+	ms, err := hive.Dial(ctx, uris, opts...)
 	if err != nil {
 		return "", err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
@@ -32,13 +33,13 @@ type kafkaTool struct {
 
 func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*kafkaTool, error) {
 	logins := kerberos.NewLogins(log)
-	sec, err := kafkaSecurity(c, logins)
+	sec, err := wiring.KafkaSecurity(c, logins)
 	if err != nil {
 		logins.Close()
 		return nil, err
 	}
-	mem := newProcessMemory(0, 1, log).connector(c)
-	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, kafkaOpts(c, mem, sec, log)...)
+	mem := wiring.NewProcessMemory(0, 1, log).Connector(c)
+	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, wiring.KafkaOpts(c, mem, sec, log)...)
 	opts = append(opts, kgo.ClientID("hdfs-sink-tool-"+c.Name), kgo.RequestRetries(2), kgo.RetryTimeout(10*time.Second))
 	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {

@@ -69,7 +69,7 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	if err := fs.Parse(args); err != nil {
 		return r, err
 	}
-	if r.cf.config == "" || r.topic == "" || r.partition < 0 || r.to == "" {
+	if r.cf.Config == "" || r.topic == "" || r.partition < 0 || r.to == "" {
 		return r, errors.New("--config, --topic, --partition and --to are required")
 	}
 	return r, nil

@@ -1,10 +1,10 @@
-package main
+package rest
 
 import (
-	"sort"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 )
 
@@ -47,35 +47,15 @@ type partitionStatus struct {
 	LastError       string  `json:"last_error,omitempty"`
 }
 
-// connectState maps the board's states to Kafka Connect's.
-func connectState(board string, paused bool) string {
-	switch board {
-	case "running":
-		if paused {
-			return "PAUSED"
-		}
-		return "RUNNING"
-	case "restarting":
-		return "RESTARTING"
-	case "failed":
-		return "FAILED"
-	case "stopped":
-		return "STOPPED"
+func (a *API) statusOf(c Connector) connectorStateInfo {
+	st := stateInfo{State: c.State, WorkerID: a.workerID}
+	if c.Err != nil {
+		st.Trace = wiring.Scrub(a.c.Redactor(), c.Err.Error())
 	}
-	return "UNASSIGNED"
-}
-
-func (a *restAPI) statusOf(s *supervisor) connectorStateInfo {
-	cs := a.d.board.get(s.name)
-	_, paused := s.pauseState()
-	st := stateInfo{State: connectState(cs.state, paused), WorkerID: a.workerID}
-	if cs.err != nil {
-		st.Trace = scrub(a.d.board.redactor(), cs.err.Error())
-	}
-	out := connectorStateInfo{Name: s.name, Connector: st, Tasks: []taskState{{ID: 0, stateInfo: st}}, Type: "sink",
-		Partitions: partitionStatuses(a.d.board.redactor(), a.d.metrics.Partitions(s.name)), Restarts: cs.restarts}
-	if !cs.nextRestart.IsZero() {
-		out.NextRestartSeconds = max(time.Until(cs.nextRestart).Seconds(), 0)
+	out := connectorStateInfo{Name: c.Config.Name, Connector: st, Tasks: []taskState{{ID: 0, stateInfo: st}}, Type: "sink",
+		Partitions: partitionStatuses(a.c.Redactor(), c.Partitions), Restarts: c.Restarts}
+	if !c.NextRestart.IsZero() {
+		out.NextRestartSeconds = max(time.Until(c.NextRestart).Seconds(), 0)
 	}
 	return out
 }
@@ -84,23 +64,11 @@ func partitionStatuses(r *configs.Redactor, views []metrics.PartitionView) []par
 	out := make([]partitionStatus, 0, len(views))
 	for _, v := range views {
 		ps := partitionStatus{Topic: v.Topic, Partition: v.Partition, State: v.State, CommittedOffset: max(v.Next-1, -1),
-			LogEndOffset: v.LogEnd, Lag: v.Lag(), LastError: scrub(r, v.LastError)}
+			LogEndOffset: v.LogEnd, Lag: v.Lag(), LastError: wiring.Scrub(r, v.LastError)}
 		if !v.LastCommit.IsZero() {
 			ps.LastCommitAgo = time.Since(v.LastCommit).Seconds()
 		}
 		out = append(out, ps)
 	}
-	return out
-}
-
-// supervisors lists the configured connectors by name.
-func (d *daemon) supervisors() []*supervisor {
-	d.mu.Lock()
-	out := make([]*supervisor, 0, len(d.sups))
-	for _, s := range d.sups {
-		out = append(out, s)
-	}
-	d.mu.Unlock()
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }

@@ -1,31 +1,130 @@
-package main
+// Package rest is the daemon's HTTP face: the Kafka Connect REST API where
+// its concepts match hdfs-sink's (docs/operations.md lists what is and is
+// not there), the probes /healthz and /readyz, the status document and the
+// metrics the daemon hands it, basic authentication and TLS. It speaks to
+// the daemon only through Connectors, the interface it declares, so it is
+// tested against a fake and knows nothing of supervisors or the status
+// board. Every config value and error it shows goes through the daemon's
+// Redactor.
+package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
+	"github.com/hdfs-sink/hdfs-sink/metrics"
 )
 
-// restAPI answers the Kafka Connect REST API where its concepts match
-// hdfs-sink's (docs/operations.md lists what is and is not there). One
-// hdfs-sink connector is one Connect connector with one task, task 0: the
-// consumer group that writes every partition; the per-partition detail
-// Connect has no place for is an extra "partitions" member of /status.
-type restAPI struct {
-	d        *daemon
+// Connectors is what the API asks of the daemon that runs the connectors.
+// Its methods are called concurrently.
+type Connectors interface {
+	// Names lists the configured connectors, sorted.
+	Names() []string
+	// Connector is one connector's configuration and state; false: there
+	// is no such connector.
+	Connector(name string) (Connector, bool)
+	// Pause and Resume set the connector's target state, kept across
+	// restarts; ErrNotFound: no such connector.
+	Pause(name string) error
+	Resume(name string) error
+	// Restart ends the connector's run gracefully and starts it again, or
+	// starts anew one the restart policy gave up on.
+	Restart(name string) error
+	// Put writes connector name's file from body (a JSON object of config
+	// keys), checked with the other files as a reload would load them, and
+	// reloads. created: the connector is new. A refusal is a
+	// *ConfigError or a *ForbiddenError.
+	Put(name string, body io.Reader) (c *configs.Connector, created bool, err error)
+	// Delete removes connector name's file and reloads, which stops it.
+	Delete(name string) error
+	// NotReady says why the daemon is not ready; empty: it is.
+	NotReady() []string
+	// Redactor hides the secrets of the files loaded last; Worker is the
+	// worker settings they were loaded with (nil: none).
+	Redactor() *configs.Redactor
+	Worker() *configs.Worker
+}
+
+// Connector is one connector as the API shows it.
+type Connector struct {
+	Config *configs.Connector
+	// State is Kafka Connect's: RUNNING, PAUSED, RESTARTING, FAILED,
+	// STOPPED or UNASSIGNED.
+	State       string
+	Err         error // why it failed; nil: it did not
+	Restarts    int
+	NextRestart time.Time // when a failed connector starts again; zero: not waiting
+	Partitions  []metrics.PartitionView
+}
+
+// ErrNotFound is a Connectors error for a connector that is not there.
+var ErrNotFound = errors.New("no such connector")
+
+// ConfigError is a connector config the daemon refused (400); Messages
+// are the reasons, secrets hidden.
+type ConfigError struct{ Messages []string }
+
+func (e *ConfigError) Error() string { return strings.Join(e.Messages, "\n") }
+
+// ForbiddenError is a change the daemon cannot make here (403), such as
+// writing connector files it cannot write.
+type ForbiddenError struct{ Err error }
+
+func (e *ForbiddenError) Error() string { return e.Err.Error() }
+func (e *ForbiddenError) Unwrap() error { return e.Err }
+
+// Options are what the API serves besides the connectors.
+type Options struct {
+	ReadOnly bool   // refuse every request that changes something
+	WorkerID string // host:port of the listener, Connect's worker_id (Serve sets it)
+	// Version names the binary in the plugin list; Build is what GET /
+	// says.
+	Version string
+	Build   BuildInfo
+	// Status answers GET /status, Metrics GET /metrics; nil: 404.
+	Status, Metrics http.Handler
+	Log             *slog.Logger // nil: discard
+}
+
+// BuildInfo is the version and commit GET / reports.
+type BuildInfo struct{ Version, Commit string }
+
+// API answers the Kafka Connect REST API. One hdfs-sink connector is one
+// Connect connector with one task, task 0: the consumer group that writes
+// every partition; the per-partition detail Connect has no place for is an
+// extra "partitions" member of /status.
+type API struct {
+	c        Connectors
 	readOnly bool
-	workerID string // host:port of the listener, Connect's worker_id
+	workerID string
+	o        Options
 	log      *slog.Logger
 }
 
+// New is the API over c.
+func New(c Connectors, o Options) *API {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return &API{c: c, readOnly: o.ReadOnly, workerID: o.WorkerID, o: o, log: o.Log}
+}
+
+// Handler is every endpoint, without authentication.
+func (a *API) Handler() http.Handler { return a.routes(nil) }
+
 // routes is every endpoint; only /healthz and /readyz skip authentication:
 // probes carry no credentials and learn nothing secret there.
-func (a *restAPI) routes(u users) http.Handler {
+func (a *API) routes(u users) http.Handler {
 	api := http.NewServeMux()
 	api.HandleFunc("GET /{$}", a.serverInfo)
 	api.HandleFunc("GET /connectors", a.list)
@@ -40,8 +139,12 @@ func (a *restAPI) routes(u users) http.Handler {
 	api.HandleFunc("DELETE /connectors/{name}", a.changing(a.withConnector(a.deleteConnector)))
 	api.HandleFunc("GET /connector-plugins", a.plugins)
 	api.HandleFunc("PUT /connector-plugins/{class}/config/validate", a.validate)
-	api.Handle("GET /status", a.d.board.handler(a.log))
-	api.Handle("GET /metrics", a.d.metrics.Handler())
+	if a.o.Status != nil {
+		api.Handle("GET /status", a.o.Status)
+	}
+	if a.o.Metrics != nil {
+		api.Handle("GET /metrics", a.o.Metrics)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
@@ -56,7 +159,7 @@ type errorMessage struct {
 }
 
 func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, errorMessage{ErrorCode: code, Message: scrub(nil, msg)})
+	writeJSON(w, code, errorMessage{ErrorCode: code, Message: wiring.Scrub(nil, msg)})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -68,7 +171,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 // changing refuses requests that change something in read-only mode.
-func (a *restAPI) changing(h http.HandlerFunc) http.HandlerFunc {
+func (a *API) changing(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if a.readOnly {
 			writeError(w, http.StatusForbidden, "the REST API is read-only here (run --read-only)")
@@ -79,15 +182,36 @@ func (a *restAPI) changing(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // withConnector finds {name} or answers 404 as Connect does.
-func (a *restAPI) withConnector(h func(http.ResponseWriter, *http.Request, *supervisor)) http.HandlerFunc {
+func (a *API) withConnector(h func(http.ResponseWriter, *http.Request, Connector)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("name")
-		s := a.d.supervisor(name)
-		if s == nil {
-			writeError(w, http.StatusNotFound, fmt.Sprintf("Connector %s not found", name))
+		c, ok := a.c.Connector(name)
+		if !ok {
+			notFound(w, name)
 			return
 		}
-		h(w, r, s)
+		h(w, r, c)
+	}
+}
+
+func notFound(w http.ResponseWriter, name string) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("Connector %s not found", name))
+}
+
+// writeFailure answers a Connectors error with its status: 404, 400, 403,
+// else 500.
+func (a *API) writeFailure(w http.ResponseWriter, name string, err error) {
+	var ce *ConfigError
+	var fe *ForbiddenError
+	switch {
+	case errors.Is(err, ErrNotFound):
+		notFound(w, name)
+	case errors.As(err, &ce):
+		writeError(w, http.StatusBadRequest, ce.Error())
+	case errors.As(err, &fe):
+		writeError(w, http.StatusForbidden, fe.Error())
+	default:
+		writeError(w, http.StatusInternalServerError, err.Error())
 	}
 }
 
@@ -97,8 +221,8 @@ type serverInfo struct {
 	KafkaClusterID string `json:"kafka_cluster_id"`
 }
 
-func (a *restAPI) serverInfo(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, serverInfo{Version: currentBuild().Version, Commit: currentBuild().Commit, KafkaClusterID: ""})
+func (a *API) serverInfo(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, serverInfo{Version: a.o.Build.Version, Commit: a.o.Build.Commit, KafkaClusterID: ""})
 }
 
 // connectorInfo is Connect's ConnectorInfo.
@@ -115,55 +239,55 @@ type taskID struct {
 }
 
 func infoOf(r *configs.Redactor, c *configs.Connector) connectorInfo {
-	return connectorInfo{Name: c.Name, Config: redactConfig(r, c.Raw), Tasks: []taskID{{Connector: c.Name, Task: 0}}, Type: "sink"}
+	return connectorInfo{Name: c.Name, Config: wiring.RedactConfig(r, c.Raw), Tasks: []taskID{{Connector: c.Name, Task: 0}}, Type: "sink"}
 }
 
-func (a *restAPI) info(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	writeJSON(w, http.StatusOK, infoOf(a.d.board.redactor(), s.config()))
+func (a *API) info(w http.ResponseWriter, _ *http.Request, c Connector) {
+	writeJSON(w, http.StatusOK, infoOf(a.c.Redactor(), c.Config))
 }
 
-func (a *restAPI) config(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	writeJSON(w, http.StatusOK, redactConfig(a.d.board.redactor(), s.config().Raw))
+func (a *API) config(w http.ResponseWriter, _ *http.Request, c Connector) {
+	writeJSON(w, http.StatusOK, wiring.RedactConfig(a.c.Redactor(), c.Config.Raw))
 }
 
-func (a *restAPI) status(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	writeJSON(w, http.StatusOK, a.statusOf(s))
+func (a *API) status(w http.ResponseWriter, _ *http.Request, c Connector) {
+	writeJSON(w, http.StatusOK, a.statusOf(c))
 }
 
 // list answers GET /connectors, with ?expand=status and/or ?expand=info.
-func (a *restAPI) list(w http.ResponseWriter, r *http.Request) {
-	sups := a.d.supervisors()
+func (a *API) list(w http.ResponseWriter, r *http.Request) {
+	names := a.c.Names()
 	expand := r.URL.Query()["expand"]
 	if len(expand) == 0 {
-		names := make([]string, 0, len(sups))
-		for _, s := range sups {
-			names = append(names, s.name)
-		}
 		writeJSON(w, http.StatusOK, names)
 		return
 	}
 	out := map[string]map[string]any{}
-	for _, s := range sups {
+	for _, name := range names {
+		c, ok := a.c.Connector(name)
+		if !ok {
+			continue // deleted meanwhile
+		}
 		e := map[string]any{}
 		if slices.Contains(expand, "status") {
-			e["status"] = a.statusOf(s)
+			e["status"] = a.statusOf(c)
 		}
 		if slices.Contains(expand, "info") {
-			e["info"] = infoOf(a.d.board.redactor(), s.config())
+			e["info"] = infoOf(a.c.Redactor(), c.Config)
 		}
-		out[s.name] = e
+		out[name] = e
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 // topics answers Connect's active topics: those configured, and those a
 // topics.regex brought in (owned partitions).
-func (a *restAPI) topics(w http.ResponseWriter, _ *http.Request, s *supervisor) {
+func (a *API) topics(w http.ResponseWriter, _ *http.Request, c Connector) {
 	seen := map[string]bool{}
-	for _, t := range s.config().Topics {
+	for _, t := range c.Config.Topics {
 		seen[t] = true
 	}
-	for _, p := range a.d.metrics.Partitions(s.name) {
+	for _, p := range c.Partitions {
 		seen[p.Topic] = true
 	}
 	topics := make([]string, 0, len(seen))
@@ -171,18 +295,24 @@ func (a *restAPI) topics(w http.ResponseWriter, _ *http.Request, s *supervisor) 
 		topics = append(topics, t)
 	}
 	sort.Strings(topics)
-	writeJSON(w, http.StatusOK, map[string]map[string][]string{s.name: {"topics": topics}})
+	writeJSON(w, http.StatusOK, map[string]map[string][]string{c.Config.Name: {"topics": topics}})
 }
 
-func (a *restAPI) pause(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	s.setPaused(true)
-	a.log.Info("connector pause requested through the REST API", "connector", s.name)
+func (a *API) pause(w http.ResponseWriter, _ *http.Request, c Connector) {
+	if err := a.c.Pause(c.Config.Name); err != nil {
+		a.writeFailure(w, c.Config.Name, err)
+		return
+	}
+	a.log.Info("connector pause requested through the REST API", "connector", c.Config.Name)
 	w.WriteHeader(http.StatusAccepted)
 }
 
-func (a *restAPI) resume(w http.ResponseWriter, _ *http.Request, s *supervisor) {
-	s.setPaused(false)
-	a.log.Info("connector resume requested through the REST API", "connector", s.name)
+func (a *API) resume(w http.ResponseWriter, _ *http.Request, c Connector) {
+	if err := a.c.Resume(c.Config.Name); err != nil {
+		a.writeFailure(w, c.Config.Name, err)
+		return
+	}
+	a.log.Info("connector resume requested through the REST API", "connector", c.Config.Name)
 	w.WriteHeader(http.StatusAccepted)
 }
 
@@ -190,21 +320,48 @@ func (a *restAPI) resume(w http.ResponseWriter, _ *http.Request, s *supervisor) 
 // onlyFailed=true a connector that has not failed is left alone. With
 // either parameter the answer is 202 with the status, as in KIP-745;
 // without, 204.
-func (a *restAPI) restart(w http.ResponseWriter, r *http.Request, s *supervisor) {
+func (a *API) restart(w http.ResponseWriter, r *http.Request, c Connector) {
 	q := r.URL.Query()
 	onlyFailed := q.Get("onlyFailed") == "true"
-	st := a.statusOf(s)
+	st := a.statusOf(c)
 	if !onlyFailed || st.Connector.State == "FAILED" {
-		a.log.Info("connector restart requested through the REST API", "connector", s.name)
-		if s.gaveUp() != nil {
-			a.d.revive(s.config()) // the policy gave up: a new supervisor
-		} else {
-			s.requestRestart(nil)
+		a.log.Info("connector restart requested through the REST API", "connector", c.Config.Name)
+		if err := a.c.Restart(c.Config.Name); err != nil {
+			a.writeFailure(w, c.Config.Name, err)
+			return
 		}
 		st.Connector.State, st.Tasks[0].State = "RESTARTING", "RESTARTING"
 	}
 	if q.Has("includeTasks") || q.Has("onlyFailed") {
 		writeJSON(w, http.StatusAccepted, st)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// putConfig is PUT /connectors/<name>/config: the body is the config map.
+// The daemon checks the file as run checks it, together with the other
+// files, then writes it atomically and reloads: 201 for a new connector,
+// 200 for a changed one.
+func (a *API) putConfig(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	c, created, err := a.c.Put(name, r.Body)
+	if err != nil {
+		a.writeFailure(w, name, err)
+		return
+	}
+	code := http.StatusOK
+	if created {
+		code = http.StatusCreated
+	}
+	writeJSON(w, code, infoOf(configs.NewRedactor(a.c.Worker(), c), c))
+}
+
+// deleteConnector is DELETE /connectors/<name>: its file is removed and the
+// daemon reloads, which stops the connector gracefully.
+func (a *API) deleteConnector(w http.ResponseWriter, _ *http.Request, c Connector) {
+	if err := a.c.Delete(c.Config.Name); err != nil {
+		a.writeFailure(w, c.Config.Name, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -220,24 +377,24 @@ type pluginInfo struct {
 // sinkClass is the one connector class hdfs-sink is.
 const sinkClass = "io.confluent.connect.hdfs.HdfsSinkConnector"
 
-func (a *restAPI) plugins(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, []pluginInfo{{Class: sinkClass, Type: "sink", Version: version}})
+func (a *API) plugins(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, []pluginInfo{{Class: sinkClass, Type: "sink", Version: a.o.Version}})
 }
 
-func (a *restAPI) healthz(w http.ResponseWriter, _ *http.Request) {
+func (a *API) healthz(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "alive"})
 }
 
 // readyz is 200 once every connector runs (or is paused) and its last
 // health check reached Kafka, the registry and the store; else 503 and why.
-func (a *restAPI) readyz(w http.ResponseWriter, _ *http.Request) {
-	reasons := a.d.board.notReady()
+func (a *API) readyz(w http.ResponseWriter, _ *http.Request) {
+	reasons := a.c.NotReady()
 	if len(reasons) == 0 {
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ready"})
 		return
 	}
 	for i := range reasons {
-		reasons[i] = scrub(a.d.board.redactor(), reasons[i])
+		reasons[i] = wiring.Scrub(a.c.Redactor(), reasons[i])
 	}
 	writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "reasons": reasons})
 }

@@ -1,4 +1,4 @@
-package main
+package rest
 
 import (
 	"bufio"
@@ -15,40 +15,40 @@ import (
 	"time"
 )
 
-// serverConfig is where and how the HTTP server listens.
-type serverConfig struct {
-	addr              string
-	authFile          string // user:password lines; "" = no authentication
-	certFile, keyFile string // both or neither
+// ServerConfig is where and how the HTTP server listens.
+type ServerConfig struct {
+	Addr              string
+	AuthFile          string // user:password lines; "" = no authentication
+	CertFile, KeyFile string // both or neither
 }
 
-// httpServer serves the REST API, /metrics, /healthz, /readyz and /status.
-type httpServer struct {
+// Server serves the REST API, /metrics, /healthz, /readyz and /status.
+type Server struct {
 	srv  *http.Server
 	done chan struct{}
 	url  string
 }
 
-// serveHTTP listens on cfg.addr and serves until shutdown. A bind failure is
+// Serve listens on cfg.Addr and serves api until Shutdown. A bind failure is
 // an error: a daemon whose probes and metrics cannot be reached must not
 // look healthy by being silent.
-func serveHTTP(cfg serverConfig, api *restAPI, log *slog.Logger) (*httpServer, error) {
-	if (cfg.certFile == "") != (cfg.keyFile == "") {
+func Serve(cfg ServerConfig, api *API, log *slog.Logger) (*Server, error) {
+	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
 		return nil, errors.New("--rest-tls-cert and --rest-tls-key go together")
 	}
-	users, err := loadUsers(cfg.authFile)
+	users, err := loadUsers(cfg.AuthFile)
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
+	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, err
 	}
 	scheme := "http"
-	if cfg.certFile != "" {
+	if cfg.CertFile != "" {
 		scheme = "https"
 	}
-	h := &httpServer{done: make(chan struct{}), url: scheme + "://" + ln.Addr().String()}
+	h := &Server{done: make(chan struct{}), url: scheme + "://" + ln.Addr().String()}
 	h.srv = &http.Server{Handler: api.routes(users), ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	api.workerID = ln.Addr().String()
 	go h.serve(ln, cfg, log)
@@ -57,11 +57,11 @@ func serveHTTP(cfg serverConfig, api *restAPI, log *slog.Logger) (*httpServer, e
 	return h, nil
 }
 
-func (h *httpServer) serve(ln net.Listener, cfg serverConfig, log *slog.Logger) {
+func (h *Server) serve(ln net.Listener, cfg ServerConfig, log *slog.Logger) {
 	defer close(h.done)
 	var err error
-	if cfg.certFile != "" {
-		err = h.srv.ServeTLS(ln, cfg.certFile, cfg.keyFile)
+	if cfg.CertFile != "" {
+		err = h.srv.ServeTLS(ln, cfg.CertFile, cfg.KeyFile)
 	} else {
 		err = h.srv.Serve(ln)
 	}
@@ -70,8 +70,11 @@ func (h *httpServer) serve(ln net.Listener, cfg serverConfig, log *slog.Logger) 
 	}
 }
 
-// shutdown stops the server, letting requests in flight finish briefly.
-func (h *httpServer) shutdown() {
+// URL is the server's scheme://host:port.
+func (h *Server) URL() string { return h.url }
+
+// Shutdown stops the server, letting requests in flight finish briefly.
+func (h *Server) Shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if h.srv.Shutdown(ctx) != nil {

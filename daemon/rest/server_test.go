@@ -1,15 +1,15 @@
-package main
+package rest
 
 import (
-	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
-	"errors"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -19,32 +19,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/hdfs-sink/hdfs-sink/configs"
 )
-
-func TestRedactHidesSecretsByKeyAndInURLs(t *testing.T) {
-	for key, value := range map[string]string{
-		"consumer.override.sasl.jaas.config":               `org.apache.kafka.common.security.plain.PlainLoginModule required password="p";`,
-		"ssl.keystore.password":                            "p",
-		"value.converter.basic.auth.user.info":             "u:p",
-		"value.converter.bearer.auth.token":                "t",
-		"hive.metastore.client.secret":                     "s",
-		"consumer.override.ssl.key.password":               "p",
-		"value.converter.schema.registry.ssl.keystore.key": "k",
-	} {
-		if got := redact(nil, key, value); got != hidden {
-			t.Errorf("redact(%q) = %q, want %q", key, got, hidden)
-		}
-	}
-	if got := redact(nil, "topics", "orders"); got != "orders" {
-		t.Errorf("redact of a plain key changed it: %q", got)
-	}
-	got := redact(nil, "value.converter.schema.registry.url", "https://user:pw@reg:8081,http://other:1")
-	if got != "https://[hidden]@reg:8081,http://other:1" {
-		t.Errorf("credentials in a URL: %q", got)
-	}
-}
 
 // TestBasicAuthGuardsAllButProbes: with a users file, every endpoint but
 // /healthz and /readyz wants the credentials, and a wrong password is
@@ -58,8 +33,7 @@ func TestBasicAuthGuardsAllButProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDaemon(nil, processMemory{}, newStatusBoard(), testLogger(t))
-	srv := httptest.NewServer((&restAPI{d: d, log: testLogger(t)}).routes(u))
+	srv := httptest.NewServer(New(&fakeConnectors{}, Options{Status: okHandler, Metrics: okHandler}).routes(u))
 	defer srv.Close()
 	get := func(path, user, pass string) int {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
@@ -91,33 +65,6 @@ func TestBasicAuthGuardsAllButProbes(t *testing.T) {
 	}
 }
 
-// TestHealthCommand: exit 0 and "ready" for 200, exit 1 and the reasons
-// for 503, exit 1 when nothing answers.
-func TestHealthCommand(t *testing.T) {
-	ready := true
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/readyz" && !ready {
-			writeJSON(w, 503, map[string]any{"status": "not ready", "reasons": []string{"connector a: kafka unreachable"}})
-			return
-		}
-		writeJSON(w, 200, map[string]string{"status": "ready"})
-	}))
-	addr := strings.TrimPrefix(srv.URL, "http://")
-	var out, errb bytes.Buffer
-	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 0 || out.String() != "ready\n" {
-		t.Fatalf("ready: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
-	}
-	ready = false
-	out.Reset()
-	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "kafka unreachable") {
-		t.Fatalf("not ready: exit %d, stderr %q", code, errb.String())
-	}
-	srv.Close()
-	if code := run([]string{"health", "--addr", addr, "--live"}, &out, &errb); code != 1 {
-		t.Fatalf("nothing listening: exit %d", code)
-	}
-}
-
 // TestRefusedSecretsAreNotEchoed: a config refused for a bad credential
 // value does not quote the value back (configs hides it already;
 // redactedErrors hides what a FieldError of a secret key would quote).
@@ -135,33 +82,29 @@ func TestRefusedSecretsAreNotEchoed(t *testing.T) {
 	}
 }
 
-func TestRedactedErrorsHideFieldValues(t *testing.T) {
-	err := errors.Join(&configs.FieldError{Connector: "c", Source: "f", Key: "consumer.override.sasl.jaas.config", Value: "password=s3cret", Set: true, Reason: "bad"},
-		errors.New("registry https://u:pw@r:1 refused"))
-	got := strings.Join(redactedErrors(nil, err), "\n")
-	if strings.Contains(got, "s3cret") || strings.Contains(got, "pw@") || !strings.Contains(got, "sasl.jaas.config") {
-		t.Fatalf("redactedErrors: %s", got)
-	}
-}
-
-// TestTLSServerAndHealthProbe: with a certificate the server speaks HTTPS
-// only, and hdfs-sink health --tls --insecure gets its answer.
-func TestTLSServerAndHealthProbe(t *testing.T) {
+// TestTLSServer: with a certificate the server speaks HTTPS only.
+func TestTLSServer(t *testing.T) {
 	cert, key := selfSigned(t)
-	d := newDaemon(nil, processMemory{}, newStatusBoard(), testLogger(t))
-	api := &restAPI{d: d, log: testLogger(t)}
-	srv, err := serveHTTP(serverConfig{addr: "127.0.0.1:0", certFile: cert, keyFile: key}, api, testLogger(t))
+	srv, err := Serve(ServerConfig{Addr: "127.0.0.1:0", CertFile: cert, KeyFile: key}, New(&fakeConnectors{}, Options{}), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.shutdown()
-	addr := strings.TrimPrefix(srv.url, "https://")
-	var out, errb bytes.Buffer
-	if code := run([]string{"health", "--addr", addr, "--tls", "--insecure"}, &out, &errb); code != 0 {
-		t.Fatalf("health over TLS: exit %d, %s", code, errb.String())
+	defer srv.Shutdown()
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	defer insecure.CloseIdleConnections()
+	resp, err := insecure.Get(srv.URL() + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.HasPrefix(srv.URL(), "https://") {
+		t.Fatalf("GET /healthz over TLS at %s: %v %v", srv.URL(), resp, err)
 	}
-	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 1 {
-		t.Fatalf("plain HTTP to the TLS server: exit %d, want 1", code)
+	resp.Body.Close()
+	plain := "http://" + strings.TrimPrefix(srv.URL(), "https://") + "/healthz"
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	if resp, err := client.Get(plain); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			t.Fatal("plain HTTP to the TLS server was answered 200")
+		}
 	}
 }
 

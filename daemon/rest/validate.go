@@ -1,4 +1,4 @@
-package main
+package rest
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
 // configInfos is Connect's ConfigInfos, the answer of
@@ -54,7 +55,7 @@ const wholeConnector = "connector"
 // validate checks a config with the checker `hdfs-sink check` uses and
 // answers in Connect's shape: one entry per key given, each with its
 // errors. A config that is not a JSON object is a 400.
-func (a *restAPI) validate(w http.ResponseWriter, r *http.Request) {
+func (a *API) validate(w http.ResponseWriter, r *http.Request) {
 	var cfg map[string]any
 	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&cfg); err != nil {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("the body must be a JSON object of config keys: %v", err))
@@ -64,7 +65,7 @@ func (a *restAPI) validate(w http.ResponseWriter, r *http.Request) {
 	if _, ok := cfg["connector.class"]; !ok {
 		cfg["connector.class"] = class
 	}
-	writeJSON(w, http.StatusOK, validateConfig(a.d.board.loadedWorker(), class, cfg))
+	writeJSON(w, http.StatusOK, validateConfig(a.c.Worker(), class, cfg))
 }
 
 func validateConfig(worker *configs.Worker, class string, cfg map[string]any) configInfos {
@@ -76,7 +77,7 @@ func validateConfig(worker *configs.Worker, class string, cfg map[string]any) co
 		if errors.As(err, &fe) {
 			key = fe.Key
 		}
-		byKey[key] = append(byKey[key], redactedErrors(redact, err)...)
+		byKey[key] = append(byKey[key], wiring.RedactedErrors(redact, err)...)
 	}
 	keys := make([]string, 0, len(cfg)+len(byKey))
 	for k := range cfg {
@@ -111,7 +112,7 @@ func checkConfig(worker *configs.Worker, cfg map[string]any) ([]error, *configs.
 	conns, _, err := configs.ParseFile("request", data, worker)
 	redact := configs.NewRedactor(worker, conns...)
 	if err == nil {
-		_, err = checkWiring(conns, redact)
+		err = wiring.CheckWiring(conns, redact)
 	}
 	if err == nil {
 		return nil, redact
@@ -125,7 +126,7 @@ func checkConfig(worker *configs.Worker, cfg map[string]any) ([]error, *configs.
 func configEntry(r *configs.Redactor, key string, cfg map[string]any, errs []string, order int) configInfo {
 	var value *string
 	if v, ok := cfg[key]; ok && v != nil {
-		s := redact(r, key, fmt.Sprint(v))
+		s := wiring.Redact(r, key, fmt.Sprint(v))
 		value = &s
 	}
 	if errs == nil {

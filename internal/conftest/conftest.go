@@ -1,19 +1,23 @@
-package main
+// Package conftest writes connector files for unit tests and loads them as
+// the daemon does: the helpers the tests of the daemon, the wiring and the
+// command share.
+package conftest
 
 import (
 	"encoding/json"
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
-// loadConnector writes a connector file with a local store under dir, the
+// Connector writes a connector file with a local store under dir, the
 // settings every test needs and extra (which win), and loads it as the
 // daemon does.
-func loadConnector(t *testing.T, dir, name string, extra map[string]string) *configs.Connector {
+func Connector(t testing.TB, dir, name string, extra map[string]string) *configs.Connector {
 	t.Helper()
 	cfg := map[string]string{
 		"topics": name, "store.url": "file://" + filepath.Join(dir, name), "flush.size": "10",
@@ -31,9 +35,45 @@ func loadConnector(t *testing.T, dir, name string, extra map[string]string) *con
 	if err := os.WriteFile(f, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	conns, _, err := configs.LoadPath(f)
+	conns, _, err := configs.Load(f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return conns[0]
+}
+
+// WriteFiles writes name → content under a new directory.
+func WriteFiles(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// Redactor knows one secret, as a connector with it would.
+func Redactor(t testing.TB, secret string) *configs.Redactor {
+	t.Helper()
+	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","store.url":"file:///tmp/x","flush.size":"1",
+		"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081",
+		"value.converter.basic.auth.credentials.source":"USER_INFO","value.converter.basic.auth.user.info":"svc:`+secret+`"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return configs.NewRedactor(nil, c)
+}
+
+// NoConnectEnv removes every CONNECT_* variable for the rest of the test
+// (they would be the worker), and restores them after it.
+func NoConnectEnv(t *testing.T) {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "CONNECT_") {
+			t.Setenv(k, "") // restored at the end of the test
+			os.Unsetenv(k)
+		}
+	}
 }

@@ -1,8 +1,8 @@
-package main
+package wiring
 
 import (
-	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,61 +10,73 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
-// configFlags are how run, check and offsets reset find their settings.
-type configFlags struct {
-	config, worker string
+// Files are where a run, check or tool finds its settings: --config (a
+// connector file or a directory of them) and --worker.
+type Files struct {
+	Config, Worker string
 }
 
-func (cf *configFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&cf.config, "config", "", "connector file or directory (*.json, *.properties)")
-	fs.StringVar(&cf.worker, "worker", "", "Kafka Connect worker properties file (default: the CONNECT_* environment, if any)")
+// Loaded is everything a command reads before it acts.
+type Loaded struct {
+	Worker *configs.Worker // nil without a worker file or CONNECT_* variables
+	Conns  []*configs.Connector
+	Warns  []configs.Warning
+	Redact *configs.Redactor
 }
 
-// loaded is everything a command reads before it acts.
-type loaded struct {
-	worker *configs.Worker // nil without a worker file or CONNECT_* variables
-	conns  []*configs.Connector
-	warns  []configs.Warning
-	redact *configs.Redactor
-}
-
-// environ is os.Environ; tests replace it.
-var environ = os.Environ
-
-// load reads the worker (--worker, else the CONNECT_* environment, as
+// Load reads the worker (--worker, else the CONNECT_* environment, as
 // Confluent's image passes worker settings) and the connector files.
-func (cf configFlags) load() (loaded, error) {
-	var l loaded
+func (cf Files) Load() (Loaded, error) {
+	var l Loaded
 	w, warns, err := cf.loadWorker()
-	l.warns = warns
+	l.Warns = warns
 	if err != nil {
 		return l, err
 	}
-	l.worker = w
-	conns, cwarns, err := configs.Load(cf.config, w)
-	l.warns = append(l.warns, cwarns...)
+	l.Worker = w
+	conns, cwarns, err := configs.Load(cf.Config, w)
+	l.Warns = append(l.Warns, cwarns...)
 	if err != nil {
 		return l, err
 	}
-	l.conns, l.redact = conns, configs.NewRedactor(w, conns...)
+	l.Conns, l.Redact = conns, configs.NewRedactor(w, conns...)
 	return l, nil
 }
 
-func (cf configFlags) loadWorker() (*configs.Worker, []configs.Warning, error) {
-	if cf.worker != "" {
-		w, warns, err := configs.LoadWorker(cf.worker)
+// LoadChecked loads the worker and connector files as run and check do:
+// configs, then what the wiring refuses; warnings go to log.
+func LoadChecked(cf Files, log *slog.Logger) (Loaded, error) {
+	l, err := cf.Load()
+	for _, w := range l.Warns {
+		log.Warn("config", "warning", w.String())
+	}
+	if err != nil {
+		return l, err
+	}
+	reports, err := checkWiring(l.Conns, l.Redact)
+	for i, r := range reports {
+		for _, w := range r.warns {
+			log.Warn("config", "connector", l.Conns[i].Name, "warning", w)
+		}
+	}
+	return l, err
+}
+
+func (cf Files) loadWorker() (*configs.Worker, []configs.Warning, error) {
+	if cf.Worker != "" {
+		w, warns, err := configs.LoadWorker(cf.Worker)
 		if n := connectEnvCount(); n > 0 && err == nil {
 			warns = append(warns, configs.Warning{Source: "environment", Key: "CONNECT_*",
-				Message: fmt.Sprintf("%d CONNECT_* variables ignored: --worker %s is given", n, cf.worker)})
+				Message: fmt.Sprintf("%d CONNECT_* variables ignored: --worker %s is given", n, cf.Worker)})
 		}
 		return w, warns, err
 	}
-	return configs.WorkerFromEnv(environ())
+	return configs.WorkerFromEnv(os.Environ())
 }
 
 func connectEnvCount() int {
 	n := 0
-	for _, kv := range environ() {
+	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "CONNECT_") {
 			n++
 		}
@@ -72,8 +84,8 @@ func connectEnvCount() int {
 	return n
 }
 
-// workerLines say which worker was read and what of it is not used, once.
-func workerLines(w *configs.Worker) []string {
+// WorkerLines say which worker was read and what of it is not used, once.
+func WorkerLines(w *configs.Worker) []string {
 	if w == nil {
 		return nil
 	}

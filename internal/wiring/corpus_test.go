@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (configs/testdata/corpus/expected) from the current output")
@@ -38,16 +40,17 @@ func readManifest(t *testing.T) []corpusEntry {
 	return out
 }
 
-// TestPublishedConnectorFiles runs `hdfs-sink check` on every published
+// TestPublishedConnectorFiles runs check (Check) on every published
 // connector file of the corpus, unchanged, with a published worker file,
 // and compares everything it prints with a golden file. Files the
-// manifest calls "ok" must pass; the others must fail (exit 1) with the
+// manifest calls "ok" must pass; the others must fail with the
 // golden error. At least 20 published files must pass or fail only for a
 // documented unsupported feature.
 func TestPublishedConnectorFiles(t *testing.T) {
 	t.Setenv("HADOOP_USER_NAME", "etl") // the default HDFS user, not this machine's
-	hostRoot, environ = filepath.Join(corpusDir, "root"), func() []string { return nil }
-	t.Cleanup(func() { hostRoot, environ = "", os.Environ })
+	conftest.NoConnectEnv(t)
+	hostRoot = filepath.Join(corpusDir, "root")
+	t.Cleanup(func() { hostRoot = "" })
 	// git keeps no file modes but the executable bit: a keytab readable by
 	// others is warned about, so give the corpus's the mode a keytab has.
 	if err := os.Chmod(filepath.Join(hostRoot, "tmp", "connect.keytab"), 0o600); err != nil {
@@ -58,10 +61,10 @@ func TestPublishedConnectorFiles(t *testing.T) {
 		name := strings.TrimSuffix(e.connector, filepath.Ext(e.connector)) + "--" + strings.TrimSuffix(e.worker, ".properties")
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
-			code := run([]string{"check", "--worker", filepath.Join(corpusDir, "workers", e.worker),
-				"--config", filepath.Join(corpusDir, "connectors", e.connector)}, &out, &out)
-			if want := map[bool]int{true: 0, false: 1}[e.outcome == "ok"]; code != want {
-				t.Errorf("exit %d, want %d (%s)\n%s", code, want, e.outcome, out.String())
+			passed := Check(Files{Worker: filepath.Join(corpusDir, "workers", e.worker),
+				Config: filepath.Join(corpusDir, "connectors", e.connector)}, &out, &out)
+			if want := e.outcome == "ok"; passed != want {
+				t.Errorf("passed %v, want %v (%s)\n%s", passed, want, e.outcome, out.String())
 			}
 			golden(t, filepath.Join(corpusDir, "expected", name+".out"), out.String())
 		})

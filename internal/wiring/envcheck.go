@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"fmt"
@@ -83,6 +83,13 @@ func hiveTargetOf(c *configs.Connector) (hiveTarget, error) {
 		return t, fmt.Errorf("connector %q (%s): hive.metastore.uris (from %s): %w", c.Name, c.Source, t.from, err)
 	}
 	return t, nil
+}
+
+// MetastoreURIs are the metastore URIs the connector registers in: its
+// hive.metastore.uris, else hive-site.xml's; an error as check reports it.
+func MetastoreURIs(c *configs.Connector) (string, error) {
+	t, err := hiveTargetOf(c)
+	return t.uris, err
 }
 
 // connectorReport is what check says of a connector that passed.

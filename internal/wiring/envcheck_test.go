@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"fmt"
@@ -7,22 +7,23 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
 // TestEnvironmentErrors: what a connector file names outside itself is
 // checked by check (and run) with an error naming connector, file and the
 // setting's file.
 func TestEnvironmentErrors(t *testing.T) {
-	hadoopNS := writeFiles(t, map[string]string{"hdfs-site.xml": `<configuration>
+	hadoopNS := conftest.WriteFiles(t, map[string]string{"hdfs-site.xml": `<configuration>
   <property><name>dfs.nameservices</name><value>ns1</value></property>
   <property><name>dfs.ha.namenodes.ns1</name><value>nn1</value></property>
   <property><name>dfs.namenode.rpc-address.ns1.nn1</name><value>10.0.0.1:8020</value></property>
 </configuration>`})
-	hiveSASL := writeFiles(t, map[string]string{"hive-site.xml": `<configuration>
+	hiveSASL := conftest.WriteFiles(t, map[string]string{"hive-site.xml": `<configuration>
   <property><name>hive.metastore.uris</name><value>thrift://hms:9083</value></property>
   <property><name>hive.metastore.sasl.enabled</name><value>true</value></property>
 </configuration>`})
-	hiveNoURIs := writeFiles(t, map[string]string{"hive-site.xml": `<configuration></configuration>`})
+	hiveNoURIs := conftest.WriteFiles(t, map[string]string{"hive-site.xml": `<configuration></configuration>`})
 	noSite := t.TempDir()
 	hive := `,"hive.integration":"true","schema.compatibility":"BACKWARD","hive.conf.dir":"%s"`
 	tests := []struct{ name, extra, want string }{
@@ -53,7 +54,7 @@ func TestEnvironmentErrors(t *testing.T) {
 // TestHiveURIsFromHiveSite: a connector file without hive.metastore.uris
 // uses hive-site.xml's, and check says where they came from.
 func TestHiveURIsFromHiveSite(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"hive-site.xml": `<configuration>
+	dir := conftest.WriteFiles(t, map[string]string{"hive-site.xml": `<configuration>
   <property><name>hive.metastore.uris</name><value>thrift://hms1:9083,thrift://hms2:9083</value></property>
 </configuration>`})
 	c := hiveSiteConnector(t, dir)
@@ -67,7 +68,7 @@ func TestHiveURIsFromHiveSite(t *testing.T) {
 // TestHiveSocketTimeoutFromHiveSite: hive.metastore.client.socket.timeout
 // becomes the metastore client's call timeout, and check says so.
 func TestHiveSocketTimeoutFromHiveSite(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"hive-site.xml": `<configuration>
+	dir := conftest.WriteFiles(t, map[string]string{"hive-site.xml": `<configuration>
   <property><name>hive.metastore.uris</name><value>thrift://hms1:9083</value></property>
   <property><name>hive.metastore.client.socket.timeout</name><value>300s</value></property>
 </configuration>`})
@@ -77,9 +78,9 @@ func TestHiveSocketTimeoutFromHiveSite(t *testing.T) {
 	if err != nil || !strings.HasSuffix(reports[0].lines[len(reports[0].lines)-1], want) {
 		t.Fatalf("report %q, %v; want the last line to end with %q", reports, err, want)
 	}
-	opts, err := hiveDialOptions(c, nil)
+	opts, err := HiveDialOptions(c, nil)
 	if err != nil || len(opts) != 1 {
-		t.Fatalf("hiveDialOptions = %d options, %v; want the call timeout only", len(opts), err)
+		t.Fatalf("HiveDialOptions = %d options, %v; want the call timeout only", len(opts), err)
 	}
 }
 

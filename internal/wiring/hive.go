@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"context"
@@ -13,9 +13,9 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
-// hiveSyncer wires hive.integration: nil when it is off. dial connects to
+// HiveSyncer wires hive.integration: nil when it is off. dial connects to
 // hive.metastore.uris (from the connector file, else hive-site.xml).
-func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partitioner,
+func HiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partitioner,
 	dial func(ctx context.Context, uris string) (hive.Metastore, error), log *slog.Logger) (*hive.Syncer, error) {
 	if !c.Hive.Enabled {
 		return nil, nil
@@ -46,8 +46,8 @@ func hiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partiti
 	}), nil
 }
 
-// dialHive connects to a metastore of uris.
-func dialHive(ctx context.Context, uris string) (hive.Metastore, error) {
+// DialHive connects to a metastore of uris.
+func DialHive(ctx context.Context, uris string) (hive.Metastore, error) {
 	c, err := hive.Dial(ctx, uris)
 	if err != nil {
 		return nil, err // not a nil *Client in a non-nil Metastore

@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"errors"
@@ -84,12 +84,12 @@ func hiveConfDir(c *configs.Connector) string {
 	return filepath.Join(c.Hive.Home, "conf")
 }
 
-// hiveDialOptions are the hive.Dial options of a connector: the call
+// HiveDialOptions are the hive.Dial options of a connector: the call
 // timeout of hive.metastore.client.socket.timeout when the site sets one,
 // and SASL GSSAPI with the connector's login when the Metastore asks for
 // it. The login is looked up at each dial, so a KDC outage is one more
 // failed (and retried) dial.
-func hiveDialOptions(c *configs.Connector, logins *kerberos.Logins) ([]hive.Option, error) {
+func HiveDialOptions(c *configs.Connector, logins *kerberos.Logins) ([]hive.Option, error) {
 	site, err := hiveSite(c)
 	if err != nil {
 		return nil, err

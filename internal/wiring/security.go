@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"context"
@@ -31,11 +31,11 @@ func kafkaProps(c *configs.Connector) (kafkaclient.Props, tlsprops.Namer) {
 	return props, func(k string) string { return c.Kafka.KeyOf("consumer", k) }
 }
 
-// kafkaSecurity parses the connector's Kafka security settings; an error
+// KafkaSecurity parses the connector's Kafka security settings; an error
 // names the connector and every key that cannot be honoured. A GSSAPI
 // client logs in through logins (nil: it cannot, as when checking) with
 // the connector's hdfs.sink.krb5.conf.
-func kafkaSecurity(c *configs.Connector, logins *kerberos.Logins) (*kafkaclient.Security, error) {
+func KafkaSecurity(c *configs.Connector, logins *kerberos.Logins) (*kafkaclient.Security, error) {
 	props, name := kafkaProps(c)
 	sec, err := kafkaclient.ParseWith(props, name, kafkaclient.Kerberos{Krb5Conf: hostPath(kerberos.Krb5ConfPath(c.Kerberos.Krb5Conf)), Logins: logins})
 	if err != nil {
@@ -95,6 +95,23 @@ func kafkaFatal(sec *kafkaclient.Security) func(error) error {
 		}
 		return nil
 	}
+}
+
+// RegistryFor is the connector's schema registry client; nil for
+// schemaless values, which need none.
+func RegistryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error) {
+	if c.Schemaless {
+		return nil, nil // values are not Avro: no registry
+	}
+	cfg, err := registryConfig(c, log)
+	if err != nil {
+		return nil, err
+	}
+	reg, err := registry.NewClient(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connector %q: schema registry: %w", c.Name, err)
+	}
+	return reg, nil
 }
 
 // registryConfig is the registry client's configuration from the

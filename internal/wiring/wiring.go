@@ -1,4 +1,15 @@
-package main
+// Package wiring is the one place where a connector file becomes what the
+// packages below take: sink.Config (the output format, the partitioner,
+// the memory plan), the store's options (hdfs.Options, Kerberos logins),
+// the schema registry client's configuration, the Kafka client's security
+// (kafkaclient.Security, parsed once per connector run) and the Hive
+// metastore's dial options. It also loads the worker and connector files
+// as every command does (LoadChecked), checks what configs alone cannot
+// (CheckWiring, Check: what `hdfs-sink check` says), plans the process's
+// memory and hides secrets in what is shown (Redact, RedactedErrors).
+// The daemon and every tool of cmd/hdfs-sink use it, so that a tool
+// reaches Kafka and the store exactly as the daemon would.
+package wiring
 
 import (
 	"errors"
@@ -26,9 +37,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage/local"
 )
 
-// openStore connects the connector's store.url. The returned FS is rooted at
+// OpenStore connects the connector's store.url, logging in through logins
+// when the store is Kerberized. The returned FS is rooted at
 // "/" of the store; paths from configs already include the URL's path.
-func openStore(c *configs.Connector, logins *kerberos.Logins) (storage.FS, error) {
+func OpenStore(c *configs.Connector, logins *kerberos.Logins) (storage.FS, error) {
 	switch c.Store.Scheme {
 	case "file":
 		if err := os.MkdirAll(c.Store.Path, 0o755); err != nil {
@@ -58,25 +70,27 @@ func hadoopConfDir(c *configs.Connector) string {
 	return filepath.Join(c.HadoopHome, "etc", "hadoop")
 }
 
-// connectorDeps are what a connector's wiring takes besides its file.
-type connectorDeps struct {
-	store  storage.FS
-	reg    schema.Registry
-	mem    processMemory
-	log    *slog.Logger
-	faults sink.Faults
-	logins *kerberos.Logins // nil: a GSSAPI consumer cannot log in (tests)
+// ConnectorDeps are what a connector's wiring takes besides its file.
+type ConnectorDeps struct {
+	Store    storage.FS
+	Registry schema.Registry // nil: schemaless values
+	Mem      ProcessMemory
+	Log      *slog.Logger
+	Faults   sink.Faults
+	// Security is the connector's Kafka security (KafkaSecurity), parsed
+	// once per run: the readiness probe and the client share it.
+	Security *kafkaclient.Security
 }
 
-// sinkConfig turns a validated connector file into the sink's wiring,
+// SinkConfig turns a validated connector file into the sink's wiring,
 // within the process's memory. What this build cannot do yet is refused
 // here, before anything is consumed.
-func sinkConfig(c *configs.Connector, d connectorDeps) (sink.Config, error) {
-	f, err := outputFormat(c)
+func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
+	f, err := OutputFormat(c)
 	if err != nil {
 		return sink.Config{}, err
 	}
-	part, err := outputPartitioner(c)
+	part, err := OutputPartitioner(c)
 	if err != nil {
 		return sink.Config{}, err
 	}
@@ -84,22 +98,22 @@ func sinkConfig(c *configs.Connector, d connectorDeps) (sink.Config, error) {
 	if err != nil {
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
-	mem, log := d.mem.connector(c), d.log
+	mem, log := d.Mem.Connector(c), d.Log
 	cfg := sink.Config{
 		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
 		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
 		WriteSettings: sink.WriteSettings{
-			FS: d.store, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
+			FS: d.Store, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
 			Pad: c.OffsetPadWidth, FlushSize: c.FlushSize, MaxFileBytes: c.RotateMaxFileBytes, Compatibility: compat,
 			RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
-			Faults: d.faults,
+			Faults: d.Faults,
 		},
-		Registry: d.reg, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
+		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
 		LogBadRecords: c.Errors.LogEnable, LogRecordContent: c.Errors.LogMessages,
 		FailOnNull: c.NullValues == configs.NullFail,
-		MemoryMax:  mem.FileBudget, Budget: d.mem.budget, Logger: log,
+		MemoryMax:  mem.FileBudget, Budget: d.Mem.budget, Logger: log,
 	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
@@ -107,12 +121,8 @@ func sinkConfig(c *configs.Connector, d connectorDeps) (sink.Config, error) {
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
-	sec, err := kafkaSecurity(c, d.logins)
-	if err != nil {
-		return sink.Config{}, err
-	}
-	cfg.KafkaOpts = kafkaOpts(c, mem, sec, log) // once: each build logs its warnings
-	cfg.KafkaFatal = kafkaFatal(sec)
+	cfg.KafkaOpts = KafkaOpts(c, mem, d.Security, log) // once: each build logs its warnings
+	cfg.KafkaFatal = kafkaFatal(d.Security)
 	return cfg, nil
 }
 
@@ -134,7 +144,8 @@ var outputFormats = map[configs.Format]func(c *configs.Connector) (format.Format
 	},
 }
 
-func outputFormat(c *configs.Connector) (format.Format, error) {
+// OutputFormat is the encoder of the connector's format.class.
+func OutputFormat(c *configs.Connector) (format.Format, error) {
 	newFormat, ok := outputFormats[c.Format]
 	if !ok {
 		return nil, fmt.Errorf("format: unknown format %q (supported: avro, parquet, json, string)", c.Format)
@@ -146,7 +157,8 @@ func outputFormat(c *configs.Connector) (format.Format, error) {
 	return f, nil
 }
 
-func outputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
+// OutputPartitioner is the connector's partitioner.class, configured.
+func OutputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
 	p, err := partitioner.New(partitioner.Config{
 		Kind: partitioner.Kind(c.Partitioner.Kind), FieldNames: c.Partitioner.Fields,
 		Duration: c.Partitioner.Duration, PathFormat: c.Partitioner.PathFormat, Locale: c.Locale,
@@ -167,12 +179,12 @@ const (
 	defaultHeartbeatInterval = 3 * time.Second
 )
 
-// kafkaOpts are the client options from the connector file: the memory
+// KafkaOpts are the client options from the connector file: the memory
 // plan's fetch bounds, group timeouts, the security settings (TLS, SASL,
 // and franz-go's log lines), then the consumer.override.* keys, which win
 // because franz-go applies options in order (so does isolation.level over
 // the sink's read_committed).
-func kafkaOpts(c *configs.Connector, mem sink.MemoryPlan, sec *kafkaclient.Security, log *slog.Logger) []kgo.Opt {
+func KafkaOpts(c *configs.Connector, mem sink.MemoryPlan, sec *kafkaclient.Security, log *slog.Logger) []kgo.Opt {
 	opts := append(mem.FetchOpts(), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
 	opts = append(opts, sec.Opts(log.With("connector", c.Name))...)
 	if c.Consumer.ReadUncommitted {
@@ -221,7 +233,7 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 // checkSecurity: the Kafka and registry security settings, stores read.
 func checkSecurity(c *configs.Connector) []error {
 	var errs []error
-	if _, err := kafkaSecurity(c, nil); err != nil {
+	if _, err := KafkaSecurity(c, nil); err != nil {
 		errs = append(errs, err)
 	}
 	if err := producerSecurity(c); err != nil {
@@ -255,13 +267,19 @@ func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, err
 	return reports, errors.Join(errs...)
 }
 
+// CheckWiring is what checkWiring refuses, without the reports.
+func CheckWiring(conns []*configs.Connector, r *configs.Redactor) error {
+	_, err := checkWiring(conns, r)
+	return err
+}
+
 func checkConnector(c *configs.Connector) []error {
 	var errs []error
-	if _, err := outputPartitioner(c); err != nil {
+	if _, err := OutputPartitioner(c); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, checkSecurity(c)...)
-	f, err := outputFormat(c)
+	f, err := OutputFormat(c)
 	if err != nil {
 		return append(errs, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package wiring
 
 import (
 	"testing"
@@ -30,7 +30,7 @@ func TestOutputFormatForEveryFormatClass(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.class, err)
 		}
-		f, err := outputFormat(c)
+		f, err := OutputFormat(c)
 		if err != nil || f.Name() != tt.name || f.Extension() != tt.ext {
 			t.Errorf("%s: outputFormat = %v, %v", tt.class, f, err)
 		}
@@ -48,7 +48,7 @@ func TestOutputFormatErrors(t *testing.T) {
 		{configs.Connector{Format: configs.FormatAvro, AvroCodec: "bzip2"},
 			`format "avro": avro: unsupported codec "bzip2" (supported: null, deflate, snappy)`},
 	} {
-		if _, err := outputFormat(&tt.c); err == nil || err.Error() != tt.want {
+		if _, err := OutputFormat(&tt.c); err == nil || err.Error() != tt.want {
 			t.Errorf("%s: %v, want %s", tt.c.Format, err, tt.want)
 		}
 	}
