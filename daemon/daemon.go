@@ -35,155 +35,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
-// Options are what a daemon is run with: `hdfs-sink run`'s flags.
-type Options struct {
-	// Config is a connector file or a directory of them (a directory the
-	// daemon can write lets the REST API add, change and delete
-	// connectors); Worker is the Kafka Connect worker file ("": the
-	// CONNECT_* environment, if any).
-	Config, Worker string
-	Logger         *slog.Logger // nil: discard
-	// Hide, when set, is told the secrets of every load and reload, so a
-	// log handler can hide them (cmd/hdfs-sink's does).
-	Hide func(*configs.Redactor)
-	// MemoryMax is one memory ceiling for the whole process (0: the sum
-	// of the connectors' hdfs.sink.memory.max.bytes).
-	MemoryMax int64
-	Restart   RestartPolicy // the zero policy is DefaultRestart
-	// HealthInterval is how often each connector checks Kafka, the
-	// registry and the store (0: 10 s); WatchInterval how often the config
-	// directory is checked for changes (0: only Reload reloads).
-	HealthInterval, WatchInterval time.Duration
-	// Reload asks for a reload at each value (SIGHUP); nil: none.
-	Reload <-chan os.Signal
-	HTTP   HTTPOptions
-	// Version names the binary in hdfs_sink_build_info and the plugin
-	// list; Build is what GET / reports.
-	Version string
-	Build   BuildInfo
-}
-
-// BuildInfo is the version and commit GET / reports.
-type BuildInfo = rest.BuildInfo
-
-// HTTPOptions are the daemon's HTTP server: the REST API, /status,
-// /metrics, /healthz and /readyz.
-type HTTPOptions struct {
-	// Listen is the address given the worker file loaded (its listeners);
-	// nil or "": no server.
-	Listen            func(worker *configs.Worker) string
-	ReadOnly          bool   // refuse every REST request that changes something
-	AuthFile          string // user:password lines: basic authentication
-	CertFile, KeyFile string // serve HTTPS
-}
-
-// RestartPolicy is what happens to a connector that failed: restarted
-// after a wait that doubles from Initial up to Max, at most Attempts times
-// in a row (negative: without end; 0: never).
-type RestartPolicy struct {
-	Initial, Max time.Duration
-	Attempts     int
-}
-
-// DefaultRestart is `hdfs-sink run`'s restart policy.
-var DefaultRestart = RestartPolicy{Initial: 5 * time.Second, Max: 5 * time.Minute, Attempts: -1}
-
-// ErrAllFailed is Run's error when the restart policy gave up on every
-// connector.
-var ErrAllFailed = errors.New("every connector failed and the restart policy gave up")
-
-// New loads the worker and connector files as `hdfs-sink check` checks
-// them; a refusal is logged (nothing is consumed) and returned, secrets
-// hidden. Nothing runs before Run.
-func New(o Options) (*Daemon, error) {
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	faults, err := sink.FaultsFromEnv()
-	if err != nil {
-		log.Error("bad fault injection setting", "err", err)
-		return nil, err
-	}
-	files := wiring.Files{Config: o.Config, Worker: o.Worker}
-	fp := configFingerprint(files.Config)
-	l, err := wiring.LoadChecked(files, log)
-	if o.Hide != nil {
-		o.Hide(l.Redact)
-	}
-	if err != nil {
-		err = errors.New(l.Redact.Text(err.Error()))
-		log.Error("invalid configuration; nothing consumed", "err", err)
-		return nil, err
-	}
-	for _, line := range wiring.WorkerLines(l.Worker) {
-		log.Info(line)
-	}
-	o.Logger = log
-	d := newDaemon(o, faults, wiring.NewProcessMemory(o.MemoryMax, len(l.Conns), log))
-	d.board.setLoaded(l)
-	d.conns, d.loaded = l.Conns, fp
-	d.limitMemory = func(conns []*configs.Connector) { wiring.LimitBySum(o.MemoryMax, conns, d.metrics, log) }
-	return d, nil
-}
-
-// Run runs every connector until ctx ends, serving the HTTP API meanwhile
-// and applying reloads. A connector that fails is restarted by the policy;
-// the others go on. Once ctx has ended Run waits for the connectors to
-// commit and leave their groups, shutdownBound at most (those still
-// running then are named in the log and left to recovery), and returns
-// nil. It returns ErrAllFailed when the policy gave up on every connector,
-// and the HTTP server's error when it cannot listen, before anything runs.
-// A Daemon runs once.
-func (d *Daemon) Run(ctx context.Context) error {
-	defer d.logins.Close()
-	srv, err := d.serve()
-	if err != nil {
-		return err
-	}
-	if srv != nil {
-		defer srv.Shutdown()
-	}
-	reloadCtx, stopReloads := context.WithCancel(ctx)
-	var reloads sync.WaitGroup
-	reloads.Go(func() { d.forwardReloads(reloadCtx, d.hup) })
-	defer reloads.Wait()
-	defer stopReloads()
-	if d.runConnectors(ctx, d.conns) != 0 {
-		return ErrAllFailed
-	}
-	return nil
-}
-
-// serve starts the HTTP server, or returns nil when it is off.
-func (d *Daemon) serve() (*rest.Server, error) {
-	if d.http.Listen == nil {
-		return nil, nil
-	}
-	addr := d.http.Listen(d.board.loadedWorker())
-	if addr == "" {
-		return nil, nil
-	}
-	srv, err := rest.Serve(rest.ServerConfig{Addr: addr, AuthFile: d.http.AuthFile, CertFile: d.http.CertFile, KeyFile: d.http.KeyFile},
-		d.restAPI(""), d.log)
-	if err != nil {
-		d.log.Error("cannot serve the REST API, metrics and health endpoints", "addr", addr, "err", err)
-		return nil, err
-	}
-	return srv, nil
-}
-
-// restAPI is the REST API over d, with its status document and metrics;
-// workerID is the listener's host:port (Serve sets it).
-func (d *Daemon) restAPI(workerID string) *rest.API {
-	return rest.New(d, rest.Options{ReadOnly: d.http.ReadOnly, WorkerID: workerID, Version: d.version, Build: d.build,
-		Status: d.board.handler(d.log), Metrics: d.metrics.Handler(), Log: d.log})
-}
-
 // Daemon is what the connectors of one run share, and how it reaches the
 // store, the registry and the metastore (tests put fakes there).
 type Daemon struct {
-	faults  sink.Faults
+	faults  *connectorFaults
 	mem     wiring.ProcessMemory
 	board   *statusBoard
 	metrics *metrics.Metrics
@@ -207,9 +62,8 @@ type Daemon struct {
 
 	mu     sync.Mutex
 	sups   map[string]*supervisor
-	panics map[string]*panicAt // HDFS_SINK_PANIC_AT, by connector
-	runCtx context.Context     // runConnectors', for supervisors started later
-	ended  chan struct{}       // told when a supervisor ends
+	runCtx context.Context // runConnectors', for supervisors started later
+	ended  chan struct{}   // told when a supervisor ends
 
 	openStore func(*configs.Connector) (storage.FS, error)
 	registry  func(*configs.Connector, *slog.Logger) (schema.Registry, error)
@@ -222,7 +76,7 @@ func newDaemon(o Options, faults sink.Faults, mem wiring.ProcessMemory) *Daemon 
 	m := metrics.New(o.Version)
 	board.metrics = m
 	m.SetStates(board.states)
-	d := &Daemon{faults: faults, mem: mem, board: board, metrics: m, log: o.Logger, logins: kerberos.NewLogins(o.Logger),
+	d := &Daemon{faults: &connectorFaults{process: faults}, mem: mem, board: board, metrics: m, log: o.Logger, logins: kerberos.NewLogins(o.Logger),
 		files: wiring.Files{Config: o.Config, Worker: o.Worker}, hide: o.Hide,
 		restart: o.Restart, healthEvery: o.HealthInterval, watchEvery: o.WatchInterval, hup: o.Reload,
 		http: o.HTTP, version: o.Version, build: o.Build,
@@ -236,36 +90,6 @@ func newDaemon(o Options, faults sink.Faults, mem wiring.ProcessMemory) *Daemon 
 	}
 	d.openStore = func(c *configs.Connector) (storage.FS, error) { return wiring.OpenStore(c, d.logins) }
 	return d
-}
-
-// runConnectors runs every connector until ctx ends, and applies reloads
-// meanwhile. A connector that fails is restarted by the policy; the others
-// go on. The exit code is 1 when the policy gave up on all of them. Once
-// ctx has ended it waits shutdownBound at most; connectors still running
-// then are named in the log and left to the process's exit.
-func (d *Daemon) runConnectors(ctx context.Context, conns []*configs.Connector) int {
-	if d.limitMemory != nil {
-		d.limitMemory(conns)
-	}
-	ended := make(chan struct{}, len(conns)+1)
-	d.mu.Lock()
-	d.runCtx, d.ended = ctx, ended
-	d.mu.Unlock()
-	for _, c := range conns {
-		d.startSupervisor(ctx, c, ended)
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return d.shutdown(conns)
-		case <-d.reloads:
-			conns = d.reload(ctx, conns, ended)
-		case <-ended:
-			if d.allGaveUp() {
-				return 1
-			}
-		}
-	}
 }
 
 func (d *Daemon) startSupervisor(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {
@@ -403,7 +227,7 @@ func (d *Daemon) runConnector(ctx context.Context, c *configs.Connector, started
 // newConnector wires a connector and its syncer (nil without
 // hive.integration); neither runs yet.
 func (d *Daemon) newConnector(c *configs.Connector, store storage.FS, reg schema.Registry, sec *kafkaclient.Security) (*sink.Connector, *hive.Syncer, error) {
-	faults, err := d.connectorFaults(c.Name)
+	faults, err := d.faults.of(c.Name)
 	if err != nil {
 		return nil, nil, err
 	}

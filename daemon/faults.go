@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -28,14 +29,22 @@ func (p *panicAt) Enter(s sink.State) {
 	}
 }
 
-// connectorFaults is the fault injection of connector name: the process's,
-// plus the panic HDFS_SINK_PANIC_AT asks of this connector. The panic is
-// once per process: the restarted connector runs normally.
-func (d *Daemon) connectorFaults(name string) (sink.Faults, error) {
+// connectorFaults are the process's fault injection and the panics
+// HDFS_SINK_PANIC_AT asks of connectors, by connector.
+type connectorFaults struct {
+	process sink.Faults // sink.FaultsFromEnv; nil: none
+	mu      sync.Mutex
+	panics  map[string]*panicAt
+}
+
+// of is the fault injection of connector name: the process's, plus the
+// panic HDFS_SINK_PANIC_AT asks of this connector. The panic is once per
+// process: the restarted connector runs normally.
+func (d *connectorFaults) of(name string) (sink.Faults, error) {
 	v := os.Getenv("HDFS_SINK_PANIC_AT")
 	conn, state, ok := strings.Cut(v, "/")
 	if v == "" || conn != name {
-		return d.faults, nil
+		return d.process, nil
 	}
 	if !ok {
 		return nil, fmt.Errorf("HDFS_SINK_PANIC_AT=%q: want <connector>/<STATE>", v)
@@ -50,7 +59,7 @@ func (d *Daemon) connectorFaults(name string) (sink.Faults, error) {
 		d.panics = map[string]*panicAt{}
 	}
 	if d.panics[name] == nil {
-		d.panics[name] = &panicAt{state: s, next: d.faults}
+		d.panics[name] = &panicAt{state: s, next: d.process}
 	}
 	return d.panics[name], nil
 }

@@ -45,7 +45,7 @@ func TestCheckWithWorkerHidesSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	code := run([]string{"check", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json")}, &out, &errOut)
+	code := dispatch([]string{"check", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json")}, &out, &errOut)
 	all := out.String() + errOut.String()
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, all)
@@ -76,7 +76,7 @@ func TestCheckWithEnvironmentWorker(t *testing.T) {
 	t.Setenv("CONNECT_VALUE_CONVERTER", "io.confluent.connect.avro.AvroConverter")
 	t.Setenv("CONNECT_VALUE_CONVERTER_SCHEMA_REGISTRY_URL", "http://schema-registry:8081")
 	var out, errOut bytes.Buffer
-	if code := run([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 0 {
+	if code := dispatch([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if !strings.Contains(out.String(), "kafka consumer: bootstrap.servers=kafka:9092") || !strings.Contains(out.String(), "worker: the environment (CONNECT_*)") {
@@ -87,7 +87,7 @@ func TestCheckWithEnvironmentWorker(t *testing.T) {
 	conftest.NoConnectEnv(t)
 	out.Reset()
 	errOut.Reset()
-	if code := run([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 1 ||
+	if code := dispatch([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 1 ||
 		!strings.Contains(errOut.String(), "bootstrap.servers is not set: the Kafka brokers, a host:port list: set bootstrap.servers in the worker file (--worker), as CONNECT_BOOTSTRAP_SERVERS in the environment, or in the connector file") {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
@@ -152,7 +152,7 @@ func TestOffsetsResetReadsWorker(t *testing.T) {
 		"orders.json":       strings.Replace(bareConnector, "file:///tmp/hdfs-sink-unused", "file://"+t.TempDir(), 1),
 		"worker.properties": "bootstrap.servers=127.0.0.1:1\nvalue.converter.schema.registry.url=http://127.0.0.1:1\n"})
 	var out, errOut bytes.Buffer
-	code := run([]string{"offsets", "reset", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json"),
+	code := dispatch([]string{"offsets", "reset", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json"),
 		"--topic", "orders", "--partition", "0", "--to", "42"}, &out, &errOut)
 	if code != 0 || !strings.Contains(out.String(), `ok: connector "orders" topic orders partition 0 resumes at offset 42`) {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())

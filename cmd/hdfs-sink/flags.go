@@ -7,18 +7,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/daemon"
-	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
-
-// configFlags are how run, check and the tools find their settings.
-type configFlags struct {
-	wiring.Files
-}
-
-func (cf *configFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&cf.Config, "config", "", "connector file or directory (*.json, *.properties)")
-	fs.StringVar(&cf.Worker, "worker", "", "Kafka Connect worker properties file (default: the CONNECT_* environment, if any)")
-}
 
 // runFlags are the flags of `hdfs-sink run`.
 type runFlags struct {

@@ -115,19 +115,6 @@ func (r resetArgs) target(ctx context.Context, c *configs.Connector) (int64, err
 	return kt.offsetAt(ctx, r.topic, int32(r.partition), r.to)
 }
 
-// pickConnector is the named connector, or the only one.
-func pickConnector(conns []*configs.Connector, name string) (*configs.Connector, error) {
-	for _, c := range conns {
-		if c.Name == name || (name == "" && len(conns) == 1) {
-			return c, nil
-		}
-	}
-	if name == "" {
-		return nil, fmt.Errorf("the config holds %d connectors: name one with --connector", len(conns))
-	}
-	return nil, fmt.Errorf("no connector %q in the config", name)
-}
-
 // partitionOffsets is one row of `hdfs-sink offsets`.
 type partitionOffsets struct {
 	Topic     string `json:"topic"`

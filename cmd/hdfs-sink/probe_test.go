@@ -29,16 +29,16 @@ func TestHealthCommand(t *testing.T) {
 	}))
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	var out, errb bytes.Buffer
-	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 0 || out.String() != "ready\n" {
+	if code := dispatch([]string{"health", "--addr", addr}, &out, &errb); code != 0 || out.String() != "ready\n" {
 		t.Fatalf("ready: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 	ready = false
 	out.Reset()
-	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "kafka unreachable") {
+	if code := dispatch([]string{"health", "--addr", addr}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "kafka unreachable") {
 		t.Fatalf("not ready: exit %d, stderr %q", code, errb.String())
 	}
 	srv.Close()
-	if code := run([]string{"health", "--addr", addr, "--live"}, &out, &errb); code != 1 {
+	if code := dispatch([]string{"health", "--addr", addr, "--live"}, &out, &errb); code != 1 {
 		t.Fatalf("nothing listening: exit %d", code)
 	}
 }
@@ -53,10 +53,10 @@ func TestHealthProbeOverTLS(t *testing.T) {
 	defer srv.Close()
 	addr := strings.TrimPrefix(srv.URL, "https://")
 	var out, errb bytes.Buffer
-	if code := run([]string{"health", "--addr", addr, "--tls", "--insecure"}, &out, &errb); code != 0 {
+	if code := dispatch([]string{"health", "--addr", addr, "--tls", "--insecure"}, &out, &errb); code != 0 {
 		t.Fatalf("health over TLS: exit %d, %s", code, errb.String())
 	}
-	if code := run([]string{"health", "--addr", addr}, &out, &errb); code != 1 {
+	if code := dispatch([]string{"health", "--addr", addr}, &out, &errb); code != 1 {
 		t.Fatalf("plain HTTP to the TLS server: exit %d, want 1", code)
 	}
 }

@@ -41,7 +41,7 @@ func TestCheckRefusesSecuritySettings(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := conftest.Connector(t, dir, "sec", tt.extra)
 			var out, errOut bytes.Buffer
-			code := run([]string{"check", "--config", c.Source}, &out, &errOut)
+			code := dispatch([]string{"check", "--config", c.Source}, &out, &errOut)
 			if code != 1 || !strings.Contains(errOut.String(), `connector "sec" (`+c.Source+`): `+tt.want) {
 				t.Fatalf("exit %d, stderr:\n%s\nwant: %s", code, errOut.String(), tt.want)
 			}

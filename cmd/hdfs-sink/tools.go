@@ -37,6 +37,16 @@ const toolUsage = `  hdfs-sink verify  [--worker FILE] --config <file.json|dir> 
   hdfs-sink check --connect [--worker FILE] --config <file.json|dir>   also reach every service each connector needs
 `
 
+// configFlags are how run, check and the tools find their settings.
+type configFlags struct {
+	wiring.Files
+}
+
+func (cf *configFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&cf.Config, "config", "", "connector file or directory (*.json, *.properties)")
+	fs.StringVar(&cf.Worker, "worker", "", "Kafka Connect worker properties file (default: the CONNECT_* environment, if any)")
+}
+
 // toolFlags are the flags every tool shares.
 type toolFlags struct {
 	cf        configFlags // --config, --worker
@@ -114,6 +124,19 @@ func loadConnectors(cf configFlags) ([]*configs.Connector, *configs.Redactor, er
 		return nil, l.Redact, err
 	}
 	return l.Conns, l.Redact, nil
+}
+
+// pickConnector is the named connector, or the only one.
+func pickConnector(conns []*configs.Connector, name string) (*configs.Connector, error) {
+	for _, c := range conns {
+		if c.Name == name || (name == "" && len(conns) == 1) {
+			return c, nil
+		}
+	}
+	if name == "" {
+		return nil, fmt.Errorf("the config holds %d connectors: name one with --connector", len(conns))
+	}
+	return nil, fmt.Errorf("no connector %q in the config", name)
 }
 
 // toolLogger writes the tools' own log lines (warnings) to stderr.

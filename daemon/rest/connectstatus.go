@@ -47,13 +47,15 @@ type partitionStatus struct {
 	LastError       string  `json:"last_error,omitempty"`
 }
 
-func (a *API) statusOf(c Connector) connectorStateInfo {
-	st := stateInfo{State: c.State, WorkerID: a.workerID}
+// statusOf is connector c's Connect status on worker workerID, secrets
+// hidden by r.
+func statusOf(c Connector, workerID string, r *configs.Redactor) connectorStateInfo {
+	st := stateInfo{State: c.State, WorkerID: workerID}
 	if c.Err != nil {
-		st.Trace = wiring.Scrub(a.c.Redactor(), c.Err.Error())
+		st.Trace = wiring.Scrub(r, c.Err.Error())
 	}
 	out := connectorStateInfo{Name: c.Config.Name, Connector: st, Tasks: []taskState{{ID: 0, stateInfo: st}}, Type: "sink",
-		Partitions: partitionStatuses(a.c.Redactor(), c.Partitions), Restarts: c.Restarts}
+		Partitions: partitionStatuses(r, c.Partitions), Restarts: c.Restarts}
 	if !c.NextRestart.IsZero() {
 		out.NextRestartSeconds = max(time.Until(c.NextRestart).Seconds(), 0)
 	}

@@ -17,71 +17,10 @@ import (
 	"net/http"
 	"slices"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
-	"github.com/hdfs-sink/hdfs-sink/metrics"
 )
-
-// Connectors is what the API asks of the daemon that runs the connectors.
-// Its methods are called concurrently.
-type Connectors interface {
-	// Names lists the configured connectors, sorted.
-	Names() []string
-	// Connector is one connector's configuration and state; false: there
-	// is no such connector.
-	Connector(name string) (Connector, bool)
-	// Pause and Resume set the connector's target state, kept across
-	// restarts; ErrNotFound: no such connector.
-	Pause(name string) error
-	Resume(name string) error
-	// Restart ends the connector's run gracefully and starts it again, or
-	// starts anew one the restart policy gave up on.
-	Restart(name string) error
-	// Put writes connector name's file from body (a JSON object of config
-	// keys), checked with the other files as a reload would load them, and
-	// reloads. created: the connector is new. A refusal is a
-	// *ConfigError or a *ForbiddenError.
-	Put(name string, body io.Reader) (c *configs.Connector, created bool, err error)
-	// Delete removes connector name's file and reloads, which stops it.
-	Delete(name string) error
-	// NotReady says why the daemon is not ready; empty: it is.
-	NotReady() []string
-	// Redactor hides the secrets of the files loaded last; Worker is the
-	// worker settings they were loaded with (nil: none).
-	Redactor() *configs.Redactor
-	Worker() *configs.Worker
-}
-
-// Connector is one connector as the API shows it.
-type Connector struct {
-	Config *configs.Connector
-	// State is Kafka Connect's: RUNNING, PAUSED, RESTARTING, FAILED,
-	// STOPPED or UNASSIGNED.
-	State       string
-	Err         error // why it failed; nil: it did not
-	Restarts    int
-	NextRestart time.Time // when a failed connector starts again; zero: not waiting
-	Partitions  []metrics.PartitionView
-}
-
-// ErrNotFound is a Connectors error for a connector that is not there.
-var ErrNotFound = errors.New("no such connector")
-
-// ConfigError is a connector config the daemon refused (400); Messages
-// are the reasons, secrets hidden.
-type ConfigError struct{ Messages []string }
-
-func (e *ConfigError) Error() string { return strings.Join(e.Messages, "\n") }
-
-// ForbiddenError is a change the daemon cannot make here (403), such as
-// writing connector files it cannot write.
-type ForbiddenError struct{ Err error }
-
-func (e *ForbiddenError) Error() string { return e.Err.Error() }
-func (e *ForbiddenError) Unwrap() error { return e.Err }
 
 // Options are what the API serves besides the connectors.
 type Options struct {
@@ -150,24 +89,6 @@ func (a *API) routes(u users) http.Handler {
 	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.Handle("/", u.authenticated(api))
 	return mux
-}
-
-// errorMessage is Connect's error body.
-type errorMessage struct {
-	ErrorCode int    `json:"error_code"`
-	Message   string `json:"message"`
-}
-
-func writeError(w http.ResponseWriter, code int, msg string) {
-	writeJSON(w, code, errorMessage{ErrorCode: code, Message: wiring.Scrub(nil, msg)})
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	// Only the write can fail (the values are plain data), when the client
-	// went away: nothing to tell it.
-	_ = json.NewEncoder(w).Encode(v)
 }
 
 // changing refuses requests that change something in read-only mode.
@@ -251,7 +172,7 @@ func (a *API) config(w http.ResponseWriter, _ *http.Request, c Connector) {
 }
 
 func (a *API) status(w http.ResponseWriter, _ *http.Request, c Connector) {
-	writeJSON(w, http.StatusOK, a.statusOf(c))
+	writeJSON(w, http.StatusOK, statusOf(c, a.workerID, a.c.Redactor()))
 }
 
 // list answers GET /connectors, with ?expand=status and/or ?expand=info.
@@ -270,7 +191,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 		}
 		e := map[string]any{}
 		if slices.Contains(expand, "status") {
-			e["status"] = a.statusOf(c)
+			e["status"] = statusOf(c, a.workerID, a.c.Redactor())
 		}
 		if slices.Contains(expand, "info") {
 			e["info"] = infoOf(a.c.Redactor(), c.Config)
@@ -323,7 +244,7 @@ func (a *API) resume(w http.ResponseWriter, _ *http.Request, c Connector) {
 func (a *API) restart(w http.ResponseWriter, r *http.Request, c Connector) {
 	q := r.URL.Query()
 	onlyFailed := q.Get("onlyFailed") == "true"
-	st := a.statusOf(c)
+	st := statusOf(c, a.workerID, a.c.Redactor())
 	if !onlyFailed || st.Connector.State == "FAILED" {
 		a.log.Info("connector restart requested through the REST API", "connector", c.Config.Name)
 		if err := a.c.Restart(c.Config.Name); err != nil {
@@ -337,6 +258,22 @@ func (a *API) restart(w http.ResponseWriter, r *http.Request, c Connector) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// validate checks a config with the checker `hdfs-sink check` uses and
+// answers in Connect's shape: one entry per key given, each with its
+// errors. A config that is not a JSON object is a 400.
+func (a *API) validate(w http.ResponseWriter, r *http.Request) {
+	var cfg map[string]any
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&cfg); err != nil {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("the body must be a JSON object of config keys: %v", err))
+		return
+	}
+	class := r.PathValue("class")
+	if _, ok := cfg["connector.class"]; !ok {
+		cfg["connector.class"] = class
+	}
+	writeJSON(w, http.StatusOK, validateConfig(a.c.Worker(), class, cfg))
 }
 
 // putConfig is PUT /connectors/<name>/config: the body is the config map.

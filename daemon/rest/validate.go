@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -51,22 +49,6 @@ type configValueInfo struct {
 // wholeConnector is the entry for errors that belong to no one key (the
 // wiring: format, partitioner, name lengths).
 const wholeConnector = "connector"
-
-// validate checks a config with the checker `hdfs-sink check` uses and
-// answers in Connect's shape: one entry per key given, each with its
-// errors. A config that is not a JSON object is a 400.
-func (a *API) validate(w http.ResponseWriter, r *http.Request) {
-	var cfg map[string]any
-	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&cfg); err != nil {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("the body must be a JSON object of config keys: %v", err))
-		return
-	}
-	class := r.PathValue("class")
-	if _, ok := cfg["connector.class"]; !ok {
-		cfg["connector.class"] = class
-	}
-	writeJSON(w, http.StatusOK, validateConfig(a.c.Worker(), class, cfg))
-}
 
 func validateConfig(worker *configs.Worker, class string, cfg map[string]any) configInfos {
 	byKey := map[string][]string{}

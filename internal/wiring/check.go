@@ -3,6 +3,7 @@ package wiring
 import (
 	"fmt"
 	"io"
+	"log/slog"
 )
 
 // Check is `hdfs-sink check`: everything run checks before consuming, and
@@ -35,4 +36,23 @@ func Check(cf Files, stdout, stderr io.Writer) bool {
 		}
 	}
 	return true
+}
+
+// LoadChecked loads the worker and connector files as run and check do:
+// configs, then what the wiring refuses; warnings go to log.
+func LoadChecked(cf Files, log *slog.Logger) (Loaded, error) {
+	l, err := cf.Load()
+	for _, w := range l.Warns {
+		log.Warn("config", "warning", w.String())
+	}
+	if err != nil {
+		return l, err
+	}
+	reports, err := checkWiring(l.Conns, l.Redact)
+	for i, r := range reports {
+		for _, w := range r.warns {
+			log.Warn("config", "connector", l.Conns[i].Name, "warning", w)
+		}
+	}
+	return l, err
 }

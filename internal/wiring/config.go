@@ -2,7 +2,6 @@ package wiring
 
 import (
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,25 +40,6 @@ func (cf Files) Load() (Loaded, error) {
 	}
 	l.Conns, l.Redact = conns, configs.NewRedactor(w, conns...)
 	return l, nil
-}
-
-// LoadChecked loads the worker and connector files as run and check do:
-// configs, then what the wiring refuses; warnings go to log.
-func LoadChecked(cf Files, log *slog.Logger) (Loaded, error) {
-	l, err := cf.Load()
-	for _, w := range l.Warns {
-		log.Warn("config", "warning", w.String())
-	}
-	if err != nil {
-		return l, err
-	}
-	reports, err := checkWiring(l.Conns, l.Redact)
-	for i, r := range reports {
-		for _, w := range r.warns {
-			log.Warn("config", "connector", l.Conns[i].Name, "warning", w)
-		}
-	}
-	return l, err
 }
 
 func (cf Files) loadWorker() (*configs.Worker, []configs.Warning, error) {

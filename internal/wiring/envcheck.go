@@ -8,6 +8,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
 )
 
@@ -15,13 +16,6 @@ import (
 // (the NameNodes of the URL's nameservice, the authentication) and
 // hive.conf.dir (hive-site.xml). check and run both make them, so a
 // setting run could not honour fails check, not a retry loop.
-
-// hdfsOptions is how the connector reaches HDFS, without its login
-// (hdfsLoginOptions adds it).
-func hdfsOptions(c *configs.Connector) hdfs.Options {
-	return hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hostPath(hadoopConfDir(c)), User: c.HDFSUser,
-		NameNodePrincipal: c.Kerberos.NameNodePrincipal}
-}
 
 // report is what check says of a connector that passed: lines for stdout,
 // warnings for stderr.
@@ -53,6 +47,22 @@ func storeCheck(c *configs.Connector) (report, error) {
 	}
 	lines := []string{fmt.Sprintf("store: %s: %s; user from the Kerberos principal", c.Store.Raw, t), "hdfs: " + sec.String()}
 	return report{lines: lines, warns: hdfsWarnings(c, sec)}, nil
+}
+
+// kerberosReport checks a connector's Kerberos login as far as it can be
+// without a KDC (krb5.conf, the keytab and the principal in it).
+func kerberosReport(c *configs.Connector) (report, error) {
+	kc, krb := kerberosConfig(c)
+	if !krb {
+		return report{}, nil
+	}
+	p, err := kerberos.Prepare(kc)
+	if err != nil {
+		return report{}, err
+	}
+	line := fmt.Sprintf("kerberos login: %s from keytab %s (krb5.conf %s), ticket renewed from the keytab at 80%% of its lifetime (checked at least every %v)",
+		p.Principal, kc.Keytab, p.Krb5Conf, c.Kerberos.RenewPeriod)
+	return report{lines: []string{line}, warns: p.Warnings}, nil
 }
 
 // hiveTarget is the metastore a connector registers in, and what said so.

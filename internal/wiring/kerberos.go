@@ -25,23 +25,6 @@ func kerberosConfig(c *configs.Connector) (kerberos.Config, bool) {
 	return kerberos.Config{Principal: k.Principal, Keytab: hostPath(k.Keytab), Krb5Conf: hostPath(kerberos.Krb5ConfPath(k.Krb5Conf)), RenewPeriod: k.RenewPeriod}, true
 }
 
-// hdfsLoginOptions are the store's connection options; with Kerberos the
-// process's shared login for the connector's principal and keytab is
-// obtained (or reused) here, so a refused login fails the connector.
-func hdfsLoginOptions(c *configs.Connector, logins *kerberos.Logins) (hdfs.Options, error) {
-	opts := hdfsOptions(c)
-	kc, ok := kerberosConfig(c)
-	if !ok || logins == nil {
-		return opts, nil
-	}
-	l, err := logins.Login(kc)
-	if err != nil {
-		return opts, err
-	}
-	opts.Kerberos = l.Client()
-	return opts, nil
-}
-
 // hiveSite is hive-site.xml (and metastore-site.xml) of hive.conf.dir, or
 // of <hive.home>/conf; the zero Site when neither is set.
 func hiveSite(c *configs.Connector) (hive.Site, error) {
@@ -131,22 +114,6 @@ func (h hiveGSSAPI) Start(host string) (hive.SASLSession, []byte, error) {
 func serviceSPN(principal, host string) string {
 	name, _, _ := strings.Cut(kerberos.ExpandHost(principal, host), "@")
 	return name
-}
-
-// kerberosReport checks a connector's Kerberos login as far as it can be
-// without a KDC (krb5.conf, the keytab and the principal in it).
-func kerberosReport(c *configs.Connector) (report, error) {
-	kc, krb := kerberosConfig(c)
-	if !krb {
-		return report{}, nil
-	}
-	p, err := kerberos.Prepare(kc)
-	if err != nil {
-		return report{}, err
-	}
-	line := fmt.Sprintf("kerberos login: %s from keytab %s (krb5.conf %s), ticket renewed from the keytab at 80%% of its lifetime (checked at least every %v)",
-		p.Principal, kc.Keytab, p.Krb5Conf, c.Kerberos.RenewPeriod)
-	return report{lines: []string{line}, warns: p.Warnings}, nil
 }
 
 // hdfsWarnings are what a Kerberized HDFS setting leaves weaker than the

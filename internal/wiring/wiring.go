@@ -15,8 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -27,48 +25,12 @@ import (
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
-	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
-	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
-	"github.com/hdfs-sink/hdfs-sink/storage/local"
 )
-
-// OpenStore connects the connector's store.url, logging in through logins
-// when the store is Kerberized. The returned FS is rooted at
-// "/" of the store; paths from configs already include the URL's path.
-func OpenStore(c *configs.Connector, logins *kerberos.Logins) (storage.FS, error) {
-	switch c.Store.Scheme {
-	case "file":
-		if err := os.MkdirAll(c.Store.Path, 0o755); err != nil {
-			return nil, fmt.Errorf("connector %q: store.url %s: %w", c.Name, c.Store.Raw, err)
-		}
-		return local.New("/"), nil
-	case "hdfs":
-		opts, err := hdfsLoginOptions(c, logins)
-		if err != nil {
-			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
-		}
-		fs, err := hdfs.New(opts)
-		if err != nil {
-			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
-		}
-		return fs, nil
-	}
-	return nil, fmt.Errorf("connector %q: store.url scheme %q is not supported", c.Name, c.Store.Scheme)
-}
-
-// hadoopConfDir is hadoop.conf.dir, else <hadoop.home>/etc/hadoop as a
-// Hadoop install lays it out.
-func hadoopConfDir(c *configs.Connector) string {
-	if c.HadoopConfDir != "" || c.HadoopHome == "" {
-		return c.HadoopConfDir
-	}
-	return filepath.Join(c.HadoopHome, "etc", "hadoop")
-}
 
 // ConnectorDeps are what a connector's wiring takes besides its file.
 type ConnectorDeps struct {
