@@ -106,12 +106,6 @@ func ParseWith(p Props, name tlsprops.Namer, krb Kerberos) (*Security, error) {
 	return s, nil
 }
 
-// Validate reports every setting of p that cannot be honoured (see Parse).
-func Validate(p Props, name tlsprops.Namer) error {
-	_, err := Parse(p, name)
-	return err
-}
-
 // Opts are the franz-go options of s: the dialer (TLS when asked for, and
 // errors that name the broker), the SASL mechanism, and franz-go's log
 // lines into log, which also receives the OAuth token renewals.
