@@ -116,7 +116,7 @@ func (s *Security) Opts(log *slog.Logger) []kgo.Opt {
 		return opts
 	}
 	if om, ok := s.sasl.(tracked).Mechanism.(oauthMechanism); ok {
-		om.ts.log.Store(log)
+		om.ts.SetLogger(log)
 	}
 	return append(opts, kgo.SASL(s.sasl))
 }

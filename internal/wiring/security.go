@@ -10,6 +10,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
+	"github.com/hdfs-sink/hdfs-sink/oauth"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
@@ -181,15 +182,15 @@ func bearer(c *configs.Connector, cfg *registry.ClientConfig, log *slog.Logger) 
 		cfg.BearerToken = func(context.Context) (string, error) { return tok, nil }
 	case configs.BearerOAuth:
 		o := s.OAuth
-		src, err := kafkaclient.NewTokenSource(kafkaclient.TokenRequest{Endpoint: o.IssuerURL, ClientID: o.ClientID,
+		src, err := oauth.ClientCredentials(oauth.Request{Endpoint: o.IssuerURL, ClientID: o.ClientID,
 			ClientSecret: o.ClientSecret, Scope: o.Scope, SubClaim: o.SubClaim, TLS: cfg.TLS, Buffer: o.ExpiryBuffer},
 			log.With("connector", c.Name, "component", "registry"))
 		if err != nil {
 			return fmt.Errorf("value.converter.bearer.auth.issuer.endpoint.url: %w", err)
 		}
 		cfg.BearerToken = func(ctx context.Context) (string, error) {
-			tok, err := src(ctx)
-			if ae := new(kafkaclient.AuthError); errors.As(err, &ae) {
+			tok, err := src.Token(ctx)
+			if re := new(oauth.RefusedError); errors.As(err, &re) {
 				return "", fmt.Errorf("%w: %w", schema.ErrRegistryRefused, err)
 			}
 			return tok, err

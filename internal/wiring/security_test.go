@@ -2,12 +2,18 @@ package wiring
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 	"github.com/hdfs-sink/hdfs-sink/internal/testpki"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
 const scramJAAS = `org.apache.kafka.common.security.scram.ScramLoginModule required username="sink" password="hunter2";`
@@ -44,5 +50,34 @@ func TestSecurityKeysAreNotIgnored(t *testing.T) {
 		slog.New(slog.NewTextHandler(&logs, nil)))
 	if strings.Contains(logs.String(), "security") || strings.Contains(logs.String(), "ssl.") || !strings.Contains(logs.String(), "fetch.min.bytes") {
 		t.Fatalf("log:\n%s", logs.String())
+	}
+}
+
+// TestRegistryOAuthRefusalIsFinal: a token endpoint that refuses the
+// registry client's credentials is a refusal of the registry
+// (schema.ErrRegistryRefused), which no retry fixes; an endpoint that is
+// down is not.
+func TestRegistryOAuthRefusalIsFinal(t *testing.T) {
+	for _, tt := range []struct {
+		status  int
+		refused bool
+	}{{401, true}, {503, false}} {
+		idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tt.status) }))
+		c := conftest.Connector(t, t.TempDir(), "oauth", map[string]string{
+			"value.converter.bearer.auth.credentials.source":  "OAUTHBEARER",
+			"value.converter.bearer.auth.issuer.endpoint.url": idp.URL + "/token",
+			"value.converter.bearer.auth.client.id":           "sink", "value.converter.bearer.auth.client.secret": "cs",
+		})
+		cfg, err := registryConfig(c, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err = cfg.BearerToken(ctx)
+		cancel()
+		idp.Close()
+		if err == nil || errors.Is(err, schema.ErrRegistryRefused) != tt.refused {
+			t.Errorf("HTTP %d: %v; want refused %v", tt.status, err, tt.refused)
+		}
 	}
 }

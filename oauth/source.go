@@ -1,4 +1,12 @@
-package kafkaclient
+// Package oauth obtains and renews the OAuth 2.0 bearer tokens hdfs-sink's
+// clients send: a client credentials grant (RFC 6749 §4.4) against a token
+// endpoint, or a token file, for Kafka's OAUTHBEARER login (kafkaclient)
+// and the schema registry's bearer.auth.credentials.source=OAUTHBEARER
+// (internal/wiring). A token is renewed before it expires; a refusal (an
+// HTTP 4xx answer, an untrusted certificate, a token that cannot be used)
+// is a *RefusedError that no retry fixes; anything else is an outage worth
+// a retry. Client secrets and tokens never appear in its errors or logs.
+package oauth
 
 import (
 	"context"
@@ -18,44 +26,79 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/sasl/oauth"
-
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
-// TokenRequest is an OAuth client credentials grant outside Kafka's SASL:
-// the schema registry's bearer.auth.credentials.source=OAUTHBEARER.
-type TokenRequest struct {
+// Config is how tokens are obtained and when they are renewed.
+type Config struct {
+	Endpoint  *url.URL // http(s): client credentials; file: a token file
+	ClientID  string
+	Secret    string
+	Scope     string
+	URLEncode bool   // URL-encode the client id and secret in the basic auth header
+	SubClaim  string // the JWT claim that names the principal
+	TLS       *tls.Config
+	// Timeout bounds one request; Backoff doubles up to BackoffMax between
+	// retries of a transient failure.
+	Timeout, Backoff, BackoffMax time.Duration
+	Refresh                      Refresh
+}
+
+// Refresh is when a token is renewed: after Factor (plus up to Jitter) of
+// its lifetime, at least MinPeriod after it was obtained and at least
+// Buffer before it expires, where the lifetime allows (Kafka's
+// sasl.login.refresh.*).
+type Refresh struct {
+	Factor, Jitter    float64
+	MinPeriod, Buffer time.Duration
+}
+
+// Request is a client credentials grant with the defaults of Confluent's
+// schema registry client.
+type Request struct {
 	Endpoint, ClientID, ClientSecret, Scope string
 	SubClaim                                string        // default "sub"
 	TLS                                     *tls.Config   // for an https endpoint; nil: system roots
 	Buffer                                  time.Duration // renew this long before expiry
 }
 
-// NewTokenSource returns the current token of r's grant, renewed Buffer
-// before it expires (as Confluent's client caches it). Refusals are
-// *AuthErrors; other errors are outages worth a retry.
-func NewTokenSource(r TokenRequest, log *slog.Logger) (func(context.Context) (string, error), error) {
+// ClientCredentials is the source of r's grant, renewed Buffer before a
+// token expires (as Confluent's client caches it).
+func ClientCredentials(r Request, log *slog.Logger) (*Source, error) {
 	u, err := url.Parse(r.Endpoint)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("token endpoint %q: must be an http:// or https:// URL", r.Endpoint)
 	}
-	cfg := &oauthConfig{endpoint: u, clientID: r.ClientID, secret: r.ClientSecret, scope: r.Scope,
-		subClaim: first(r.SubClaim, "sub"), httpTLS: r.TLS, timeout: 30 * time.Second,
-		backoff: 100 * time.Millisecond, backoffMax: 10 * time.Second, refresh: refreshPolicy{factor: 1, buffer: r.Buffer}}
-	ts := newTokenSource(cfg)
+	ts := New(Config{Endpoint: u, ClientID: r.ClientID, Secret: r.ClientSecret, Scope: r.Scope,
+		SubClaim: first(r.SubClaim, "sub"), TLS: r.TLS, Timeout: 30 * time.Second,
+		Backoff: 100 * time.Millisecond, BackoffMax: 10 * time.Second, Refresh: Refresh{Factor: 1, Buffer: r.Buffer}})
 	if log != nil {
-		ts.log.Store(log)
+		ts.SetLogger(log)
 	}
-	return ts.current, nil
+	return ts, nil
 }
 
-// tokenSource hands out the current OAUTHBEARER token and obtains a new one
-// once the refresh policy says so. franz-go asks for a token on every new
+// RefusedError is a token no retry will obtain: the endpoint refused the
+// client, its certificate is not trusted, or the token cannot be used.
+type RefusedError struct {
+	Endpoint string // without user info or query
+	Reason   string
+	Err      error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("OAuth token endpoint at %s: %s", e.Endpoint, e.Reason)
+}
+
+// Unwrap returns the underlying error.
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Source hands out the current token and obtains a new one once the
+// refresh policy says so. A Kafka client asks for a token on every new
 // connection and re-authentication, so the renewal happens at the first
 // request after the refresh time, which is before the token expires.
-type tokenSource struct {
-	cfg *oauthConfig
+type Source struct {
+	cfg Config
 	hc  *http.Client
 	now func() time.Time
 	log atomic.Pointer[slog.Logger]
@@ -66,26 +109,22 @@ type tokenSource struct {
 	refreshAt time.Time
 }
 
-func newTokenSource(cfg *oauthConfig) *tokenSource {
+// New is the source of cfg's tokens; nothing is requested before Token.
+func New(cfg Config) *Source {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = cfg.httpTLS
-	ts := &tokenSource{cfg: cfg, hc: &http.Client{Timeout: cfg.timeout, Transport: tr}, now: time.Now}
+	tr.TLSClientConfig = cfg.TLS
+	ts := &Source{cfg: cfg, hc: &http.Client{Timeout: cfg.Timeout, Transport: tr}, now: time.Now}
 	ts.log.Store(slog.New(slog.DiscardHandler))
 	return ts
 }
 
-func (ts *tokenSource) auth(ctx context.Context) (oauth.Auth, error) {
-	tok, err := ts.current(ctx)
-	if err != nil {
-		return oauth.Auth{}, err
-	}
-	return oauth.Auth{Token: tok, Extensions: ts.cfg.extensions}, nil
-}
+// SetLogger makes log the receiver of the renewals and the failed ones.
+func (ts *Source) SetLogger(log *slog.Logger) { ts.log.Store(log) }
 
-// current returns the cached token until its refresh time. A refresh that
+// Token returns the cached token until its refresh time. A refresh that
 // fails keeps the old token while it is still valid: a token endpoint
 // outage must not stop a client whose token still works.
-func (ts *tokenSource) current(ctx context.Context) (string, error) {
+func (ts *Source) Token(ctx context.Context) (string, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	now := ts.now()
@@ -101,21 +140,21 @@ func (ts *tokenSource) current(ctx context.Context) (string, error) {
 		return "", err
 	}
 	ts.token, ts.expires = tok, claims.expires
-	ts.refreshAt = ts.cfg.refresh.at(now, claims.expires)
+	ts.refreshAt = ts.cfg.Refresh.at(now, claims.expires)
 	ts.log.Load().Info("OAuth token obtained", "principal", claims.subject, "expires_in", claims.expires.Sub(now).Round(time.Second),
 		"refresh_in", ts.refreshAt.Sub(now).Round(time.Second))
 	return tok, nil
 }
 
 // at is when a token obtained at now and expiring at exp is renewed.
-func (r refreshPolicy) at(now, exp time.Time) time.Time {
+func (r Refresh) at(now, exp time.Time) time.Time {
 	life := exp.Sub(now)
-	at := now.Add(time.Duration(float64(life) * (r.factor + r.jitter*rand.Float64())))
-	if r.buffer < life && at.After(exp.Add(-r.buffer)) {
-		at = exp.Add(-r.buffer)
+	at := now.Add(time.Duration(float64(life) * (r.Factor + r.Jitter*rand.Float64())))
+	if r.Buffer < life && at.After(exp.Add(-r.Buffer)) {
+		at = exp.Add(-r.Buffer)
 	}
-	if r.minPeriod < life && at.Before(now.Add(r.minPeriod)) {
-		at = now.Add(r.minPeriod)
+	if r.MinPeriod < life && at.Before(now.Add(r.MinPeriod)) {
+		at = now.Add(r.MinPeriod)
 	}
 	return at
 }
@@ -125,20 +164,20 @@ type claims struct {
 	expires time.Time
 }
 
-func (ts *tokenSource) obtain(ctx context.Context) (string, claims, error) {
+func (ts *Source) obtain(ctx context.Context) (string, claims, error) {
 	var tok string
 	var err error
-	if ts.cfg.endpoint.Scheme == "file" {
-		tok, err = readTokenFile(ts.cfg.endpoint.Path)
+	if ts.cfg.Endpoint.Scheme == "file" {
+		tok, err = readTokenFile(ts.cfg.Endpoint.Path)
 	} else {
 		tok, err = ts.fetchRetrying(ctx)
 	}
 	if err != nil {
 		return "", claims{}, err
 	}
-	c, err := parseJWT(tok, ts.cfg.subClaim, ts.now())
+	c, err := parseJWT(tok, ts.cfg.SubClaim, ts.now())
 	if err != nil {
-		return "", claims{}, &AuthError{Service: "OAuth token endpoint", Addr: redact(ts.cfg.endpoint), Reason: "the token is not usable: " + err.Error()}
+		return "", claims{}, &RefusedError{Endpoint: redact(ts.cfg.Endpoint), Reason: "the token is not usable: " + err.Error()}
 	}
 	return tok, c, nil
 }
@@ -153,13 +192,13 @@ func readTokenFile(path string) (string, error) {
 
 // fetchRetrying retries transient failures (no response, HTTP 5xx) with
 // sasl.login.retry.backoff.ms doubling up to .max.ms, as Kafka does; a
-// refusal (HTTP 4xx) is returned at once as an *AuthError.
-func (ts *tokenSource) fetchRetrying(ctx context.Context) (string, error) {
-	wait := ts.cfg.backoff
+// refusal (HTTP 4xx) is returned at once as a *RefusedError.
+func (ts *Source) fetchRetrying(ctx context.Context) (string, error) {
+	wait := ts.cfg.Backoff
 	for {
 		tok, err := ts.fetch(ctx)
-		var ae *AuthError
-		if err == nil || errors.As(err, &ae) || wait > ts.cfg.backoffMax {
+		var re *RefusedError
+		if err == nil || errors.As(err, &re) || wait > ts.cfg.BackoffMax {
 			return tok, err
 		}
 		select {
@@ -173,12 +212,12 @@ func (ts *tokenSource) fetchRetrying(ctx context.Context) (string, error) {
 
 // fetch makes one client-credentials request (RFC 6749 §4.4), the client
 // authenticated with HTTP basic auth as Kafka's login handler does.
-func (ts *tokenSource) fetch(ctx context.Context) (string, error) {
+func (ts *Source) fetch(ctx context.Context) (string, error) {
 	form := url.Values{"grant_type": {"client_credentials"}}
-	if ts.cfg.scope != "" {
-		form.Set("scope", ts.cfg.scope)
+	if ts.cfg.Scope != "" {
+		form.Set("scope", ts.cfg.Scope)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.cfg.endpoint.String(), strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.cfg.Endpoint.String(), strings.NewReader(form.Encode()))
 	if err != nil {
 		return "", err
 	}
@@ -194,29 +233,29 @@ func (ts *tokenSource) fetch(ctx context.Context) (string, error) {
 	return ts.tokenFrom(resp.StatusCode, body)
 }
 
-func (ts *tokenSource) basic() string {
-	id, secret := ts.cfg.clientID, ts.cfg.secret
-	if ts.cfg.urlencode {
+func (ts *Source) basic() string {
+	id, secret := ts.cfg.ClientID, ts.cfg.Secret
+	if ts.cfg.URLEncode {
 		id, secret = url.QueryEscape(id), url.QueryEscape(secret)
 	}
 	return base64.StdEncoding.EncodeToString([]byte(id + ":" + secret))
 }
 
-// transportErr makes a TLS failure that no retry fixes an *AuthError; the
+// transportErr makes a TLS failure that no retry fixes a *RefusedError; the
 // rest (refused, timed out) are passing. url.Error is unwrapped because its
 // text repeats the URL, which may carry a query.
-func (ts *tokenSource) transportErr(err error) error {
+func (ts *Source) transportErr(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
 	if reason := tlsprops.Failure(err); reason != "" {
-		return &AuthError{Service: "OAuth token endpoint", Addr: redact(ts.cfg.endpoint), Reason: reason, Err: err}
+		return &RefusedError{Endpoint: redact(ts.cfg.Endpoint), Reason: reason, Err: err}
 	}
-	return fmt.Errorf("OAuth token endpoint %s: %w", redact(ts.cfg.endpoint), err)
+	return fmt.Errorf("OAuth token endpoint %s: %w", redact(ts.cfg.Endpoint), err)
 }
 
-func (ts *tokenSource) tokenFrom(status int, body []byte) (string, error) {
+func (ts *Source) tokenFrom(status int, body []byte) (string, error) {
 	var r struct {
 		AccessToken string `json:"access_token"`
 		Error       string `json:"error"`
@@ -225,12 +264,12 @@ func (ts *tokenSource) tokenFrom(status int, body []byte) (string, error) {
 	jsonErr := json.Unmarshal(body, &r)
 	switch {
 	case status >= 500:
-		return "", fmt.Errorf("OAuth token endpoint %s: HTTP %d", redact(ts.cfg.endpoint), status)
+		return "", fmt.Errorf("OAuth token endpoint %s: HTTP %d", redact(ts.cfg.Endpoint), status)
 	case status >= 400:
-		return "", &AuthError{Service: "OAuth token endpoint", Addr: redact(ts.cfg.endpoint),
+		return "", &RefusedError{Endpoint: redact(ts.cfg.Endpoint),
 			Reason: strings.TrimSpace(fmt.Sprintf("the client credentials were refused: HTTP %d %s %s", status, r.Error, r.Description))}
 	case jsonErr != nil || r.AccessToken == "":
-		return "", &AuthError{Service: "OAuth token endpoint", Addr: redact(ts.cfg.endpoint), Reason: fmt.Sprintf("HTTP %d without an access_token", status)}
+		return "", &RefusedError{Endpoint: redact(ts.cfg.Endpoint), Reason: fmt.Sprintf("HTTP %d without an access_token", status)}
 	}
 	return r.AccessToken, nil
 }
@@ -271,4 +310,13 @@ func parseJWT(tok, subClaim string, now time.Time) (claims, error) {
 		return claims{}, fmt.Errorf("the JWT expired at %s", c.expires.UTC().Format(time.RFC3339))
 	}
 	return c, nil
+}
+
+func first(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -1,8 +1,9 @@
-package kafkaclient
+package oauth
 
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -10,13 +11,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/testpki"
-	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
 // jwt is an unsigned token with the given claims (the client never checks
@@ -54,40 +55,34 @@ func (p *idp) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		jwt(map[string]any{"sub": "sink", "exp": time.Now().Add(p.life).Unix(), "n": p.requests}), int(p.life.Seconds()))
 }
 
-func oauthSecurity(t *testing.T, url string, more ...string) (*Security, *tokenSource) {
-	t.Helper()
-	p := Props{"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER", "sasl.oauthbearer.token.endpoint.url": url,
-		"sasl.jaas.config":            `org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="sink" clientSecret="s3cr:t" scope="kafka" extension_logicalCluster="lkc-1";`,
-		"sasl.login.retry.backoff.ms": "10", "sasl.login.retry.backoff.max.ms": "100"}
-	for i := 0; i+1 < len(more); i += 2 {
-		p[more[i]] = more[i+1]
-	}
-	s, err := Parse(p, tlsprops.Prefix(""))
+// source is a source of the endpoint at url as Kafka's client builds it
+// (sasl.login.* defaults, quick retries), with the clock at now.
+func source(url string, now *time.Time) *Source {
+	u, err := neturl.Parse(url)
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
-	return s, s.sasl.(tracked).Mechanism.(oauthMechanism).ts
+	ts := New(Config{Endpoint: u, ClientID: "sink", Secret: "s3cr:t", Scope: "kafka", SubClaim: "sub", Timeout: 20 * time.Second,
+		Backoff: 10 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
+		Refresh: Refresh{Factor: 0.8, Jitter: 0.05, MinPeriod: time.Minute, Buffer: 5 * time.Minute}})
+	if now != nil {
+		ts.now = func() time.Time { return *now }
+	}
+	return ts
 }
 
-// TestOAuthClientCredentials: the grant as Kafka's login handler sends it,
-// the token and extensions in the OAUTHBEARER message, and renewal at the
-// refresh time, before the token expires.
-func TestOAuthClientCredentials(t *testing.T) {
+// TestClientCredentials: the grant as Kafka's login handler sends it, and
+// renewal at the refresh time, before the token expires.
+func TestClientCredentials(t *testing.T) {
 	p := &idp{status: []int{200}, life: time.Hour}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
-	s, ts := oauthSecurity(t, srv.URL+"/token")
-	var logs bytes.Buffer
-	s.Opts(slog.New(slog.NewTextHandler(&logs, nil)))
 	now := time.Now()
-	ts.now = func() time.Time { return now }
-
-	_, msg, err := s.sasl.Authenticate(context.Background(), "broker:9096")
-	if err != nil {
+	ts := source(srv.URL+"/token", &now)
+	var logs bytes.Buffer
+	ts.SetLogger(slog.New(slog.NewTextHandler(&logs, nil)))
+	if _, err := ts.Token(context.Background()); err != nil {
 		t.Fatal(err)
-	}
-	if !bytes.Contains(msg, []byte("auth=Bearer ey")) || !bytes.Contains(msg, []byte("logicalCluster=lkc-1")) {
-		t.Errorf("OAUTHBEARER message lacks the token or the extension: %q", msg)
 	}
 	u, pw, _ := p.seen[0].BasicAuth()
 	if u != "sink" || pw != "s3cr:t" || p.forms[0] != "grant_type=client_credentials&scope=kafka" {
@@ -96,12 +91,12 @@ func TestOAuthClientCredentials(t *testing.T) {
 	// Before the refresh time (0.8 of an hour, with up to 5% jitter) the
 	// token is reused; after it, a new one is fetched while the old is valid.
 	now = now.Add(40 * time.Minute)
-	s.sasl.Authenticate(context.Background(), "broker:9096")
+	ts.Token(context.Background())
 	if p.requests != 1 {
 		t.Fatalf("%d token requests after 40 minutes, want 1", p.requests)
 	}
 	now = now.Add(11 * time.Minute)
-	s.sasl.Authenticate(context.Background(), "broker:9096")
+	ts.Token(context.Background())
 	if p.requests != 2 {
 		t.Fatalf("%d token requests after 51 minutes, want 2 (renewed before the hour)", p.requests)
 	}
@@ -110,17 +105,17 @@ func TestOAuthClientCredentials(t *testing.T) {
 	}
 }
 
-// TestOAuthFailures: a refused client is an *AuthError at once; a server
-// error is retried; a failed renewal keeps the still-valid token.
-func TestOAuthFailures(t *testing.T) {
+// TestFailures: a refused client is a *RefusedError at once; a server
+// error is retried; a failed renewal keeps the still-valid token; an
+// untrusted endpoint is refused.
+func TestFailures(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		p := &idp{status: []int{401}, life: time.Hour}
 		srv := httptest.NewServer(p)
 		defer srv.Close()
-		_, ts := oauthSecurity(t, srv.URL+"/token?tenant=x")
-		_, err := ts.auth(context.Background())
-		var ae *AuthError
-		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "OAuth token endpoint at "+srv.URL+"/token: the client credentials were refused: HTTP 401 invalid_client bad client") || p.requests != 1 {
+		_, err := source(srv.URL+"/token?tenant=x", nil).Token(context.Background())
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "OAuth token endpoint at "+srv.URL+"/token: the client credentials were refused: HTTP 401 invalid_client bad client") || p.requests != 1 {
 			t.Fatalf("%v after %d requests", err, p.requests)
 		}
 	})
@@ -128,8 +123,7 @@ func TestOAuthFailures(t *testing.T) {
 		p := &idp{status: []int{503, 502, 200}, life: time.Hour}
 		srv := httptest.NewServer(p)
 		defer srv.Close()
-		_, ts := oauthSecurity(t, srv.URL)
-		if _, err := ts.auth(context.Background()); err != nil || p.requests != 3 {
+		if _, err := source(srv.URL, nil).Token(context.Background()); err != nil || p.requests != 3 {
 			t.Fatalf("%v after %d requests", err, p.requests)
 		}
 	})
@@ -137,15 +131,15 @@ func TestOAuthFailures(t *testing.T) {
 		p := &idp{status: []int{200, 500}, life: time.Hour}
 		srv := httptest.NewServer(p)
 		defer srv.Close()
-		_, ts := oauthSecurity(t, srv.URL)
-		first, _ := ts.current(context.Background())
-		now := time.Now().Add(55 * time.Minute)
-		ts.now = func() time.Time { return now }
-		if tok, err := ts.current(context.Background()); err != nil || tok != first {
+		now := time.Now()
+		ts := source(srv.URL, &now)
+		first, _ := ts.Token(context.Background())
+		now = now.Add(55 * time.Minute)
+		if tok, err := ts.Token(context.Background()); err != nil || tok != first {
 			t.Fatalf("renewal failure: %v", err)
 		}
 		now = now.Add(10 * time.Minute) // past expiry
-		if _, err := ts.current(context.Background()); err == nil {
+		if _, err := ts.Token(context.Background()); err == nil {
 			t.Fatal("an expired token was handed out")
 		}
 	})
@@ -153,15 +147,11 @@ func TestOAuthFailures(t *testing.T) {
 		srv := httptest.NewTLSServer(&idp{status: []int{200}, life: time.Hour})
 		defer srv.Close()
 		ca := testpki.NewCA(t, "other")
-		pemFile := testpki.Write(t, t.TempDir(), "ca.pem", testpki.CertPEM(ca.Cert))
-		p := Props{"security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER", "sasl.oauthbearer.token.endpoint.url": srv.URL,
-			"sasl.jaas.config": `org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="a" clientSecret="b" ssl.truststore.type="PEM" ssl.truststore.location="` + pemFile + `";`}
-		s, err := Parse(p, tlsprops.Prefix(""))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = s.sasl.(tracked).Mechanism.(oauthMechanism).ts.auth(context.Background())
-		if ae := s.Fatal(err); ae == nil || !strings.Contains(ae.Error(), "not signed by a trusted CA") {
+		ts := source(srv.URL, nil)
+		ts.hc.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: ca.Pool()}
+		_, err := ts.Token(context.Background())
+		var re *RefusedError
+		if !errors.As(err, &re) || !strings.Contains(err.Error(), "not signed by a trusted CA") {
 			t.Fatalf("%v", err)
 		}
 	})
@@ -170,8 +160,7 @@ func TestOAuthFailures(t *testing.T) {
 func TestTokenFile(t *testing.T) {
 	tok := jwt(map[string]any{"sub": "sink", "exp": time.Now().Add(time.Hour).Unix()})
 	f := testpki.Write(t, t.TempDir(), "token", []byte(tok+"\n"))
-	_, ts := oauthSecurity(t, "file://"+f)
-	if got, err := ts.current(context.Background()); err != nil || got != tok {
+	if got, err := source("file://"+f, nil).Token(context.Background()); err != nil || got != tok {
 		t.Fatalf("%q, %v", got, err)
 	}
 }
@@ -195,7 +184,7 @@ func TestParseJWT(t *testing.T) {
 }
 
 func TestRefreshPolicy(t *testing.T) {
-	r := refreshPolicy{factor: 0.8, jitter: 0, minPeriod: time.Minute, buffer: 5 * time.Minute}
+	r := Refresh{Factor: 0.8, Jitter: 0, MinPeriod: time.Minute, Buffer: 5 * time.Minute}
 	now := time.Unix(0, 0)
 	for _, tt := range []struct{ life, want time.Duration }{
 		{time.Hour, 48 * time.Minute},         // 0.8 of the lifetime
@@ -210,25 +199,25 @@ func TestRefreshPolicy(t *testing.T) {
 	}
 }
 
-// TestNewTokenSource: the registry's OAUTHBEARER grant, renewed Buffer
+// TestRegistryRequest: the registry's OAUTHBEARER grant, renewed Buffer
 // before expiry (Confluent's cache.expiry.buffer.seconds).
-func TestNewTokenSource(t *testing.T) {
+func TestRegistryRequest(t *testing.T) {
 	p := &idp{status: []int{200}, life: time.Hour}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
-	src, err := NewTokenSource(TokenRequest{Endpoint: srv.URL, ClientID: "sr", ClientSecret: "x", Buffer: 5 * time.Minute}, slog.New(slog.DiscardHandler))
+	src, err := ClientCredentials(Request{Endpoint: srv.URL, ClientID: "sr", ClientSecret: "x", Buffer: 5 * time.Minute}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if _, err := src(context.Background()); err != nil {
+		if _, err := src.Token(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if p.requests != 1 {
 		t.Fatalf("%d token requests for three uses of a fresh token", p.requests)
 	}
-	if _, err := NewTokenSource(TokenRequest{Endpoint: "ftp://idp"}, nil); err == nil {
+	if _, err := ClientCredentials(Request{Endpoint: "ftp://idp"}, nil); err == nil {
 		t.Fatal("an ftp:// endpoint was accepted")
 	}
 }
