@@ -178,7 +178,7 @@ func printJSON(w io.Writer, v any) {
 	enc.Encode(v)
 }
 
-// withTimeout bounds a tool's work.
+// context bounds a tool's work by --timeout.
 func (t *toolFlags) context(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, t.timeout)
 }

@@ -1,9 +1,9 @@
-// Package main is the benchmark harness of issue 6: it measures hdfs-sink
-// end to end against the real test services (Kafka, HDFS, registry) and
-// against the same machine's raw limits measured in the same run — franz-go
-// consuming the same topic, and the Go HDFS client writing the same bytes in
-// files of the same size — and reports memory with many partitions and the
-// time to resume after SIGKILL. Each measured case runs in a fresh child
+// Command bench is hdfs-sink's end-to-end benchmark harness (make bench):
+// it measures hdfs-sink against the real test services (Kafka, HDFS,
+// registry) and against the same machine's raw limits measured in the same
+// run — franz-go consuming the same topic, and the Go HDFS client writing
+// the same bytes in files of the same size — and reports memory with many
+// partitions and the time to resume after SIGKILL. Each measured case runs in a fresh child
 // process (this binary with -case) so CPU and peak RSS are its own.
 // docs/benchmarks.md holds the results and how to reproduce them.
 package main
@@ -47,7 +47,7 @@ type options struct {
 func main() {
 	caseJSON := flag.String("case", "", "internal: run one case in this process (JSON spec)")
 	var o options
-	flag.StringVar(&o.out, "out", "", "write the JSON result here (default bench/results/<ts>.json)")
+	flag.StringVar(&o.out, "out", "", "write the JSON result here (default tools/bench/results/<ts>.json)")
 	flag.BoolVar(&o.full, "full", false, "run the full matrix (2 sizes × 3 partition counts × 2 formats × 2 partitioners)")
 	flag.Float64Var(&o.scale, "scale", 1, "multiply record counts (0.1 for a quick smoke run)")
 	flag.IntVar(&o.repeat, "repeat", 3, "rounds of each workload (sink, consume, HDFS write in turn); the table shows medians")
@@ -215,7 +215,7 @@ func run(o options) error {
 
 func writeJSON(out string, rep report) error {
 	if out == "" {
-		out = filepath.Join("bench", "results", rep.Started.Format("20060102T150405Z")+".json")
+		out = filepath.Join("tools", "bench", "results", rep.Started.Format("20060102T150405Z")+".json")
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 )
 
 // Micro-benchmarks on the harness's own workloads (benchstat-friendly:
-// go test -run '^$' -bench . -count 10 ./bench). format/avro, format/parquet
+// go test -run '^$' -bench . -count 10 ./tools/bench). format/avro, format/parquet
 // and wal have their own; these add the per-record steps of the sink on the
 // 20-field record: validate, decode to native, encode, and file names.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plot a soak: chaos/plot.py <soak dir> <out.png>.
+"""Plot a soak: tools/chaos/plot.py <soak dir> <out.png>.
 
 Reads samples.csv and events.json written by `chaos soak` and draws, over
 the soak's minutes, the daemon's resident memory, goroutines, open file

@@ -1,9 +1,9 @@
 // Command chaos runs hdfs-sink's fault harness (package chaos): the fault
 // catalogue against real services, or the soak. See docs/reliability.md.
 //
-//	go run ./chaos/cmd/chaos faults [-only a,b] [-hold 30s] [-config staging.json]
-//	go run ./chaos/cmd/chaos soak -duration 2h [-config staging.json]
-//	go run ./chaos/cmd/chaos list
+//	go run ./tools/chaos/cmd/chaos faults [-only a,b] [-hold 30s] [-config staging.json]
+//	go run ./tools/chaos/cmd/chaos soak -duration 2h [-config staging.json]
+//	go run ./tools/chaos/cmd/chaos list
 package main
 
 import (
@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/chaos"
+	"github.com/hdfs-sink/hdfs-sink/tools/chaos"
 )
 
 func main() {
