@@ -22,8 +22,11 @@ static:
 	@if command -v ldd >/dev/null && ldd $(STATIC_BIN) >/dev/null 2>&1; then echo "$(STATIC_BIN) is dynamically linked:"; ldd $(STATIC_BIN); exit 1; fi
 	@echo "$(STATIC_BIN): static (CGO_ENABLED=0)"
 
-## unit: go vet (including integration-tagged files) and race tests; no services.
+## unit: formatting, a tidy go.mod and go.sum, go vet (including
+## integration-tagged files) and race tests; no services.
 unit: static
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
+	$(GO) mod tidy -diff
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags integration $(PKGS)
 	$(GO) vet -tags demo ./cmd/...
