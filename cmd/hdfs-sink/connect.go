@@ -32,8 +32,9 @@ func wantsConnect(args []string) bool {
 
 // cmdCheckConnect is `hdfs-sink check --connect`: the usual check, then
 // for each connector a connection to every service it needs, made through
-// the daemon's own wiring (openStore, registryFor, kafkaOpts, dialHive) so
-// that it tests the settings the daemon would use. Each service is OK or
+// the daemon's own wiring (internal/wiring: OpenStore, RegistryFor,
+// KafkaOpts, HiveDialOptions) so that it tests the settings the daemon
+// would use. Each service is OK or
 // FAILED with the exact error; the exit status is 1 if any failed.
 func cmdCheckConnect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rest := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--connect" || a == "-connect" })

@@ -19,7 +19,7 @@ import (
 )
 
 // The operator tools ask Kafka what the daemon's consumer would see, so
-// they build their clients from the same kafkaOpts the daemon uses: every
+// they build their clients from the same wiring.KafkaOpts the daemon uses: every
 // consumer.override.* and security setting the daemon honours, they do.
 
 // kafkaTool is a client of one connector's cluster for the tools: no

@@ -84,7 +84,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	return res, err
 }
 
-// sinkConfig wires the connector as cmd/hdfs-sink/wiring.go does for a
+// sinkConfig wires the connector as internal/wiring/wiring.go does for a
 // connector file with these settings (kept in step by hand: main packages
 // cannot be imported).
 func sinkConfig(spec caseSpec, mem sink.MemoryPlan, store storage.FS) (sink.Config, *commitWatch, error) {
