@@ -363,7 +363,7 @@ func (d *Daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 // credentials or fails the TLS handshake stops the connector at once, with
 // the broker's address and the reason (kafkaclient.AuthError).
 func (d *Daemon) kafkaReady(ctx context.Context, c *configs.Connector, sec *kafkaclient.Security) error {
-	sec.Opts(d.log.With("connector", c.Name))
+	sec.SetLogger(d.log.With("connector", c.Name))
 	if err := sec.WaitReady(ctx, c.Consumer.BootstrapServers, kgo.ClientID("hdfs-sink-"+c.Name)); err != nil {
 		return fmt.Errorf("connector %q: %w", c.Name, err)
 	}
