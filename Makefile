@@ -22,17 +22,37 @@ static:
 	@if command -v ldd >/dev/null && ldd $(STATIC_BIN) >/dev/null 2>&1; then echo "$(STATIC_BIN) is dynamically linked:"; ldd $(STATIC_BIN); exit 1; fi
 	@echo "$(STATIC_BIN): static (CGO_ENABLED=0)"
 
+# NOWHERE is a path that cannot exist (/dev/null is no directory).
+NOWHERE := /dev/null/nowhere
+# UNIT_ENV runs the unit step as on a fresh machine (issue 20): env -i drops
+# the caller's environment, HOME is an empty directory, and KRB5_CONFIG (else
+# /etc/krb5.conf), the credential cache and the Hadoop and Hive directories
+# point NOWHERE. A test that reads this machine's /etc/krb5.conf,
+# /etc/hadoop or ~ fails here, not first on a newcomer's machine. Go's own
+# settings come from `go env`, so the empty HOME re-downloads nothing.
+UNIT_HOME := $(CURDIR)/.unit-home
+UNIT_GO_VARS := GOROOT GOPATH GOMODCACHE GOCACHE GOENV GOFLAGS GOTOOLCHAIN \
+	GOPROXY GONOPROXY GOSUMDB GONOSUMDB GOPRIVATE GOINSECURE CGO_ENABLED CC
+UNIT_ENV = env -i PATH="$$PATH" TMPDIR="$$TMPDIR" HOME=$(UNIT_HOME) \
+	KRB5_CONFIG=$(NOWHERE)/krb5.conf KRB5CCNAME=FILE:$(NOWHERE)/krb5cc KRB5_KTNAME=$(NOWHERE)/krb5.keytab \
+	HADOOP_CONF_DIR=$(NOWHERE)/hadoop HADOOP_HOME=$(NOWHERE)/hadoop HIVE_CONF_DIR=$(NOWHERE)/hive \
+	$(foreach v,$(UNIT_GO_VARS),$(v)='$(shell $(GO) env $(v))')
+
 ## unit: formatting, a tidy go.mod and go.sum, go vet (including
-## integration-tagged files) and race tests; no services.
+## integration-tagged files) and race tests; no services, nothing of this
+## machine's (UNIT_ENV).
 unit: static
+	rm -rf $(UNIT_HOME) && mkdir $(UNIT_HOME)
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
-	$(GO) mod tidy -diff
-	$(GO) vet $(PKGS)
-	$(GO) vet -tags integration $(PKGS)
-	$(GO) vet -tags demo ./cmd/...
-	$(GO) test -race $(PKGS)
-	$(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
-	cd packaging/kubernetes && $(GO) vet ./... && $(GO) test ./...
+	$(UNIT_ENV) $(GO) mod tidy -diff
+	$(UNIT_ENV) $(GO) vet $(PKGS)
+	$(UNIT_ENV) $(GO) vet -tags integration $(PKGS)
+	$(UNIT_ENV) $(GO) vet -tags demo ./cmd/...
+	$(UNIT_ENV) $(GO) test -race $(PKGS)
+	$(UNIT_ENV) $(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
+	$(UNIT_ENV) $(GO) -C packaging/kubernetes vet ./...
+	$(UNIT_ENV) $(GO) -C packaging/kubernetes test ./...
+	rm -rf $(UNIT_HOME)
 
 ## build: the static binary in bin/, stamped with version, commit and build
 ## date (`hdfs-sink version`); the same flags as the image's.
@@ -55,10 +75,18 @@ testenv-down:
 testenv-status:
 	$(TESTENV) status
 
+# INTEGRATION_ENV: the integration tests name the test realm's krb5.conf
+# (.testenv/krb) themselves; KRB5_CONFIG points NOWHERE so that one which
+# forgot fails instead of reading this machine's /etc/krb5.conf, and no
+# Hadoop or Hive directory of this machine's reaches Spark. HOME stays:
+# testenv keeps its downloads under ~/.cache and ~/.m2.
+INTEGRATION_ENV = env -u HADOOP_CONF_DIR -u HADOOP_HOME -u HIVE_CONF_DIR \
+	KRB5_CONFIG=$(NOWHERE)/krb5.conf KRB5CCNAME=FILE:$(NOWHERE)/krb5cc
+
 ## integration: the tests tagged `integration`; needs `make testenv-up` first.
 ## -p 1: packages run one at a time, because outage tests stop shared services.
 integration:
-	$(GO) test -tags integration -count=1 -p 1 -timeout 40m $(INTEGRATION_PKGS)
+	$(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 1 -timeout 40m $(INTEGRATION_PKGS)
 
 ## test: unit, then up, integration and ALWAYS down (even on failure or ^C).
 test: unit
@@ -71,7 +99,7 @@ test: unit
 test-kerberos-long:
 	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; \
 	$(TESTENV) up && HDFS_SINK_KRB_RUN=5m HDFS_SINK_KRB_OUTAGE=150s \
-	$(GO) test -tags integration -count=1 -timeout 30m -run TestKerberosLongRun -v ./integration/kerberos
+	$(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -timeout 30m -run TestKerberosLongRun -v ./integration/kerberos
 
 ## demo: the end-to-end demo (cmd/hdfs-sink demo, built with the demo tag:
 ## production builds leave its embedded Kafka out).
@@ -85,9 +113,10 @@ bench:
 	$(GO) run ./tools/bench -out tools/bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)
 
 ## sweep: the exactly-once sweeps over every storage call (crash, double crash,
-## frozen owner x other owner), not the sample `make unit` runs; ~10 min.
+## frozen owner x other owner, a topic re-created under them), not the sample
+## `make unit` runs; ~10 min.
 sweep:
-	$(GO) test -count=1 -timeout 60m -run 'TestCrashSweep|TestZombieSweep' -v ./sink -sweep.full | grep -E 'runs,|^(ok|FAIL|---)'
+	$(GO) test -count=1 -timeout 60m -run 'TestCrashSweep|TestZombieSweep|TestTopicChangeSweep' -v ./sink -sweep.full | grep -E 'runs,|^(ok|FAIL|---)'
 
 ## chaos: the whole fault catalogue (tools/chaos/, docs/reliability.md) against the
 ## test services, up with a DataNode volume of their own and always down

@@ -62,7 +62,11 @@ func serveFake(t *testing.T, f *fakeHMS) string {
 	}
 	srv := thrift.NewTSimpleServer4(hms.NewThriftHiveMetastoreProcessor(f), sock,
 		thrift.NewTBufferedTransportFactory(8192), thrift.NewTBinaryProtocolFactoryConf(nil))
-	go func() { _ = srv.Serve() }()
+	// AcceptLoop on the socket listening already, not Serve: Serve listens
+	// again when Stop has run first (a test that ends before the goroutine
+	// starts), and that listener is never closed.
+	srv.SetLogContext(context.Background())
+	go func() { _ = srv.AcceptLoop() }()
 	t.Cleanup(func() { _ = srv.Stop() })
 	t.Cleanup(func() { close(f.block) }) // runs first: frees blocked handlers
 	return sock.Addr().String()

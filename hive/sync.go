@@ -100,7 +100,9 @@ func (s *Syncer) SchemaSeen(topic string, id int32, avroSchema string) {
 	s.markPending()
 }
 
-// Committed notes encoded partition directories that now hold committed files.
+// Committed notes encoded partition directories that now hold committed
+// files: an owner's commit or one that recovery rolled forward, possibly
+// before any SchemaSeen of the topic (tableReady says what happens then).
 func (s *Syncer) Committed(topic string, encoded []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -234,12 +236,18 @@ func (s *Syncer) connect(ctx context.Context, ms *Metastore) error {
 	return m.CreateDatabase(ctx, s.cfg.Database, "")
 }
 
+// topics are those with work: a schema seen, or directories waiting.
 func (s *Syncer) topics() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.schemas))
 	for t := range s.schemas {
 		out = append(out, t)
+	}
+	for t, dirs := range s.parts {
+		if _, ok := s.schemas[t]; !ok && len(dirs) > 0 {
+			out = append(out, t)
+		}
 	}
 	return out
 }
@@ -248,17 +256,13 @@ func (s *Syncer) topics() []string {
 // startup catch-up, then newly committed partitions.
 func (s *Syncer) syncTopic(ctx context.Context, ms Metastore, topic string) error {
 	tt := s.cfg.Tables(topic)
-	s.mu.Lock()
-	want, have, synced := s.schemas[topic], s.applied[topic], s.synced[topic]
-	s.mu.Unlock()
-	if want != have {
-		if err := s.ensureTable(ctx, ms, tt, want); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.applied[topic] = want
-		s.mu.Unlock()
+	ready, err := s.tableReady(ctx, ms, tt, topic)
+	if err != nil || !ready {
+		return err
 	}
+	s.mu.Lock()
+	synced := s.synced[topic]
+	s.mu.Unlock()
 	if !synced {
 		dirs, err := tt.ListDirs()
 		if err != nil {
@@ -270,6 +274,36 @@ func (s *Syncer) syncTopic(ctx context.Context, ms Metastore, topic string) erro
 		s.mu.Unlock()
 	}
 	return s.addPartitions(ctx, ms, tt, topic)
+}
+
+// tableReady makes the table match the newest schema seen and reports
+// whether partitions can be added. Directories can arrive before any
+// schema: recovery rolls a commit forward before this process has read a
+// record of the topic, and it may never read one (a quiet topic). Then
+// they go into the table if it exists; if it does not, they wait, counted
+// as pending, for the first schema, which creates it.
+func (s *Syncer) tableReady(ctx context.Context, ms Metastore, tt TopicTable, topic string) (bool, error) {
+	s.mu.Lock()
+	want, have := s.schemas[topic], s.applied[topic]
+	s.mu.Unlock()
+	switch {
+	case want != "" && want == have:
+		return true, nil
+	case want != "":
+		if err := s.ensureTable(ctx, ms, tt, want); err != nil {
+			return false, err
+		}
+		s.mu.Lock()
+		s.applied[topic] = want
+		s.mu.Unlock()
+		return true, nil
+	}
+	_, err := ms.GetTable(ctx, s.cfg.Database, tt.Name)
+	if errors.Is(err, ErrNotFound) {
+		s.cfg.Logger.Debug("committed directories wait for a schema to create the table", "table", s.cfg.Database+"."+tt.Name)
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // ensureTable creates the table, or alters it with CASCADE so existing

@@ -3,6 +3,7 @@ package hive
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sort"
@@ -289,5 +290,56 @@ func TestSyncerClosesConnections(t *testing.T) {
 	}
 	if open, twice := ms.open(); open != 0 || twice != 0 {
 		t.Fatalf("after Run and Drain: %d connections open, %d closed twice; want 0 and 0", open, twice)
+	}
+}
+
+// TestSyncerDirectoriesBeforeAnySchema: directories committed before this
+// process has seen a schema of the topic (recovery rolled a commit forward
+// first, issue 20 N3) go into the table if it exists, with the startup
+// catch-up; if it does not, they wait, counted, and the first schema brings
+// them in. Nothing is dropped either way.
+func TestSyncerDirectoriesBeforeAnySchema(t *testing.T) {
+	cases := []struct {
+		name        string
+		tableExists bool     // created by an earlier process
+		want        []string // partitions after a round without a schema
+		pending     int      // directories still waiting then
+	}{
+		{"table exists", true, []string{"partition=0", "partition=1", "partition=2"}, 0},
+		{"no table yet", false, nil, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ms := newMemMetastore()
+			if tc.tableExists {
+				earlier := newTestSyncer(ms, func() []string { return nil })
+				earlier.SchemaSeen("t", 1, syncSchemaV1)
+				if err := earlier.Drain(time.Second); err != nil {
+					t.Fatal(err)
+				}
+			}
+			onDisk := []string{"partition=0", "partition=1", "partition=2"} // 2: pending when the earlier process stopped
+			s := newTestSyncer(ms, func() []string { return onDisk })
+			s.Committed("t", []string{"partition=0", "partition=1"}) // rolled forward by recovery
+			if err := s.Drain(time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := ms.partitions("t"); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("partitions without a schema seen: %v, want %v", got, tc.want)
+			}
+			if n, _, _ := s.Pending(); n != tc.pending {
+				t.Fatalf("pending = %d, want %d", n, tc.pending)
+			}
+			s.SchemaSeen("t", 1, syncSchemaV1)
+			if err := s.Drain(time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if got := ms.partitions("t"); fmt.Sprint(got) != fmt.Sprint(onDisk) {
+				t.Fatalf("partitions once a schema is seen: %v, want %v", got, onDisk)
+			}
+			if n, _, _ := s.Pending(); n != 0 {
+				t.Fatalf("pending = %d after everything is registered", n)
+			}
+		})
 	}
 }

@@ -57,6 +57,11 @@ func TestParseRefuses(t *testing.T) {
 	oauth := func(more ...string) Props {
 		return sasl("OAUTHBEARER", oauthJAAS, append([]string{"sasl.oauthbearer.token.endpoint.url", "http://idp:8080/token"}, more...)...)
 	}
+	// A GSSAPI login reads $KRB5_CONFIG, else /etc/krb5.conf: give it a
+	// krb5.conf of the test's own, so that the keytab case fails on its
+	// keytab on every machine, not on a machine without /etc/krb5.conf.
+	krb5, _ := krbLogin(t)
+	t.Setenv("KRB5_CONFIG", krb5)
 	tests := []struct {
 		name  string
 		props Props

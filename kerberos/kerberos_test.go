@@ -112,6 +112,34 @@ func TestPrepareRefuses(t *testing.T) {
 	}
 }
 
+// TestPrepareNamesKrb5ConfAndKeytab: with krb5.conf unreadable, a keytab
+// that cannot be used is named in the same error, so that check shows
+// both; a usable keytab adds nothing.
+func TestPrepareNamesKrb5ConfAndKeytab(t *testing.T) {
+	krb5, kt := files(t, "sink@EXAMPLE.COM", 0o600)
+	gone := krb5 + ".gone"
+	for name, tc := range map[string]struct {
+		keytab, want string
+	}{
+		"missing keytab": {kt + ".gone", "; keytab " + kt + ".gone: no such file or directory"},
+		"not a keytab":   {krb5, "; keytab " + krb5 + " cannot be read as a keytab"},
+		"no keytab":      {"", "; no keytab given"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Prepare(Config{Principal: "sink@EXAMPLE.COM", Keytab: tc.keytab, Krb5Conf: gone})
+			var ke *Error
+			if !errors.As(err, &ke) || ke.Kind != KindConfig || !strings.Contains(err.Error(), "krb5.conf "+gone+" cannot be read") ||
+				!strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want a config error naming krb5.conf %s and %q", err, gone, tc.want)
+			}
+		})
+	}
+	_, err := Prepare(Config{Principal: "sink@EXAMPLE.COM", Keytab: kt, Krb5Conf: gone})
+	if err == nil || strings.Contains(err.Error(), "keytab") {
+		t.Fatalf("err %v, want krb5.conf named and nothing said of the usable keytab", err)
+	}
+}
+
 func TestPrepareWarnsOnReadableKeytab(t *testing.T) {
 	krb5, kt := files(t, "sink@EXAMPLE.COM", 0o644)
 	p, err := Prepare(Config{Principal: "sink@EXAMPLE.COM", Keytab: kt, Krb5Conf: krb5})

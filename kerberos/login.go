@@ -97,7 +97,7 @@ func Prepare(cfg Config) (*Prepared, error) {
 	}
 	krb5, err := config.Load(p.Krb5Conf)
 	if err != nil {
-		return fail(fmt.Sprintf("krb5.conf %s cannot be read: %v", p.Krb5Conf, err), err)
+		return fail(unreadableKrb5Conf(p.Krb5Conf, cfg.Keytab, err))
 	}
 	p.krb5 = krb5
 	comps, realm, err := splitPrincipal(expanded)
@@ -118,29 +118,54 @@ func Prepare(cfg Config) (*Prepared, error) {
 	return p, nil
 }
 
+// unreadableKrb5Conf is the reason and error of a krb5.conf that cannot be
+// read. The keytab is checked too, as far as it can be without krb5.conf
+// (not which keys it holds): check then shows an operator both problems at
+// once, not the second only after fixing the first.
+func unreadableKrb5Conf(conf, ktPath string, err error) (string, error) {
+	reason := fmt.Sprintf("krb5.conf %s cannot be read: %v", conf, err)
+	if _, _, problem := readKeytab(ktPath); problem != nil {
+		return reason + "; " + problem.Reason, errors.Join(err, problem.Err)
+	}
+	return reason, err
+}
+
 func (p *Prepared) loadKeytab() error {
-	fail := func(reason string, err error) error {
-		return &Error{Principal: p.Principal, Kind: KindConfig, Reason: reason, Err: err}
+	kt, perm, problem := readKeytab(p.cfg.Keytab)
+	if problem != nil {
+		problem.Principal = p.Principal
+		return problem
 	}
-	if p.cfg.Keytab == "" {
-		return fail("no keytab given", nil)
-	}
-	st, err := os.Stat(p.cfg.Keytab)
-	if err != nil {
-		return fail(fmt.Sprintf("keytab %s: %v", p.cfg.Keytab, errors.Unwrap(err)), err)
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("keytab %s is readable by others (mode %04o): anyone who can read it can act as %s; chmod 0400 or 0600", p.cfg.Keytab, st.Mode().Perm(), p.Principal))
-	}
-	kt, err := keytab.Load(p.cfg.Keytab)
-	if err != nil {
-		return fail(fmt.Sprintf("keytab %s cannot be read as a keytab: %v", p.cfg.Keytab, unwrapPath(err)), err)
+	if perm&0o077 != 0 {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("keytab %s is readable by others (mode %04o): anyone who can read it can act as %s; chmod 0400 or 0600", p.cfg.Keytab, perm, p.Principal))
 	}
 	if !hasPrincipal(kt, p.name, p.realm) {
-		return fail(fmt.Sprintf("keytab %s holds no key for %s (it has: %s)", p.cfg.Keytab, p.Principal, strings.Join(keytabPrincipals(kt), ", ")), nil)
+		return &Error{Principal: p.Principal, Kind: KindConfig,
+			Reason: fmt.Sprintf("keytab %s holds no key for %s (it has: %s)", p.cfg.Keytab, p.Principal, strings.Join(keytabPrincipals(kt), ", "))}
 	}
 	p.kt = kt
 	return nil
+}
+
+// readKeytab loads the keytab at path, with its permission bits. A keytab
+// that cannot be used is a config error without its principal, which the
+// caller fills in; which keys the keytab must hold is the caller's to check.
+func readKeytab(path string) (*keytab.Keytab, fs.FileMode, *Error) {
+	fail := func(reason string, err error) (*keytab.Keytab, fs.FileMode, *Error) {
+		return nil, 0, &Error{Kind: KindConfig, Reason: reason, Err: err}
+	}
+	if path == "" {
+		return fail("no keytab given", nil)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fail(fmt.Sprintf("keytab %s: %v", path, errors.Unwrap(err)), err)
+	}
+	kt, err := keytab.Load(path)
+	if err != nil {
+		return fail(fmt.Sprintf("keytab %s cannot be read as a keytab: %v", path, unwrapPath(err)), err)
+	}
+	return kt, st.Mode().Perm(), nil
 }
 
 func unwrapPath(err error) error {

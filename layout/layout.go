@@ -10,7 +10,9 @@ package layout
 
 import (
 	"fmt"
+	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -83,35 +85,115 @@ func (t Topic) FinalPath(encoded string, p int32, start, end int64, pad int, ext
 	return path.Join(t.Dir(), encoded, FinalName(t.Name, p, start, end, pad, ext))
 }
 
+// EncodedDir is the encoded partition directory a committed file lies in:
+// the directory of final relative to Dir(), as FinalPath built it. It is
+// what the Hive table registers as a partition's location. ok is false when
+// final does not lie below a directory of Dir() (a file directly in Dir(),
+// below a temp directory, or of another topics.dir).
+func (t Topic) EncodedDir(final string) (encoded string, ok bool) {
+	rel, found := strings.CutPrefix(path.Dir(path.Clean(final)), t.Dir()+"/")
+	if !found || rel == "" || slices.ContainsFunc(strings.Split(rel, "/"), IsTempDir) {
+		return "", false
+	}
+	return rel, true
+}
+
 // MaxNameBytes is the longest name one path element may have: HDFS's
 // dfs.namenode.fs-limits.max-component-length default and Linux's NAME_MAX.
 const MaxNameBytes = 255
 
-// maxOffsetDigits is the widest an int64 offset prints.
-const maxOffsetDigits = 19
+// FinalNameBytes is len(FinalName(topic, p, start, end, pad, ext)) for a
+// topic of topicBytes bytes, counted without building the name: an offset
+// is printed at pad digits, or at all its digits when it has more.
+func FinalNameBytes(topicBytes int, p int32, start, end int64, pad int, ext string) int {
+	return topicBytes + len("+++") + decimalWidth(int64(p)) + max(pad, decimalWidth(start)) + max(pad, decimalWidth(end)) + len(ext)
+}
 
-// CheckNames fails when a committed file name of partition p could exceed
-// MaxNameBytes: the topic's name plus the partition and two offsets of the
-// widest possible value. Run before anything of the partition is published,
-// so that a commit never stands whose rename can never succeed.
+// decimalWidth is how many bytes %d prints n in, its sign included.
+func decimalWidth(n int64) int {
+	w := 1
+	if n < 0 {
+		w++ // the sign
+	}
+	for n <= -10 || n >= 10 {
+		n /= 10
+		w++
+	}
+	return w
+}
+
+// MaxTopicBytes is the longest topic name whose committed files of
+// partition p fit MaxNameBytes while offsets fit pad digits; negative when
+// no topic name fits.
+func MaxTopicBytes(p int32, pad int, ext string) int {
+	return MaxNameBytes - FinalNameBytes(0, p, 0, 0, pad, ext)
+}
+
+// CheckNames fails when the committed file names of partition p are longer
+// than MaxNameBytes with offsets printed at pad digits
+// (filename.offset.zero.pad.width), as the reference connector names them.
+// Run before anything of the partition is published (at assignment), and
+// by check for listed topics, so that no commit is published whose rename
+// can never succeed. Offsets that outgrow pad later lengthen the names:
+// CheckCommitName guards each commit against that.
 func (t Topic) CheckNames(p int32, pad int, ext string) error {
-	width := max(pad, maxOffsetDigits)
-	longest := len(t.Name) + 3 + len(strconv.Itoa(int(p))) + 2*width + len(ext)
-	if longest > MaxNameBytes {
-		return &NameError{Topic: t.Name, Partition: p, Length: longest}
+	if n := FinalNameBytes(len(t.Name), p, 0, 0, pad, ext); n > MaxNameBytes {
+		return &NameError{Topic: t.Name, Partition: p, Pad: pad, Start: -1, End: -1, Length: n, MaxTopic: MaxTopicBytes(p, pad, ext)}
 	}
 	return nil
 }
 
-// NameError says that a topic's committed file names would be too long.
+// CheckCommitName fails when the committed file name of partition p holding
+// offsets start..end is longer than MaxNameBytes: the last guard before a
+// commit is published, for offsets wider than pad. Length arithmetic only:
+// it runs on every commit.
+func (t Topic) CheckCommitName(p int32, start, end int64, pad int, ext string) error {
+	if n := FinalNameBytes(len(t.Name), p, start, end, pad, ext); n > MaxNameBytes {
+		return &NameError{Topic: t.Name, Partition: p, Pad: pad, Start: start, End: end, Length: n,
+			MaxTopic: MaxNameBytes - FinalNameBytes(0, p, start, end, pad, ext)}
+	}
+	return nil
+}
+
+// HighestPartition is the highest partition number whose committed file
+// names fit MaxNameBytes with offsets of pad digits; -1 when not even
+// partition 0's do. check, which knows no partition count offline, says
+// which partitions of a topic would be refused.
+func (t Topic) HighestPartition(pad int, ext string) int64 {
+	room := MaxTopicBytes(0, pad, ext) - len(t.Name) + 1 // digits the partition may take
+	switch {
+	case room < 1:
+		return -1
+	case room >= decimalWidth(math.MaxInt32):
+		return math.MaxInt32
+	}
+	h := int64(1)
+	for range room {
+		h *= 10
+	}
+	return h - 1
+}
+
+// NameError says that committed file names of a topic's partition would be
+// longer than the store allows in one name.
 type NameError struct {
 	Topic     string
 	Partition int32
-	Length    int // of the longest possible committed file name
+	Pad       int   // filename.offset.zero.pad.width
+	Start     int64 // the refused commit's offsets; -1: checked before writing, offsets of Pad digits
+	End       int64
+	Length    int // bytes of the committed file name
+	MaxTopic  int // the longest topic name that fits in its place
 }
 
 func (e *NameError) Error() string {
-	suffix := e.Length - len(e.Topic)
-	return fmt.Sprintf("topic %q partition %d: committed file names can reach %d bytes, more than the %d the store allows in one name; "+
-		"topics of at most %d characters can be written with this format", e.Topic, e.Partition, e.Length, MaxNameBytes, MaxNameBytes-suffix)
+	if e.Start < 0 {
+		return fmt.Sprintf("topic %q partition %d: committed file names would be %d bytes with offsets of %d digits (filename.offset.zero.pad.width), "+
+			"more than the %d the store allows in one name; topics of at most %d characters can be written as partition %d with this format",
+			e.Topic, e.Partition, e.Length, e.Pad, MaxNameBytes, max(e.MaxTopic, 0), e.Partition)
+	}
+	return fmt.Sprintf("topic %q partition %d offsets %d to %d: the committed file name would be %d bytes, more than the %d the store allows in one name "+
+		"(offsets wider than filename.offset.zero.pad.width=%d print all their digits; topics of at most %d characters fit); "+
+		"nothing was committed and the partition writes nothing more until an operator acts (docs/operations.md, \"Names too long\")",
+		e.Topic, e.Partition, e.Start, e.End, e.Length, MaxNameBytes, e.Pad, max(e.MaxTopic, 0))
 }

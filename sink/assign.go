@@ -158,12 +158,16 @@ func (c *Connector) newOwned(t tp) *owned {
 		Partition:     t.partition,
 		Owner:         c.owner,
 		Epoch:         c.epoch,
+		Connector:     c.cfg.Name,
 		Logger:        log,
 		Stats:         &c.Stats,
 		OnCommit:      func(next int64) { c.committed(t, next) },
 		PruneEvery:    defaultPruneEvery,
 		Observer:      obs,
 	})
+	if !c.cfg.Schemaless {
+		p.cfg.SchemaByID = c.schemaForFiles
+	}
 	return &owned{tp: t, p: p, log: log, obs: obs}
 }
 
@@ -181,7 +185,10 @@ func (c *Connector) startOffset(ctx context.Context, o *owned, scans *topicScans
 		return c.startPolicy()
 	case next >= 0:
 		o.log.Info("start position from HDFS", "next_offset", next)
-		return kgo.NewOffset().At(next).WithEpoch(-1)
+		// With the committed record's leader epoch, franz-go checks that the
+		// log still holds it as it was (KIP-320): a truncation below it
+		// comes back as ErrDataLoss (breakTruncated).
+		return kgo.NewOffset().At(next).WithEpoch(o.p.epochBefore(next))
 	case c.cfg.StartAtEnd:
 		o.log.Info("nothing committed in HDFS for this partition: starting at the log end (consumer.auto.offset.reset=latest)")
 		return kgo.NewOffset().AtEnd()

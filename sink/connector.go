@@ -15,10 +15,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -98,6 +100,10 @@ type Config struct {
 	// DLQReplication is the replication factor of the dead-letter topic
 	// when it has to be created; <= 0: the broker's default.
 	DLQReplication int16
+	// DeadLetterWait bounds how long a bad record waits for the dead-letter
+	// topic to take it (default 30 s); past it the partition breaks and
+	// retries like after a store failure (D21).
+	DeadLetterWait time.Duration
 	// LogBadRecords logs each tolerated bad record (errors.log.enable);
 	// LogRecordContent adds its key and value (errors.log.include.messages).
 	LogBadRecords, LogRecordContent bool
@@ -107,6 +113,12 @@ type Config struct {
 	Observer     Observer      // nil: nobody observes
 	TickInterval time.Duration // how often idle partitions check their timers
 	Parallelism  int           // partitions processed at once
+}
+
+// schemaCache is a registry that can answer from what it holds without
+// waiting (registry.Client).
+type schemaCache interface {
+	Cached(id int32) *schema.Schema
 }
 
 // Catalog registers committed data for queries (the Hive metastore). Its
@@ -143,6 +155,7 @@ type Connector struct {
 	Stats Stats
 
 	extras   *extras
+	cache    schemaCache // cfg.Registry, when it can answer without waiting
 	kafka    *kafkaHealth
 	parts    partitions
 	fetchLog logLimiter
@@ -157,7 +170,7 @@ type Connector struct {
 	panicMu sync.Mutex
 	panic   *PanicError // the first panic recovered in a partition worker
 
-	dlqReady  atomic.Bool // the dead-letter topic exists
+	dlq       dlqProducer // the dead-letter topic: created?, produces under way
 	badLogged atomic.Bool // a tolerated bad record was logged
 }
 
@@ -168,6 +181,7 @@ func New(cfg Config) (*Connector, error) {
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
 		extras: newExtras(cfg.ExtraColumns), ready: make(chan struct{}), pause: newPauseControl(),
 		kafka: &kafkaHealth{log: cfg.Logger, now: cfg.Now, after: kafkaReportAfter}}
+	c.cache, _ = cfg.Registry.(schemaCache)
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
@@ -202,6 +216,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.SchemaLookupWait <= 0 {
 		cfg.SchemaLookupWait = 30 * time.Second
+	}
+	if cfg.DeadLetterWait <= 0 {
+		cfg.DeadLetterWait = 30 * time.Second
 	}
 	if cfg.Location == nil {
 		cfg.Location = time.UTC
@@ -258,7 +275,8 @@ func (c *Connector) Run(ctx context.Context) error {
 		if fetches.IsClientClosed() {
 			return nil
 		}
-		gone, err := c.fetchErrors(fetches)
+		gone, lost, err := c.fetchErrors(fetches)
+		c.breakTruncated(lost)
 		if err == nil {
 			err = c.poll(ctx, fetches)
 		}
@@ -300,12 +318,17 @@ func (c *Connector) Close() {
 
 // fetchErrors logs fetch errors, each (partition, error) at most once per
 // fetchErrorEvery, and returns the topics Kafka no longer knows by the id
-// the client holds (deleted, and maybe re-created), and the first error no
+// the client holds (deleted, and maybe re-created), the partitions whose
+// log franz-go found truncated (by leader epoch), and the first error no
 // retry fixes (KafkaFatal), which stops the connector.
-func (c *Connector) fetchErrors(f kgo.Fetches) (gone []string, fatal error) {
+func (c *Connector) fetchErrors(f kgo.Fetches) (gone []string, lost []*kgo.ErrDataLoss, fatal error) {
 	f.EachError(func(topic string, p int32, err error) {
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 			return
+		}
+		var dl *kgo.ErrDataLoss
+		if errors.As(err, &dl) {
+			lost = append(lost, dl)
 		}
 		if ferr := c.kafkaFatal(err); ferr != nil && fatal == nil {
 			fatal = fmt.Errorf("connector %q: %w", c.cfg.Name, ferr)
@@ -317,7 +340,25 @@ func (c *Connector) fetchErrors(f kgo.Fetches) (gone []string, fatal error) {
 			c.cfg.Logger.Warn("fetch error", "topic", topic, "partition", p, "err", err)
 		}
 	})
-	return gone, fatal
+	return gone, lost, fatal
+}
+
+// breakTruncated stops the partitions whose log diverged from what they
+// read: franz-go has already moved their position to where the log
+// diverged, so none of their records may be written before a recovery
+// has decided (partition.truncated).
+func (c *Connector) breakTruncated(lost []*kgo.ErrDataLoss) {
+	for _, dl := range lost {
+		o := c.parts.get(tp{dl.Topic, dl.Partition})
+		if o == nil {
+			continue
+		}
+		if o.broken == nil {
+			c.breakPartition(o, o.p.truncated(dl.ResetTo))
+		} else {
+			o.p.truncated(dl.ResetTo) // a refusal is noted even while broken
+		}
+	}
 }
 
 func (c *Connector) kafkaFatal(err error) error {
@@ -371,22 +412,29 @@ func (l *logLimiter) allow(key string, now time.Time) bool {
 // process writes one poll's records, partitions in parallel.
 func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
 	type batch struct {
-		o   *owned
-		ftp kgo.FetchTopicPartition
+		o       *owned
+		topicID [16]byte
+		fp      kgo.FetchPartition
 	}
 	var batches []batch
-	fetches.EachPartition(func(ftp kgo.FetchTopicPartition) {
-		if len(ftp.Records) == 0 {
-			return
+	// Topic by topic rather than EachPartition: the topic id of each
+	// response is what tells a re-created topic from the one HDFS holds.
+	for _, f := range fetches {
+		for _, ft := range f.Topics {
+			for _, fp := range ft.Partitions {
+				if len(fp.Records) == 0 {
+					continue
+				}
+				o := c.parts.get(tp{ft.Topic, fp.Partition})
+				if o == nil || o.broken != nil {
+					continue // not ours, or waiting for recovery: refetched after the rewind
+				}
+				batches = append(batches, batch{o, ft.TopicID, fp})
+			}
 		}
-		o := c.parts.get(tp{ftp.Topic, ftp.Partition})
-		if o == nil || o.broken != nil {
-			return // not ours, or waiting for recovery: refetched after the rewind
-		}
-		batches = append(batches, batch{o, ftp})
-	})
+	}
 	return c.parallel(len(batches), func(i int) error {
-		return c.writeRecords(ctx, batches[i].o, batches[i].ftp.FetchPartition)
+		return c.writeRecords(ctx, batches[i].o, batches[i].topicID, batches[i].fp)
 	})
 }
 
@@ -436,10 +484,10 @@ func (c *Connector) panicked() error {
 
 // writeRecords feeds one partition's records to its state machine. It returns
 // only fatal errors; anything else marks the partition broken for recovery.
-func (c *Connector) writeRecords(ctx context.Context, o *owned, fp kgo.FetchPartition) error {
+func (c *Connector) writeRecords(ctx context.Context, o *owned, topicID [16]byte, fp kgo.FetchPartition) error {
 	recs := fp.Records
 	o.obs.LogEnd(fp.HighWatermark)
-	b := fetchedBatch{First: recs[0].Offset, Last: recs[len(recs)-1].Offset, LogStart: fp.LogStartOffset, HighWatermark: fp.HighWatermark}
+	b := fetchedBatch{First: recs[0].Offset, Last: recs[len(recs)-1].Offset, LogStart: fp.LogStartOffset, HighWatermark: fp.HighWatermark, TopicID: topicID}
 	if err := o.p.beginBatch(b); err != nil {
 		c.breakPartition(o, err)
 		return nil
@@ -458,7 +506,12 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, fp kgo.FetchPart
 			return nil
 		}
 		if err != nil {
-			if err = c.badRecord(ctx, kr, err); err != nil {
+			err = c.badRecord(ctx, kr, err)
+			if deadLetterOutage(err) {
+				c.breakPartition(o, err) // the others go on; the record is read again (D21)
+				return nil
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -502,7 +555,7 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 		return nil, nil
 	}
 	if c.cfg.Schemaless {
-		return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Datum: kr.Value}, nil
+		return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Datum: kr.Value}, nil
 	}
 	id, datum, err := schema.ParseWire(kr.Value)
 	if err != nil {
@@ -520,7 +573,18 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 			return nil, err
 		}
 	}
-	return &record{Offset: kr.Offset, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
+	return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
+}
+
+// schemaForFiles is the schema records with registry id id are written
+// with: the registry's, with the extra columns. Partitions use it to make
+// the committed files' schema current again after a recovery.
+func (c *Connector) schemaForFiles(ctx context.Context, id int32) (*schema.Schema, error) {
+	s, err := c.schemaByID(ctx, id)
+	if err != nil || c.extras == nil {
+		return s, err
+	}
+	return c.extras.schema(s)
 }
 
 // schemaByID waits SchemaLookupWait at most for a schema. The poll loop
@@ -529,6 +593,14 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 // partition of the connector (and the group's rebalances); past the wait
 // the partition breaks, the others go on, and it retries with backoff.
 func (c *Connector) schemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
+	if c.cache != nil {
+		// Nearly every record: a deadline costs a timer and a context per
+		// record (18 % of all CPU in a profile, issue 25), and a cached
+		// schema never waits.
+		if s := c.cache.Cached(id); s != nil {
+			return s, nil
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.SchemaLookupWait)
 	defer cancel()
 	return c.cfg.Registry.SchemaByID(ctx, id)
@@ -556,6 +628,11 @@ func (c *Connector) breakPartition(o *owned, err error) {
 		// Usually a rebalance is under way and will revoke this partition.
 		wait = max(wait, 30*time.Second)
 	}
+	if isRefusal(err) && o.p.refusal != "" {
+		// Published by the recovery at the end of this poll, before any
+		// rebalance can hand the partition to an owner that knows nothing.
+		wait = 0
+	}
 	o.broken, o.retryAt = err, c.cfg.Now().Add(wait)
 	o.setProblem(err, c.cfg.Now())
 	o.log.Error("partition write failed; will recover", "err", err, "retry_in", wait)
@@ -577,30 +654,86 @@ func (c *Connector) tickAll(ctx context.Context) error {
 }
 
 // retryBroken recovers broken partitions whose backoff is over and rewinds
-// their fetch position to where their resume says.
+// their fetch position to where their resume says. A refused partition
+// only looks whether its refusal still stands, until an operator's reset
+// replaces it. The partitions recovered in one round share their topic walks.
 func (c *Connector) retryBroken(ctx context.Context) {
 	now := c.cfg.Now()
+	scans := newTopicScans()
 	for _, o := range c.parts.all() {
 		if o.broken == nil || now.Before(o.retryAt) {
 			continue
 		}
-		next, err := o.p.resume(ctx, nil)
-		c.Stats.Recoveries.Add(1)
-		if err != nil {
-			o.failures++
-			o.retryAt = now.Add(c.backoff(o.failures, err))
-			o.setProblem(err, now)
-			o.log.Error("recovery failed; will retry", "failures", o.failures, "err", err)
+		if refused, _ := o.p.stillRefused(); refused {
+			o.retryAt = now.Add(c.refusedCheck()) // a failed look is left to the recovery below
 			continue
 		}
+		next, err := o.p.resume(ctx, scans)
+		c.Stats.Recoveries.Add(1)
+		if err != nil {
+			c.recoveryFailed(o, err, now)
+			continue
+		}
+		if next < 0 && o.p.seekStart {
+			if next, err = c.startPolicyOffset(ctx, o.tp); err != nil {
+				c.recoveryFailed(o, err, now)
+				continue
+			}
+		}
+		o.p.seekStart = false
 		if next >= 0 {
-			c.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{o.topic: {o.partition: {Epoch: -1, Offset: next}}})
+			c.cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{o.topic: {o.partition: {Epoch: o.p.epochBefore(next), Offset: next}}})
 		}
 		c.cl.ResumeFetchPartitions(o.asMap())
 		o.log.Info("partition recovered", "next_offset", next, "failures", o.failures)
 		o.broken = nil
 		o.setProblem(nil, now)
 	}
+}
+
+// startPolicyOffset is the offset consumer.auto.offset.reset names for t
+// now (the log start, or the end with latest): SetOffsets takes exact
+// offsets only.
+func (c *Connector) startPolicyOffset(ctx context.Context, t tp) (int64, error) {
+	adm := kadm.NewClient(c.cl)
+	list := adm.ListStartOffsets
+	if c.cfg.StartAtEnd {
+		list = adm.ListEndOffsets
+	}
+	offsets, err := list(ctx, t.topic)
+	if err != nil {
+		return 0, fmt.Errorf("look up where consumer.auto.offset.reset starts topic %s partition %d: %w", t.topic, t.partition, err)
+	}
+	o, ok := offsets.Lookup(t.topic, t.partition)
+	if !ok || o.Err != nil {
+		return 0, fmt.Errorf("look up where consumer.auto.offset.reset starts topic %s partition %d: %v", t.topic, t.partition, o.Err)
+	}
+	return o.Offset, nil
+}
+
+// refusedCheckEvery is how often a refused partition looks at most whether
+// an operator reset it: one WAL listing, so a reset is picked up quickly.
+const refusedCheckEvery = 30 * time.Second
+
+// refusedCheck is how often a refused partition looks for a reset: six
+// retry backoffs (30 s with the default 5 s), never more than
+// refusedCheckEvery.
+func (c *Connector) refusedCheck() time.Duration {
+	return min(6*c.cfg.RetryBackoff, refusedCheckEvery)
+}
+
+// recoveryFailed schedules the next recovery of a partition whose recovery
+// failed. A refusal is logged once, when it is first found in the WAL.
+func (c *Connector) recoveryFailed(o *owned, err error, now time.Time) {
+	o.failures++
+	o.retryAt = now.Add(c.backoff(o.failures, err))
+	o.setProblem(err, now)
+	var refused *RefusedError
+	if errors.As(err, &refused) {
+		o.log.Error("partition refused; waiting for an operator's reset", "err", err)
+		return
+	}
+	o.log.Error("recovery failed; will retry", "failures", o.failures, "err", err)
 }
 
 // Health is what GET /status shows of the connector's partitions.
@@ -636,9 +769,11 @@ func (c *Connector) Health() Health {
 // once every 5 minutes.
 func (c *Connector) backoff(n int, err error) time.Duration {
 	limit := time.Minute
-	var rewind *RewindError
-	if errors.As(err, &rewind) || errors.Is(err, errCommittedFileMissing) {
-		limit = 5 * time.Minute
+	switch {
+	case isRefusal(err):
+		return c.refusedCheck() // a look at the WAL head: cheap
+	case errors.Is(err, errCommittedFileMissing), errors.As(err, new(*layout.NameError)):
+		limit = 5 * time.Minute // only an operator can fix it
 	}
 	d := c.cfg.RetryBackoff << min(n-1, 6)
 	return min(d, max(limit, c.cfg.RetryBackoff))

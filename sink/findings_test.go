@@ -391,13 +391,13 @@ func TestResetOffsetIsTheWayOut(t *testing.T) {
 	s.TopicsDir = func(string) string { return "/topics" }
 	s.LogsDir = func(string) string { return "/logs" }
 	var re *ResetError
-	if err := ResetOffset(ctx, s, testTopic, 0, 0, testLogger()); !errors.As(err, &re) || re.Last != 349 {
+	if err := ResetOffset(ctx, s, Reset{Topic: testTopic, Partition: 0, Next: 0}, testLogger()); !errors.As(err, &re) || re.Last != 349 {
 		t.Fatalf("reset over committed files = %v; want a ResetError naming offset 349", err)
 	}
 	if err := mem.Rename("/topics/"+testTopic, "/old-"+testTopic); err != nil {
 		t.Fatal(err)
 	}
-	if err := ResetOffset(ctx, s, testTopic, 0, 0, testLogger()); err != nil {
+	if err := ResetOffset(ctx, s, Reset{Topic: testTopic, Partition: 0, Next: 0}, testLogger()); err != nil {
 		t.Fatal(err)
 	}
 	if next, err := owner.resume(ctx, nil); err != nil || next != -1 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
@@ -22,7 +23,10 @@ import (
 // TestBackoffRetriesAServiceAtLeastOnceAMinute: however long the store or
 // the registry has been failing, a broken partition tries again within a
 // minute, so it writes again at most a minute after the service is back;
-// what needs an operator backs off to 5 minutes.
+// a committed file gone or a name too long for the store backs off to 5
+// minutes; a refusal (only an
+// operator's reset lifts it) is looked at every 30 s, which costs one WAL
+// listing, so that a reset is picked up quickly.
 func TestBackoffRetriesAServiceAtLeastOnceAMinute(t *testing.T) {
 	c := &Connector{cfg: Config{RetryBackoff: 5 * time.Second}}
 	store := errors.New("dial tcp 127.0.0.1:8020: connection refused")
@@ -35,8 +39,10 @@ func TestBackoffRetriesAServiceAtLeastOnceAMinute(t *testing.T) {
 		{3, store, 20 * time.Second},
 		{5, store, time.Minute},
 		{40, store, time.Minute},
-		{40, &RewindError{Topic: "t"}, 5 * time.Minute},
+		{40, &RewindError{Topic: "t"}, refusedCheckEvery},
+		{1, &RefusedError{Topic: "t"}, refusedCheckEvery},
 		{40, errCommittedFileMissing, 5 * time.Minute},
+		{40, &layout.NameError{Topic: "t"}, 5 * time.Minute},
 	}
 	for _, tc := range cases {
 		if got := c.backoff(tc.n, tc.err); got != tc.want {

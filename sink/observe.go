@@ -19,7 +19,8 @@ type Observer interface {
 	Partition(topic string, partition int32) PartitionObserver
 	// BadRecord is called once per record errors.tolerance handled.
 	BadRecord(topic string, partition int32, outcome BadRecordOutcome)
-	// DeadLetterFailed is called for every refused dead-letter produce.
+	// DeadLetterFailed is called for every dead-letter produce attempt that
+	// failed or that the dead-letter wait cut short.
 	DeadLetterFailed(topic string, err error)
 	// Tombstone is called for each null value behavior.on.null.values ignores.
 	Tombstone(topic string, partition int32)

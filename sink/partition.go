@@ -28,8 +28,18 @@ type partitionConfig struct {
 	Partition int32
 	Owner     string // host:pid, recorded in WAL entries
 	Epoch     string // this connector incarnation, the prefix of its temp names
-	Logger    *slog.Logger
-	Stats     *Stats // the connector's counters, which partitions add to
+	// Connector names the connector in the WAL entries, so that two
+	// connectors writing one topic into the same logs.dir meet there,
+	// whatever processes they run in. "": not checked (tools, tests).
+	Connector string
+	// SchemaByID finds the schema of the committed files again after a
+	// recovery (registry lookup, extra columns applied), so that
+	// schema.compatibility judges the next record against the same schema
+	// whether or not a recovery came between (docs/design.md §4, "Bad
+	// records"). nil: forget it, as schemaless connectors and tools do.
+	SchemaByID func(ctx context.Context, id int32) (*schema.Schema, error)
+	Logger     *slog.Logger
+	Stats      *Stats // the connector's counters, which partitions add to
 	// OnCommit is called after every commit, once its files carry their
 	// final names, with the next offset to consume.
 	OnCommit func(next int64)
@@ -55,10 +65,34 @@ type partition struct {
 	state     State
 	seq       uint64 // the last WAL segment this owner published
 	committed int64  // highest Kafka offset durably committed; -1: none
+	epoch     int32  // leader epoch of the record at committed; -1: unknown
 	next      time.Time
 	firstSeen int64          // first offset fetched since the last recovery; -1: none
 	expect    int64          // the offset the next fetched record should have; -1: unknown
-	current   *schema.Schema // the newest schema written since recovery (schema.compatibility)
+	current   *schema.Schema // the schema of the files written (schema.compatibility)
+	restore   int32          // schema id to make current again after a recovery; 0: none
+
+	// topicID is Kafka's id of the topic whose records HDFS holds and the
+	// open files hold; zero until known (a WAL before version 2, or
+	// nothing committed yet): the next batch's id is adopted.
+	topicID [16]byte
+	// appended is the leader epoch of the last record appended, which the
+	// next commit records with its committed offset.
+	appended int32
+	// refused is the refusal the WAL head carries (RefusedError); refusal
+	// a refusal found by this owner and not yet published: the next
+	// recovery's claim publishes it.
+	refused, refusal string
+	// batchAt is when the batch (or tick) being handled started: rotation
+	// triggers and new files read the clock once per batch, not per record
+	// (a record costs a few microseconds; two clock reads were a visible
+	// part of it, issue 25). Zero outside a batch: the clock is read.
+	batchAt time.Time
+	// seekStart: a batch was refused since the last recovery, so Kafka's
+	// position for the partition says nothing; with nothing committed the
+	// next resume must seek to where the start policy says (after a reset
+	// to "nothing committed").
+	seekStart bool
 }
 
 func newPartition(cfg partitionConfig) *partition {
@@ -71,7 +105,10 @@ func newPartition(cfg partitionConfig) *partition {
 	if cfg.Observer == nil {
 		cfg.Observer = nopPartition{}
 	}
-	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, cfg.Layout.WALDir(cfg.Partition)), committed: -1, firstSeen: -1, expect: -1}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, cfg.Layout.WALDir(cfg.Partition)), committed: -1, epoch: -1, appended: -1, firstSeen: -1, expect: -1}
 	// No temp directory until a claim names one: nothing is written before
 	// the partition is recovered.
 	p.w = p.newWriter("")
@@ -98,10 +135,11 @@ func (p *partition) enter(s State) {
 	}
 }
 
-func (p *partition) walEntry(kind entry.Kind, committed int64, files []writer.Closed) entry.Entry {
+func (p *partition) walEntry(kind entry.Kind, s standing, files []writer.Closed) entry.Entry {
 	e := entry.Entry{
 		Kind: kind, Epoch: p.cfg.Epoch, Owner: p.cfg.Owner, Topic: p.topic(), Partition: p.cfg.Partition,
-		CommittedOffset: committed, UnixMillis: p.cfg.Now().UnixMilli(),
+		CommittedOffset: s.committed, UnixMillis: p.cfg.Now().UnixMilli(),
+		TopicID: s.topicID, Connector: s.connector, LeaderEpoch: s.epoch, SchemaID: s.schemaID, Refused: s.refused,
 	}
 	for _, f := range files {
 		e.Files = append(e.Files, entry.FileMove{Temp: f.Temp, Final: f.Final, StartOffset: f.Start, EndOffset: f.End, Records: f.Records})
@@ -109,12 +147,23 @@ func (p *partition) walEntry(kind entry.Kind, committed int64, files []writer.Cl
 	return e
 }
 
+// commitStanding is what a commit of closed records: their last offset,
+// its leader epoch, the topic and schema they were written with.
+func (p *partition) commitStanding(closed []writer.Closed) standing {
+	s := standing{committed: lastOffset(closed), epoch: p.appended, topicID: p.topicID, connector: p.cfg.Connector}
+	if p.current != nil {
+		s.schemaID = p.current.ID
+	}
+	return s
+}
+
 // record is a decoded Kafka record ready to write.
 type record struct {
-	Offset    int64
-	Timestamp time.Time
-	Schema    *schema.Schema
-	Datum     []byte
+	Offset      int64
+	LeaderEpoch int32 // of the batch the record came in; -1: unknown
+	Timestamp   time.Time
+	Schema      *schema.Schema
+	Datum       []byte
 }
 
 // errNoFields is what a field partitioner gets from a schemaless value.
@@ -141,24 +190,74 @@ type fetchedBatch struct {
 	First, Last   int64 // offsets of the first and last record
 	LogStart      int64 // the partition's log start offset; -1: unknown
 	HighWatermark int64
+	TopicID       [16]byte // the topic id the fetch response named; zero: not sent
 }
 
 // beginBatch starts writing a batch of fetched records. It refuses a batch
-// that starts at or below the committed offset: after a recovery the
-// sink's own start position is past it, so Kafka has reset the position
-// because the log now ends below what HDFS holds (topic re-created,
-// truncation). Writing on would drop records silently; stopping is loud.
+// of another topic than the one HDFS holds (deleted and re-created under
+// the same name: a new topic id), and a batch that starts at or below the
+// committed offset: after a recovery the sink's own start position is past
+// it, so Kafka has reset the position because the log now ends below what
+// HDFS holds (topic re-created, truncation). Writing on would drop or
+// misname records silently; stopping is loud, and the refusal is kept in
+// the WAL until an operator resets the partition (refuse).
 func (p *partition) beginBatch(b fetchedBatch) error {
 	p.enter(WritePartitionPaused)
+	p.batchAt = p.cfg.Now()
 	if p.firstSeen < 0 {
 		p.firstSeen = b.First // before decoding, so a failed first batch is fetched again
 	}
+	if err := p.checkTopicID(b); err != nil {
+		return p.refuse(err)
+	}
 	if p.committed >= 0 && b.First <= p.committed {
-		return p.rewound(b)
+		return p.refuse(p.rewound(b))
 	}
 	p.noteGap(b)
 	p.expect = b.Last + 1
 	return nil
+}
+
+// checkTopicID compares the batch's topic id with the one HDFS holds. An
+// unknown id on either side is no evidence: a broker that does not send
+// ids, a WAL written before version 2, nothing committed yet or an
+// offsets reset; the batch's id is then adopted and recorded by the next
+// commit (docs/design.md §4, "Topic identity").
+func (p *partition) checkTopicID(b fetchedBatch) error {
+	switch {
+	case b.TopicID == [16]byte{} || b.TopicID == p.topicID:
+		return nil
+	case p.topicID == [16]byte{}:
+		p.topicID = b.TopicID
+		return nil
+	}
+	return &TopicChangedError{Topic: p.topic(), Partition: p.cfg.Partition, Committed: p.committed, Was: p.topicID, Now: b.TopicID, Offset: b.First}
+}
+
+// refuse notes that Kafka's log no longer continues what HDFS holds: the
+// partition writes nothing more, and its next recovery publishes the
+// refusal in its claim, where every later owner finds it (recover).
+func (p *partition) refuse(err error) error {
+	p.cfg.Stats.Rewinds.Add(1)
+	p.refusal = err.Error()
+	// The refused records are no first batch to fetch again (audit F5):
+	// they are not the topic HDFS holds, or not where it left off.
+	p.firstSeen, p.seekStart = -1, true
+	return err
+}
+
+// truncated is franz-go's report that the log diverged at divergeAt
+// (ErrDataLoss, found by leader epoch). Below or at the committed offset,
+// HDFS holds records the log no longer has: a refusal. Above it only
+// uncommitted records are gone: the open files are dropped by the
+// recovery that follows, which resumes after the committed offset in the
+// log as it is now, so nothing is refused.
+func (p *partition) truncated(divergeAt int64) error {
+	if p.committed >= 0 && divergeAt <= p.committed {
+		return p.refuse(&TruncatedError{Topic: p.topic(), Partition: p.cfg.Partition, Committed: p.committed, DivergeAt: divergeAt})
+	}
+	return fmt.Errorf("topic %s partition %d: Kafka's log diverged at offset %d, past the committed offset %d (an unclean leader election?): "+
+		"the open files are dropped and the records after the committed offset are read again", p.topic(), p.cfg.Partition, divergeAt, p.committed)
 }
 
 // noteGap reports offsets that retention removed before they were read:
@@ -173,13 +272,13 @@ func (p *partition) noteGap(b fetchedBatch) {
 }
 
 func (p *partition) rewound(b fetchedBatch) error {
-	p.cfg.Stats.Rewinds.Add(1)
 	return &RewindError{Topic: p.topic(), Partition: p.cfg.Partition, Committed: p.committed,
 		Offset: b.First, LogStart: b.LogStart, HighWatermark: b.HighWatermark}
 }
 
 // endBatch runs the rotation check the reference runs when its buffer is empty.
 func (p *partition) endBatch(ctx context.Context) error {
+	defer func() { p.batchAt = time.Time{} }()
 	err := p.maybeRotate(ctx, nil)
 	if err == nil {
 		p.enter(WriteStarted)
@@ -193,9 +292,9 @@ func (p *partition) write(ctx context.Context, r record) error {
 	if r.Offset <= p.committed {
 		// Already committed; beginBatch refuses such batches, so this
 		// never happens: never write an offset twice.
-		return p.rewound(fetchedBatch{First: r.Offset, LogStart: -1, HighWatermark: -1})
+		return p.refuse(p.rewound(fetchedBatch{First: r.Offset, LogStart: -1, HighWatermark: -1}))
 	}
-	if err := p.resolveSchema(&r); err != nil {
+	if err := p.resolveSchema(ctx, &r); err != nil {
 		return err
 	}
 	if err := p.maybeRotate(ctx, &r); err != nil {
@@ -215,7 +314,7 @@ func (p *partition) write(ctx context.Context, r record) error {
 // append writes r into the file of directory enc; the first record of a
 // rotation starts the schedule and tells the catalog its schema.
 func (p *partition) append(enc string, r record) error {
-	now := p.cfg.Now()
+	now := p.now()
 	wasEmpty := p.w.Empty()
 	if err := p.w.Append(enc, r.Schema, r.Offset, r.Datum, now); err != nil {
 		return err
@@ -223,6 +322,7 @@ func (p *partition) append(enc string, r record) error {
 	if r.Schema != nil {
 		p.current = r.Schema // current follows what is written, never what was only decided
 	}
+	p.appended = r.LeaderEpoch
 	if wasEmpty {
 		p.next = p.nextScheduled(now)
 		if p.cfg.Catalog != nil && r.Schema != nil {
@@ -236,7 +336,12 @@ func (p *partition) append(enc string, r record) error {
 // record with the current schema (a doc-only change, or a record projected
 // to it) or keeps its own schema, which rotates the open files before it
 // and becomes current once the record is written.
-func (p *partition) resolveSchema(r *record) error {
+func (p *partition) resolveSchema(ctx context.Context, r *record) error {
+	if r.Schema != nil && p.current == nil && p.restore != 0 {
+		if err := p.restoreCurrent(ctx); err != nil {
+			return err
+		}
+	}
 	if r.Schema == nil || p.current == nil || p.current.ID == r.Schema.ID {
 		return nil // schemaless, the first record, or no change
 	}
@@ -255,6 +360,40 @@ func (p *partition) resolveSchema(r *record) error {
 		r.Schema, r.Datum = p.current, datum
 	}
 	return nil
+}
+
+// restoreCurrent makes the committed files' schema current again after a
+// recovery: the verdict on a record (written, projected, or bad) must not
+// depend on whether a crash or a rebalance came before it. A registry
+// failure is not the record's fault (the partition retries); a schema the
+// registry no longer has leaves the next record's schema current, loudly.
+func (p *partition) restoreCurrent(ctx context.Context) error {
+	id := p.restore
+	if p.cfg.SchemaByID == nil {
+		p.restore = 0
+		return nil
+	}
+	s, err := p.cfg.SchemaByID(ctx, id)
+	switch {
+	case errors.Is(err, schema.ErrRegistryRefused):
+		return err
+	case errors.Is(err, schema.ErrUnknownSchema):
+		p.cfg.Logger.Error("the schema of the committed files is no longer in the registry: the next record's schema becomes current, "+
+			"so schema.compatibility may judge records differently than before the recovery", "schema_id", id, "err", err)
+	case err != nil:
+		// %v, not %w: whatever the registry said, it is not this record's fault.
+		return fmt.Errorf("look up schema %d of the committed files: %v", id, err)
+	}
+	p.current, p.restore = s, 0
+	return nil
+}
+
+// now is the time the current batch started, or the clock's outside one.
+func (p *partition) now() time.Time {
+	if p.batchAt.IsZero() {
+		return p.cfg.Now()
+	}
+	return p.batchAt
 }
 
 // kafkaMillis is a record timestamp in epoch milliseconds; -1 when absent.
@@ -305,7 +444,7 @@ func (p *partition) maybeRotate(ctx context.Context, r *record) error {
 }
 
 func (p *partition) rotateReason(r *record) string {
-	now := p.cfg.Now()
+	now := p.now()
 	switch {
 	case p.w.Records() >= p.cfg.FlushSize:
 		return "flush.size"
@@ -375,7 +514,7 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	}
 	start = p.stepDone(StepClose, start)
 	p.enter(TempFileClosed)
-	e := p.walEntry(entry.KindCommit, lastOffset(closed), closed)
+	e := p.walEntry(entry.KindCommit, p.commitStanding(closed), closed)
 	if err := p.publishCommit(e, closed); err != nil {
 		return err
 	}
@@ -386,7 +525,7 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	}
 	p.stepDone(StepRename, start)
 	p.enter(FileCommitted)
-	p.committed = e.CommittedOffset
+	p.committed, p.epoch = e.CommittedOffset, e.LeaderEpoch
 	p.registerPartitions(closed)
 	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", p.committed, "seq", p.seq)
 	p.cfg.Observer.Committed(Commit{Files: len(closed), Records: records(closed), Bytes: bytes, Next: p.committed + 1, At: time.Now()})
@@ -465,7 +604,16 @@ func (p *partition) registerPartitions(closed []writer.Closed) {
 // segment number freed by pruning can be published by a long-frozen owner;
 // such a segment is below the newest, so no reader applies it, and its owner
 // must not apply it either.
+//
+// A commit whose final names are too long for the store is never published:
+// its renames could never succeed, and recovery would retry them forever
+// (audit F7). CheckNames at assignment assumes offsets of pad digits; this
+// guard sees offsets that have outgrown them.
 func (p *partition) publishCommit(e entry.Entry, closed []writer.Closed) error {
+	if err := p.checkFinalNames(e.Files); err != nil {
+		p.discardClosed(closed) // nothing refers to them: the commit was not published
+		return err
+	}
 	seq := p.seq + 1
 	err := p.log.Publish(seq, e)
 	if errors.Is(err, wal.ErrSeqTaken) {
@@ -484,6 +632,17 @@ func (p *partition) publishCommit(e entry.Entry, closed []writer.Closed) error {
 	}
 	if head != seq {
 		return fmt.Errorf("%w (segment %d published below the newest, %d)", ErrFenced, seq, head)
+	}
+	return nil
+}
+
+// checkFinalNames fails when a final name of the commit is longer than the
+// store allows, naming the first such file's offsets.
+func (p *partition) checkFinalNames(moves []entry.FileMove) error {
+	for _, m := range moves {
+		if err := p.cfg.Layout.CheckCommitName(p.cfg.Partition, m.StartOffset, m.EndOffset, p.cfg.Pad, p.cfg.Format.Extension()); err != nil {
+			return err
+		}
 	}
 	return nil
 }

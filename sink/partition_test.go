@@ -58,11 +58,19 @@ func (h hookFaults) Enter(s State) {
 type fixture struct {
 	t          *testing.T
 	fs         storage.FS
+	reg        *registry.Memory
 	sch        *schema.Schema
 	n          int
 	part       partitioner.Partitioner // default when nil
 	pruneEvery uint64                  // 0: prune the WAL after every commit
-	flushSize  int64                   // 0: 100
+	// mixed, when set, writes every other ten offsets with a newer schema
+	// under BACKWARD, and the older records in between are bad records,
+	// dead-lettered into dlq (sweep_extra_test.go).
+	mixed     *mixedSchemas
+	dlq       *deadLetters
+	topicID   [16]byte // what the fixture's batches say; zero: not sent
+	flushSize int64    // 0: 100
+	topic     string   // "": testTopic
 }
 
 func newFixture(t *testing.T, fs storage.FS) *fixture {
@@ -72,7 +80,7 @@ func newFixture(t *testing.T, fs storage.FS) *fixture {
 		t.Fatal(err)
 	}
 	s, _ := reg.SchemaByID(context.Background(), id)
-	return &fixture{t: t, fs: fs, sch: s}
+	return &fixture{t: t, fs: fs, reg: reg, sch: s}
 }
 
 func (f *fixture) partition(faults Faults) *partition {
@@ -96,15 +104,23 @@ func (f *fixture) ownerOf(part int32, fsys storage.FS, epoch string, faults Faul
 	if flush == 0 {
 		flush = 100
 	}
-	return newPartition(partitionConfig{
+	topic := f.topic
+	if topic == "" {
+		topic = testTopic
+	}
+	cfg := partitionConfig{
 		WriteSettings: WriteSettings{
 			FS: fsys, Format: avroFormat, Partitioner: f.partitioner(), Pad: 10, FlushSize: flush,
 			Location: time.UTC, Faults: faults, Now: time.Now,
 		},
-		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: testTopic},
+		Layout:    layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: topic},
 		Partition: part, Owner: "test", Epoch: epoch,
 		Logger: testLogger(), PruneEvery: f.pruneEvery,
-	})
+	}
+	if f.mixed != nil {
+		cfg.Compatibility, cfg.SchemaByID = schema.CompatBackward, f.reg.SchemaByID
+	}
+	return newPartition(cfg)
 }
 
 func (f *fixture) partitioner() partitioner.Partitioner {
@@ -117,6 +133,9 @@ func (f *fixture) partitioner() partitioner.Partitioner {
 // record is offset off; its Kafka timestamp advances 7 minutes per offset,
 // so an hourly partitioner spreads one rotation over several directories.
 func (f *fixture) record(off int64) record {
+	if f.mixed != nil && f.mixed.newer(off) {
+		return f.mixed.record(f.t, off)
+	}
 	v, err := demodata.Value(f.sch.ID, 0, off)
 	if err != nil {
 		f.t.Fatal(err)

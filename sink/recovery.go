@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,7 +20,8 @@ import (
 // resume recovers the partition and returns the offset to fetch next: the
 // one after the last commit, else the first offset fetched since the last
 // recovery (so a failed first file is fetched again), else -1: HDFS holds
-// nothing of this partition and the start policy decides. scans, when not
+// nothing of this partition and the start policy decides (seekStart then
+// says whether the fetch position must be moved there). scans, when not
 // nil, shares one walk of a topic's files between the partitions recovered
 // together (non-default partitioners without a WAL).
 func (p *partition) resume(ctx context.Context, scans *topicScans) (int64, error) {
@@ -40,15 +42,19 @@ func (p *partition) resume(ctx context.Context, scans *topicScans) (int64, error
 
 // recover runs the recovery machine: finish the last commit, claim the
 // partition (fencing every earlier owner), remove orphans, and return the
-// offset to fetch next; -1 means HDFS holds nothing of this partition.
+// offset to fetch next; -1 means HDFS holds nothing of this partition. A
+// partition whose WAL holds a refusal is claimed and cleaned up like any
+// other, then reported refused (RefusedError): nothing is fetched.
 func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, error) {
 	p.enter(RecoveryStarted)
 	if err := p.w.Discard(); err != nil {
 		p.cfg.Logger.Warn("discard open temp files", "err", err)
 	}
-	// The schema of files written so far is gone with them: the next
-	// record's schema is current again, as after a restart.
+	// The open files are gone: the committed files' schema is current again
+	// (restored lazily from the claim, restoreCurrent), never a schema that
+	// was only decided on (audit F8).
 	p.current = nil
+	p.batchAt = time.Time{} // a batch that failed midway ends here
 	// Nothing of this partition is fetched until recovery returns an offset.
 	p.enter(RecoveryPartitionPaused)
 	if err := p.claim(ctx, scans); err != nil {
@@ -63,12 +69,40 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 		p.cfg.Logger.Warn("prune WAL after claiming", "err", err)
 	}
 	p.enter(WALTruncated)
+	if p.refused != "" {
+		return 0, &RefusedError{Topic: p.topic(), Partition: p.cfg.Partition, Seq: p.seq, Reason: p.refused}
+	}
 	p.enter(WriteStarted)
 	p.next = time.Time{}
 	if p.committed < 0 {
 		return -1, nil
 	}
 	return p.committed + 1, nil
+}
+
+// standing is what the newest WAL segment says of the partition, and so
+// what a claim carries on: the committed offset and what goes with it.
+type standing struct {
+	committed int64
+	epoch     int32    // leader epoch of the record at committed; -1: unknown
+	topicID   [16]byte // of the committed records; zero: unknown
+	schemaID  int32    // of the committed files; 0: none
+	connector string   // that wrote the segment; "": unknown
+	refused   string   // not empty: refused until an operator resets the partition
+}
+
+func standingOf(e entry.Entry) standing {
+	return standing{committed: e.CommittedOffset, epoch: e.LeaderEpoch, topicID: e.TopicID, schemaID: e.SchemaID,
+		connector: e.Connector, refused: e.Refused}
+}
+
+// at is s with the committed offset moved to committed: what goes with
+// the old offset (its leader epoch, the files' schema) is then unknown.
+func (s standing) at(committed int64) standing {
+	if committed != s.committed {
+		s.committed, s.epoch, s.schemaID = committed, -1, 0
+	}
+	return s
 }
 
 // claim applies the newest WAL segment and publishes a claim right after it.
@@ -78,26 +112,48 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 // commit: pruning frees old numbers, and a claim at a freed number is below
 // the head, where it fences nobody (docs/design.md §6).
 func (p *partition) claim(ctx context.Context, scans *topicScans) error {
-	c, err := p.claimAs(ctx, scans, func(found int64) int64 { return found })
+	c, err := p.claimAs(ctx, scans, p.carryOn)
 	if err != nil {
 		return err
 	}
-	p.seq, p.committed = c.seq, c.committed
-	p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", p.committed, "epoch", p.cfg.Epoch)
+	s := c.carried
+	p.seq, p.committed, p.epoch, p.topicID, p.restore, p.refused, p.refusal = c.seq, s.committed, s.epoch, s.topicID, s.schemaID, s.refused, ""
+	p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", p.committed, "epoch", p.cfg.Epoch,
+		"topic_id", topicIDString(p.topicID), "refused", p.refused != "")
 	return nil
 }
 
-// claimed is a claim that stands: its number, the committed offset the
-// head had, and the one the claim carries.
+// carryOn is what an owner's claim carries: the head's standing, under this
+// connector's name, with this owner's refusal if it found one since its
+// last segment and nobody published after it. A later segment of another
+// owner (an operator's reset above all) decides instead. A WAL that names
+// another connector is refused before anything is published.
+func (p *partition) carryOn(head uint64, found standing) (standing, error) {
+	if found.connector != "" && p.cfg.Connector != "" && found.connector != p.cfg.Connector {
+		return standing{}, &OverlapError{Topic: p.topic(), Partition: p.cfg.Partition, Dir: p.log.Dir(), Owner: found.connector, Connector: p.cfg.Connector}
+	}
+	if p.cfg.Connector != "" {
+		found.connector = p.cfg.Connector
+	}
+	if p.refusal != "" && head == p.seq && found.refused == "" {
+		found.refused = p.refusal
+		p.cfg.Logger.Error("partition refused until an operator resets it", "reason", p.refusal)
+	}
+	return found, nil
+}
+
+// claimed is a claim that stands: its number, the standing the head had,
+// and the one the claim carries.
 type claimed struct {
-	seq              uint64
-	found, committed int64
+	seq            uint64
+	found, carried standing
 }
 
 // claimAs rolls the head forward and publishes a claim after it carrying
-// committedOf(the head's committed offset), re-reading while other owners
-// publish in between (bounded by claimAttempts).
-func (p *partition) claimAs(ctx context.Context, scans *topicScans, committedOf func(found int64) int64) (claimed, error) {
+// carry(head number, the head's standing), re-reading while other owners
+// publish in between (bounded by claimAttempts). An error from carry stops
+// the claim before anything is published.
+func (p *partition) claimAs(ctx context.Context, scans *topicScans, carry func(head uint64, found standing) (standing, error)) (claimed, error) {
 	for attempt := 1; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return claimed{}, err
@@ -106,8 +162,12 @@ func (p *partition) claimAs(ctx context.Context, scans *topicScans, committedOf 
 		if err != nil {
 			return claimed{}, err
 		}
-		c := claimed{seq: head + 1, found: found, committed: committedOf(found)}
-		err = p.publishClaim(c.seq, c.committed)
+		carried, err := carry(head, found)
+		if err != nil {
+			return claimed{}, err
+		}
+		c := claimed{seq: head + 1, found: found, carried: carried}
+		err = p.publishClaim(c.seq, c.carried)
 		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
 			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", c.seq, "err", err)
 			continue
@@ -121,8 +181,8 @@ func (p *partition) claimAs(ctx context.Context, scans *topicScans, committedOf 
 
 // publishClaim publishes a claim at seq and checks that it is the newest
 // segment; otherwise it reports wal.ErrSeqTaken, and the caller re-reads.
-func (p *partition) publishClaim(seq uint64, committed int64) error {
-	if err := p.log.Publish(seq, p.walEntry(entry.KindClaim, committed, nil)); err != nil {
+func (p *partition) publishClaim(seq uint64, s standing) error {
+	if err := p.log.Publish(seq, p.walEntry(entry.KindClaim, s, nil)); err != nil {
 		return err
 	}
 	head, err := p.newestSegment()
@@ -133,6 +193,28 @@ func (p *partition) publishClaim(seq uint64, committed int64) error {
 		return fmt.Errorf("%w: claim %d published below the newest segment %d (a number freed by pruning)", wal.ErrSeqTaken, seq, head)
 	}
 	return nil
+}
+
+// epochBefore is the leader epoch of the record before offset next, when
+// that is the committed record; -1 (no check) otherwise.
+func (p *partition) epochBefore(next int64) int32 {
+	if next == p.committed+1 {
+		return p.epoch
+	}
+	return -1
+}
+
+// stillRefused reports whether the WAL head is still the refusal this owner
+// claimed with: then nothing changed, and a retry need not claim again.
+func (p *partition) stillRefused() (bool, error) {
+	if p.refused == "" {
+		return false, nil
+	}
+	head, err := p.newestSegment()
+	if err != nil {
+		return false, err
+	}
+	return head == p.seq, nil
 }
 
 // newestSegment is the highest published sequence number. An empty log
@@ -149,40 +231,46 @@ func (p *partition) newestSegment() (uint64, error) {
 }
 
 // applyHead rolls the newest segment forward if it is a commit and returns
-// its sequence number and committed offset. Only the newest segment can be
+// its sequence number and standing. Only the newest segment can be
 // unfinished: an owner publishes a segment only after finishing the one
 // before, and segments below the newest that appear later are a fenced
-// owner's, which nobody applies.
-func (p *partition) applyHead(scans *topicScans) (uint64, int64, error) {
+// owner's, which nobody applies. Without a WAL, the committed offset comes
+// from the file names and nothing else is known.
+func (p *partition) applyHead(scans *topicScans) (uint64, standing, error) {
 	seqs, err := p.log.Segments()
 	if err != nil {
-		return 0, 0, fmt.Errorf("list WAL: %w", err)
+		return 0, standing{}, fmt.Errorf("list WAL: %w", err)
 	}
 	if len(seqs) == 0 {
 		committed, err := p.scanCommitted(scans)
-		return 0, committed, err
+		return 0, standing{committed: committed, epoch: -1}, err
 	}
 	head := seqs[len(seqs)-1]
 	e, err := p.log.Read(head)
 	if err != nil {
-		return 0, 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.topic(), p.cfg.Partition, err)
+		return 0, standing{}, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.topic(), p.cfg.Partition, err)
 	}
 	if e.Kind == entry.KindCommit {
 		if err := p.rollForward(e.Files); err != nil {
-			return 0, 0, err
+			return 0, standing{}, err
 		}
 	}
-	return head, e.CommittedOffset, nil
+	return head, standingOf(e), nil
 }
 
 // rollForward finishes the renames of a commit found as the WAL head. Unlike
 // an owner's own commit, a move whose final file exists is skipped, never
 // repeated: a delayed rename must not replace a committed file. A move
 // with neither file may be legitimate here (an operator moved committed
-// files out of topics.dir), so it is reported and recovery goes on.
+// files out of topics.dir), so it is reported and recovery goes on. The
+// directories of the moves that stand are handed to the catalog, as an
+// owner's commit hands its own (registerRolledForward).
 func (p *partition) rollForward(moves []entry.FileMove) error {
+	var done []string
+	defer func() { p.registerRolledForward(done) }()
 	for _, m := range moves {
 		if _, err := p.cfg.FS.Stat(m.Final); err == nil {
+			done = append(done, m.Final)
 			continue
 		}
 		err := p.move(m)
@@ -193,8 +281,34 @@ func (p *partition) rollForward(moves []entry.FileMove) error {
 		if err != nil {
 			return err
 		}
+		done = append(done, m.Final)
 	}
 	return nil
+}
+
+// registerRolledForward hands the catalog the directories of committed
+// files a roll-forward found or renamed. Moves already done count too: the
+// owner that renamed them may have failed, lost the rename's reply, or died
+// before telling its catalog, and nobody else would. Registering twice is
+// harmless (Hive partitions are added if not there).
+func (p *partition) registerRolledForward(finals []string) {
+	if p.cfg.Catalog == nil || len(finals) == 0 {
+		return
+	}
+	dirs := make([]string, 0, len(finals))
+	for _, f := range finals {
+		dir, ok := p.cfg.Layout.EncodedDir(f)
+		if !ok {
+			p.cfg.Logger.Warn("committed file outside the topic's directory; not registered in the catalog", "final", f, "topic_dir", p.cfg.Layout.Dir())
+			continue
+		}
+		if !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	if len(dirs) > 0 {
+		p.cfg.Catalog.Committed(p.topic(), dirs)
+	}
 }
 
 // move renames one committed temp file to its final name. It is idempotent:

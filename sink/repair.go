@@ -156,7 +156,9 @@ func Repair(ctx context.Context, s WriteSettings, plan RepairPlan, log *slog.Log
 		return fmt.Errorf("keep a copy of %s: %w (nothing was changed)", plan.Head.Path, err)
 	}
 	seq := plan.Head.Seq + 1
-	if err := part.publishClaim(seq, plan.Committed); err != nil {
+	// The damaged head's topic id, leader epoch and schema are unknown: the
+	// next owner adopts what it fetches.
+	if err := part.publishClaim(seq, standing{committed: plan.Committed, epoch: -1}); err != nil {
 		return fmt.Errorf("publish the repair claim at segment %d: %w", seq, err)
 	}
 	log.Info("WAL repaired", "topic", plan.Topic, "partition", plan.Partition, "claim", seq, "committed_offset", plan.Committed, "copy", plan.Copy)
@@ -214,10 +216,10 @@ func (p *partition) coverLateRenames(ctx context.Context, committed int64) error
 	if err != nil || last <= committed {
 		return err
 	}
-	c, err := p.claimAs(ctx, nil, func(found int64) int64 { return max(found, last) })
+	c, err := p.claimAs(ctx, nil, func(_ uint64, found standing) (standing, error) { return found.at(max(found.committed, last)), nil })
 	if err != nil {
 		return fmt.Errorf("files up to offset %d were committed while the repair ran, and raising the committed offset to them failed: %w", last, err)
 	}
-	p.cfg.Logger.Warn("files were committed while the repair ran; the committed offset covers them", "claim", c.seq, "committed_offset", c.committed)
+	p.cfg.Logger.Warn("files were committed while the repair ran; the committed offset covers them", "claim", c.seq, "committed_offset", c.carried.committed)
 	return nil
 }

@@ -25,37 +25,89 @@ func (e *ResetError) Error() string {
 		"(they stay readable elsewhere), or resume at %d or later", e.Topic, e.Partition, e.To, e.Dir, e.Last, e.To, e.Last+1)
 }
 
-// ResetOffset makes partition p of topic resume at offset next, wherever it
-// runs: it publishes a claim that carries next-1 as the committed offset,
-// fenced and checked as every claim is. A running owner stopped by a
-// RewindError resumes there at its next recovery; one that is writing
-// finds its next commit fenced, recovers, and resumes there. It refuses
-// while committed files at or above next remain, since new files would
-// take their names (docs/operations.md, "Kafka offsets below HDFS").
-func ResetOffset(ctx context.Context, s WriteSettings, topic string, p int32, next int64, log *slog.Logger) error {
-	if next < 0 {
-		return fmt.Errorf("topic %s partition %d: offset %d is negative", topic, p, next)
+// Reset is what `hdfs-sink offsets reset` asks of one partition.
+type Reset struct {
+	Connector string // the connector whose partition it is; its name goes into the WAL
+	Topic     string
+	Partition int32
+	Next      int64 // the offset to resume at
+	// KeepCommitted resumes where the WAL head says (Next is ignored) and
+	// keeps everything that goes with it, a refusal included: with
+	// TakeOver, it hands a renamed connector's partitions over unchanged.
+	KeepCommitted bool
+	// TakeOver allows a WAL that names another connector: one that was
+	// renamed and no longer runs (OverlapError says how to use it).
+	TakeOver bool
+}
+
+// ResetOffset makes a partition resume at r.Next, wherever it runs: it
+// publishes a claim that carries r.Next-1 as the committed offset, fenced
+// and checked as every claim is, without a refusal and without a topic id
+// (the next owner adopts the id of what it fetches). A running owner
+// refused because Kafka's log no longer continues HDFS resumes there at
+// its next check; one that is writing finds its next commit fenced,
+// recovers, and resumes there. It refuses while committed files at or
+// above r.Next remain, since new files would take their names
+// (docs/operations.md, "Kafka offsets below HDFS").
+func ResetOffset(ctx context.Context, s WriteSettings, r Reset, log *slog.Logger) error {
+	if r.Next < 0 && !r.KeepCommitted {
+		return fmt.Errorf("topic %s partition %d: offset %d is negative", r.Topic, r.Partition, r.Next)
 	}
 	host, _ := os.Hostname()
 	part := newPartition(partitionConfig{
 		WriteSettings: s,
-		Layout:        layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic},
-		Partition:     p, Owner: fmt.Sprintf("%s:%d offsets reset", host, os.Getpid()), Epoch: newEpoch(), Logger: log,
+		Layout:        layout.Topic{TopicsDir: s.TopicsDir(r.Topic), LogsDir: s.LogsDir(r.Topic), Name: r.Topic},
+		Partition:     r.Partition, Owner: fmt.Sprintf("%s:%d offsets reset", host, os.Getpid()), Epoch: newEpoch(), Logger: log,
+		Connector: r.Connector,
 	})
-	return part.resetTo(ctx, next)
+	if r.KeepCommitted {
+		return part.handOver(ctx, r)
+	}
+	return part.resetTo(ctx, r)
 }
 
-// resetTo publishes a claim that says next-1 is committed.
-func (p *partition) resetTo(ctx context.Context, next int64) error {
-	if err := p.refuseOverlap(next); err != nil {
+// resetTo publishes a claim that says r.Next-1 is committed.
+func (p *partition) resetTo(ctx context.Context, r Reset) error {
+	if err := p.refuseOverlap(r.Next); err != nil {
 		return err
 	}
-	c, err := p.claimAs(ctx, nil, func(int64) int64 { return next - 1 })
+	c, err := p.claimAs(ctx, nil, func(_ uint64, found standing) (standing, error) {
+		if err := p.checkConnector(found, r.TakeOver); err != nil {
+			return standing{}, err
+		}
+		return standing{committed: r.Next - 1, epoch: -1, connector: r.Connector}, nil
+	})
 	if err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
-	p.cfg.Logger.Info("partition reset", "seq", c.seq, "was_next", c.found+1, "next_offset", next)
-	return p.undoIfOverlapped(ctx, next)
+	p.cfg.Logger.Info("partition reset", "seq", c.seq, "was_next", c.found.committed+1, "next_offset", r.Next, "was_refused", c.found.refused)
+	return p.undoIfOverlapped(ctx, r.Next)
+}
+
+// handOver publishes a claim that carries the head's standing unchanged
+// under r.Connector's name.
+func (p *partition) handOver(ctx context.Context, r Reset) error {
+	c, err := p.claimAs(ctx, nil, func(_ uint64, found standing) (standing, error) {
+		if err := p.checkConnector(found, r.TakeOver); err != nil {
+			return standing{}, err
+		}
+		found.connector = r.Connector
+		return found, nil
+	})
+	if err != nil {
+		return fmt.Errorf("hand over: %w", err)
+	}
+	p.cfg.Logger.Info("partition handed over", "seq", c.seq, "from", c.found.connector, "to", r.Connector, "next_offset", c.found.committed+1)
+	return nil
+}
+
+// checkConnector refuses a WAL that another connector wrote, unless the
+// operator says it takes the partition over.
+func (p *partition) checkConnector(found standing, takeOver bool) error {
+	if takeOver || found.connector == "" || p.cfg.Connector == "" || found.connector == p.cfg.Connector {
+		return nil
+	}
+	return &OverlapError{Topic: p.topic(), Partition: p.cfg.Partition, Dir: p.log.Dir(), Owner: found.connector, Connector: p.cfg.Connector}
 }
 
 // undoIfOverlapped covers a running owner that committed files at or
@@ -69,7 +121,9 @@ func (p *partition) undoIfOverlapped(ctx context.Context, next int64) error {
 	if !errors.As(err, &re) {
 		return err
 	}
-	_, herr := p.claimAs(ctx, nil, func(found int64) int64 { return max(found, re.Last) })
+	_, herr := p.claimAs(ctx, nil, func(_ uint64, found standing) (standing, error) {
+		return found.at(max(found.committed, re.Last)), nil
+	})
 	if herr != nil {
 		return fmt.Errorf("%w; and undoing the reset failed: %v (run the reset again once the partition's owner is stopped)", err, herr)
 	}

@@ -34,6 +34,10 @@ type sweepCase struct {
 	name  string
 	part  partitioner.Partitioner // nil: default
 	prune uint64
+	// dlq mixes schema versions so that some records are bad (BACKWARD):
+	// each offset must end in exactly one of the store and the
+	// dead-letter topic, wherever the crashes fall (issue 20, N4).
+	dlq bool
 }
 
 func sweepCases(t *testing.T) []sweepCase {
@@ -45,6 +49,7 @@ func sweepCases(t *testing.T) []sweepCase {
 		{name: "default/prune1", prune: 1},
 		{name: "default/prune8", prune: 8},
 		{name: "hourly/prune1", part: hourly, prune: 1},
+		{name: "default/prune1/dead-letters", prune: 1, dlq: true},
 	}
 }
 
@@ -54,6 +59,9 @@ func sweepFixture(t *testing.T, c sweepCase) (*fixture, *storagetest.MemFS) {
 	mem := storagetest.NewMemFS()
 	f := newFixture(t, mem)
 	f.part, f.pruneEvery, f.flushSize = c.part, c.prune, 20
+	if c.dlq {
+		f.mixed, f.dlq = newMixedSchemas(t, f.reg), newDeadLetters()
+	}
 	if err := f.run(f.owner(mem, "history", nil), 40); err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +79,13 @@ func (f *fixture) run(p *partition, n int64) error {
 	}
 	for off := max(next, 0); off < n; off += 25 {
 		last := min(off+25, n) - 1
-		if err := p.beginBatch(batchOf(off, last)); err != nil {
+		b := batchOf(off, last)
+		b.TopicID = f.topicID
+		if err := p.beginBatch(b); err != nil {
 			return err
 		}
 		for o := off; o <= last; o++ {
-			if err := p.write(ctx, f.record(o)); err != nil {
+			if err := f.writeOrDeadLetter(ctx, p, o); err != nil {
 				return err
 			}
 		}
@@ -118,6 +128,9 @@ func crashAt(o *opFS, n int, after bool) *opFS {
 // exactlyOnce checks the store after a sweep run without failing the test,
 // so one sweep reports every violating point.
 func (f *fixture) exactlyOnce(n int64) error {
+	if f.dlq != nil {
+		return f.exactlyOnceOrDeadLettered(n)
+	}
 	rep, err := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
 	if err == nil && len(rep.TempFiles) > 0 {
 		err = fmt.Errorf("temp files left after a clean finish: %v", rep.TempFiles)

@@ -120,9 +120,12 @@ func (p *partition) recoveryPlan(segs []Segment) (steps []string, stuck bool, er
 	steps = append(steps,
 		fmt.Sprintf("publish a claim at segment %d carrying committed offset %d (fences every earlier owner)", claim, e.CommittedOffset),
 		p.planCleanup(claim),
-		fmt.Sprintf("prune segments below %d", claim),
-		resumeStep(e.CommittedOffset))
-	return steps, false, nil
+		fmt.Sprintf("prune segments below %d", claim))
+	if e.Refused != "" {
+		steps = append(steps, "write nothing: the partition is refused until `hdfs-sink offsets reset` ("+e.Refused+")")
+		return steps, true, nil
+	}
+	return append(steps, resumeStep(e.CommittedOffset)), false, nil
 }
 
 // planRollForward is rollForward's decision for each move.

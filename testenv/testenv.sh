@@ -357,10 +357,15 @@ EOF
 }
 
 # kafka_single_node_properties <dir>: the server.properties lines every
-# one-broker test cluster has (its data under <dir>/data).
+# one-broker test cluster has (its data under <dir>/data). Retention is
+# off: tests produce records stamped months or years back (time
+# partitioners), and time retention measures record timestamps, so the
+# broker's first retention pass (~30 s after start) deleted them before the
+# daemon read them.
 kafka_single_node_properties() {
   cat <<EOF
 log.dirs=$1/data
+log.retention.ms=-1
 num.partitions=1
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
@@ -699,6 +704,21 @@ cmd_free_datanode() {
   log "DataNode volume freed: $(in_datanode df -h --output=avail "$(DN_DIR)" | tail -1 | tr -d ' ') available"
 }
 
+# truncate-kafka-log <topic> <partition>: the log an unclean leader
+# election leaves, on a one-broker cluster that cannot have one: the broker
+# stops, the partition's segments (and producer snapshots) are deleted,
+# keeping its topic id (partition.metadata) and leader epoch history, and
+# the broker starts again: the same topic, its log empty from offset 0, its
+# leader epoch bumped by the restart (integration test TestTruncatedLogIsRefused).
+cmd_truncate_kafka_log() {
+  local dir=$STATE/kafka/data/${1:?topic}-${2:?partition}
+  [ -d "$dir" ] || die "truncate-kafka-log: no partition directory $dir"
+  stop kafka
+  rm -f "$dir"/*.log "$dir"/*.index "$dir"/*.timeindex "$dir"/*.snapshot "$dir"/*.txnindex
+  log "kafka: $1-$2 truncated to nothing (segments deleted)"
+  cmd_up
+}
+
 # ---------------------------------------------------------------- commands
 
 cmd_up() {
@@ -820,6 +840,7 @@ case ${1:-} in
   dfsadmin) shift; cmd_dfsadmin "$@" ;;
   fill-datanode) cmd_fill_datanode ;;
   free-datanode) cmd_free_datanode ;;
+  truncate-kafka-log) shift; cmd_truncate_kafka_log "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|fetch" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|fetch" >&2; exit 2 ;;
 esac

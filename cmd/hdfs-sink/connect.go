@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
@@ -107,7 +109,9 @@ func connectChecks(ctx context.Context, c *configs.Connector, timeout time.Durat
 	return out
 }
 
-// checkKafka asks for the cluster's metadata and the connector's topics.
+// checkKafka asks for the cluster's metadata and the connector's topics,
+// and checks the topics' committed file names at their highest partition
+// number, which only Kafka knows (wiring.CheckPartitionNames).
 func checkKafka(ctx context.Context, c *configs.Connector) (string, error) {
 	kt, err := newKafkaTool(c, toolLogger(io.Discard))
 	if err != nil {
@@ -121,19 +125,44 @@ func checkKafka(ctx context.Context, c *configs.Connector) (string, error) {
 	if len(md.Brokers) == 0 {
 		return "", errors.New("metadata lists no broker")
 	}
-	if c.TopicsRegex != nil {
-		return "", nil
-	}
-	listed, err := kt.adm.ListTopics(ctx, c.Topics...)
+	key, highest, err := highestPartitions(ctx, kt.adm, c)
 	if err != nil {
-		return "", fmt.Errorf("list topics: %w", err)
+		return "", err
+	}
+	f, err := wiring.OutputFormat(c)
+	if err != nil {
+		return "", err
+	}
+	return "", wiring.CheckPartitionNames(c, key, f.Extension(), highest)
+}
+
+// highestPartitions is the highest partition number of each of the
+// connector's topics: the listed ones, each of which must exist, or those
+// topics.regex matches. key is the setting that names them.
+func highestPartitions(ctx context.Context, adm *kadm.Client, c *configs.Connector) (key string, highest map[string]int32, err error) {
+	key, listed := "topics", kadm.TopicDetails{}
+	if c.TopicsRegex != nil {
+		key = "topics.regex"
+		listed, err = adm.ListTopics(ctx)
+	} else {
+		listed, err = adm.ListTopics(ctx, c.Topics...)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("list topics: %w", err)
 	}
 	for _, t := range c.Topics {
 		if d, ok := listed[t]; !ok || d.Err != nil {
-			return "", fmt.Errorf("topic %q: %v", t, topicErr(d.Err))
+			return "", nil, fmt.Errorf("topic %q: %v", t, topicErr(d.Err))
 		}
 	}
-	return "", nil
+	highest = map[string]int32{}
+	for t, d := range listed {
+		if d.Err != nil || (c.TopicsRegex != nil && !c.TopicsRegex.MatchString(t)) || len(d.Partitions) == 0 {
+			continue
+		}
+		highest[t] = slices.Max(d.Partitions.Numbers())
+	}
+	return key, highest, nil
 }
 
 func topicErr(err error) error {

@@ -109,6 +109,9 @@ func TestCheckRefusesKerberosSettings(t *testing.T) {
 		"worker-level jaas": {"privacy", map[string]string{"consumer.override.sasl.jaas.config": "",
 			"consumer.sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/worker.keytab" principal="sink";`}, "keytab /worker.keytab"},
 		"kafka principal": {"privacy", map[string]string{"consumer.override.sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/nope" principal="sink";`}, "keytab /nope"},
+		// Both named at once, not the keytab only after krb5.conf is fixed.
+		"krb5.conf and keytab missing": {"privacy", map[string]string{"connect.hdfs.keytab": "/nonexistent.keytab", "hdfs.sink.krb5.conf": "/nonexistent/krb5.conf"},
+			"krb5.conf /nonexistent/krb5.conf cannot be read: configuration file could not be opened: /nonexistent/krb5.conf open /nonexistent/krb5.conf: no such file or directory; keytab /nonexistent.keytab: no such file or directory"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			code, out, errOut := runCheck(t, krbConnector(t, tc.dtp, tc.extra))

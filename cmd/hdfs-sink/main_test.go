@@ -55,7 +55,7 @@ func TestCheckRefusesTopicsTooLongToWrite(t *testing.T) {
 	if code := dispatch([]string{"check", "--config", f}, &out, &errOut); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut.String())
 	}
-	want := `connector "long" (` + f + `): topics: topic "` + topic + `" partition 0: committed file names can reach 277 bytes, more than the 255 the store allows in one name; topics of at most 208 characters can be written with this format`
+	want := `connector "long" (` + f + `): topics: topic "` + topic + `" partition 0: committed file names would be 259 bytes with offsets of 10 digits (filename.offset.zero.pad.width), more than the 255 the store allows in one name; topics of at most 226 characters can be written as partition 0 with this format`
 	if strings.TrimSpace(errOut.String()) != want {
 		t.Fatalf("stderr:\n%s\nwant:\n%s", errOut.String(), want)
 	}

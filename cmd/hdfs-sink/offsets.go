@@ -55,6 +55,7 @@ type resetArgs struct {
 	connector, topic string
 	partition        int
 	to               string
+	takeOver         bool
 }
 
 func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
@@ -65,7 +66,9 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	fs.StringVar(&r.connector, "connector", "", "connector name (may be left out when the config holds one connector)")
 	fs.StringVar(&r.topic, "topic", "", "topic")
 	fs.IntVar(&r.partition, "partition", -1, "Kafka partition")
-	fs.StringVar(&r.to, "to", "", "where to resume: an offset, earliest, latest, or an RFC 3339 time (the first record at or after it)")
+	fs.StringVar(&r.to, "to", "", "where to resume: an offset, earliest, latest, an RFC 3339 time (the first record at or after it), "+
+		"or committed (where the WAL says: with --take-over, hands a renamed connector's partition over unchanged)")
+	fs.BoolVar(&r.takeOver, "take-over", false, "allow a WAL written by another connector (one that was renamed and no longer runs)")
 	if err := fs.Parse(args); err != nil {
 		return r, err
 	}
@@ -86,8 +89,11 @@ func (r resetArgs) run(ctx context.Context, stderr io.Writer) (next int64, conne
 	if err != nil {
 		return 0, "", err
 	}
-	if next, err = r.target(ctx, c); err != nil {
-		return 0, c.Name, err
+	keep := r.to == "committed"
+	if !keep {
+		if next, err = r.target(ctx, c); err != nil {
+			return 0, c.Name, err
+		}
 	}
 	log := toolLogger(stderr)
 	store, err := openToolStore(c)
@@ -96,7 +102,15 @@ func (r resetArgs) run(ctx context.Context, stderr io.Writer) (next int64, conne
 	}
 	defer store.Close()
 	s := sink.WriteSettings{FS: store, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
-	return next, c.Name, sink.ResetOffset(ctx, s, r.topic, int32(r.partition), next, log.With("connector", c.Name))
+	reset := sink.Reset{Connector: c.Name, Topic: r.topic, Partition: int32(r.partition), Next: next, KeepCommitted: keep, TakeOver: r.takeOver}
+	if err := sink.ResetOffset(ctx, s, reset, log.With("connector", c.Name)); err != nil {
+		return 0, c.Name, err
+	}
+	if keep {
+		committed, err := sink.CommittedOffset(s, r.topic, int32(r.partition))
+		return committed + 1, c.Name, err
+	}
+	return next, c.Name, nil
 }
 
 // target is --to as an offset.

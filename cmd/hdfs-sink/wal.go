@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 )
 
 // cmdWAL is `hdfs-sink wal inspect|repair`.
@@ -85,6 +87,26 @@ func cmdWALInspect(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+// printStanding prints what a version 2 entry adds (docs/wal.md).
+func printStanding(w io.Writer, e entry.Entry) {
+	if e.Legacy {
+		fmt.Fprintln(w, "    (WAL version 1: no topic id, connector, leader epoch or schema)")
+		return
+	}
+	fmt.Fprintf(w, "    connector %q, topic id %s, leader epoch %d, schema id %d\n", e.Connector, topicID(e.TopicID), e.LeaderEpoch, e.SchemaID)
+	if e.Refused != "" {
+		fmt.Fprintf(w, "    REFUSED until an offsets reset: %s\n", e.Refused)
+	}
+}
+
+// topicID prints a Kafka topic id as Kafka's tools do.
+func topicID(id [entry.TopicIDSize]byte) string {
+	if id == ([entry.TopicIDSize]byte{}) {
+		return "unknown"
+	}
+	return base64.RawURLEncoding.EncodeToString(id[:])
+}
+
 func printWAL(w io.Writer, rep sink.WALReport) {
 	fmt.Fprintf(w, "WAL of topic %s partition %d in %s: %d segments\n", rep.Topic, rep.Partition, rep.Dir, len(rep.Segments))
 	for _, sg := range rep.Segments {
@@ -96,6 +118,7 @@ func printWAL(w io.Writer, rep sink.WALReport) {
 		e := sg.Entry
 		fmt.Fprintf(w, "    %s by %s, epoch %s, committed offset %d, at %s\n", e.Kind, e.Owner, e.Epoch, e.CommittedOffset,
 			time.UnixMilli(e.UnixMillis).UTC().Format(time.RFC3339Nano))
+		printStanding(w, *e)
 		for _, f := range e.Files {
 			fmt.Fprintf(w, "    move %s -> %s (offsets %d-%d, %d records)\n", f.Temp, f.Final, f.StartOffset, f.EndOffset, f.Records)
 		}

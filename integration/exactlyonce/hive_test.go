@@ -5,6 +5,8 @@ package exactlyonce
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/internal/itest"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 )
 
 // hivePartitions polls the metastore until table has n partitions.
@@ -160,4 +163,62 @@ func hive4Table(t *testing.T, db, table string) *hive.Table {
 		t.Fatalf("HMS 4: get %s.%s: %v", db, table, err)
 	}
 	return tbl
+}
+
+// TestHiveRolledForwardCommitsWithoutRestart (issue 20, N3): with an
+// hourly partitioner and every fifth rename of a committed file refused
+// (HDFS_SINK_FAIL_RENAME_EVERY), the partitions' own recoveries roll those
+// commits forward in the running daemon; the metastore's partitions must
+// equal the hour directories holding committed files, without a restart.
+func TestHiveRolledForwardCommitsWithoutRestart(t *testing.T) {
+	s := newSetup(t, 2)
+	db := itest.UniqueName(t, "hr_")
+	table := hive.TableName("${topic}", s.topic)
+	// Partition p holds hours 12p .. 12p+11 of one day, 6 records an hour:
+	// 24 hour directories, none shared, so no commit of one partition can
+	// register what a failed commit of the other left out. The day is
+	// yesterday: on a broker with Kafka's default retention (7 days by
+	// record time; testenv turns it off) older timestamps are deleted at
+	// its next check, before the daemon reads them.
+	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-24 * time.Hour)
+	counts := map[int32]int64{}
+	s.produceAt(counts, func(p int32, i int) time.Time {
+		return day.Add(time.Duration(12*p)*time.Hour + time.Duration(i)*10*time.Minute)
+	}, 0, 1)
+	d := s.start(s.connector("hourly", hiveOn(db, map[string]string{
+		"partitioner.class":   "io.confluent.connect.storage.partitioner.HourlyPartitioner",
+		"timestamp.extractor": "Record", "timezone": "UTC", "locale": "en-US",
+	})), "HDFS_SINK_FAIL_RENAME_EVERY=5")
+	// The table exists and the syncer's one listing of the topic is done
+	// before the commits that fail: only the fix can register those.
+	hivePartitions(t, db, table, 2, 2*time.Minute)
+	s.produceAt(counts, func(p int32, i int) time.Time {
+		return day.Add(time.Duration(12*p)*time.Hour + time.Duration(i)*10*time.Minute)
+	}, 1, 72)
+	s.waitCommitted(total(counts), 3*time.Minute)
+	var want []string
+	topic := layout.Topic{TopicsDir: s.topicsDir(), Name: s.topic}
+	for _, f := range s.check(counts).Files {
+		if dir, ok := topic.EncodedDir(f.Path); ok && !slices.Contains(want, dir) {
+			want = append(want, dir)
+		}
+	}
+	sort.Strings(want)
+	if len(want) != 24 {
+		t.Fatalf("committed files lie in %d hour directories, want 24: %v", len(want), want)
+	}
+	log, _ := os.ReadFile(d.log)
+	refused := strings.Count(string(log), "fault injection: refusing rename")
+	if refused < 2 {
+		t.Fatalf("%d renames refused: the test did not exercise recovery's roll-forward", refused)
+	}
+	if starts := strings.Count(string(log), "connector starting"); starts != 1 {
+		t.Fatalf("connector started %d times: a restart lists every directory and hides the finding", starts)
+	}
+	got := hivePartitions(t, db, table, len(want), 2*time.Minute)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("metastore partitions %v\nhour directories with committed files %v", got, want)
+	}
+	t.Logf("%d renames refused; %d partitions registered without a restart", refused, len(got))
+	d.stop()
 }

@@ -35,16 +35,21 @@ var berlinHours = []string{
 // with that time both as the Kafka timestamp and as created_at.
 func (s *setup) produceTimed(counts map[int32]int64, n int, start time.Time) {
 	s.t.Helper()
+	s.produceAt(counts, func(_ int32, i int) time.Time { return start.Add(time.Duration(i) * 10 * time.Minute) }, 0, n)
+}
+
+// produceAt writes records from..to-1 of every partition, record i of
+// partition p with the Kafka timestamp (and created_at) at(p, i).
+func (s *setup) produceAt(counts map[int32]int64, at func(p int32, i int) time.Time, from, to int) {
+	s.t.Helper()
 	var recs []*kgo.Record
 	for p := int32(0); p < s.parts; p++ {
-		for i := 0; i < n; i++ {
-			seq := counts[p]
-			ts := start.Add(time.Duration(i) * 10 * time.Minute)
-			v, err := demodata.ValueAt(s.schemaID, p, seq, ts)
+		for i := from; i < to; i++ {
+			v, err := demodata.ValueAt(s.schemaID, p, counts[p], at(p, i))
 			if err != nil {
 				s.t.Fatal(err)
 			}
-			recs = append(recs, &kgo.Record{Topic: s.topic, Partition: p, Value: v, Timestamp: ts})
+			recs = append(recs, &kgo.Record{Topic: s.topic, Partition: p, Value: v, Timestamp: at(p, i)})
 			counts[p]++
 		}
 	}

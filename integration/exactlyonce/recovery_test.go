@@ -4,8 +4,10 @@ package exactlyonce
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -53,23 +55,103 @@ func TestFrozenRecovererIsHarmless(t *testing.T) {
 	s.check(counts)
 }
 
-// TestRecreatedTopicUnderRunningDaemon (audit F6): the topic is deleted and
-// re-created while the daemon runs, so Kafka's offsets restart below what
-// HDFS holds. The partition stops, loudly, and nothing is written over the
-// committed files; after the documented way out (move the old files aside,
-// `hdfs-sink offsets reset`), the new topic's records land exactly once.
-func TestRecreatedTopicUnderRunningDaemon(t *testing.T) {
+// TestRecreatedTopic (audit F6, issue 20's N1 and N2): the topic is deleted
+// and re-created, with a new log shorter or longer than what HDFS holds,
+// while the daemon runs or while it is stopped. Every case is refused,
+// loudly, and nothing is written over the committed files or in place of
+// the new records below the old committed offset; the refusal outlives the
+// new log growing past the old committed offset (N2). After the documented
+// way out (move the old files aside, `hdfs-sink offsets reset`), the new
+// topic's records land exactly once.
+func TestRecreatedTopic(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		stopped bool // the daemon is stopped while the topic is re-created and refilled
+		fresh   int  // records of the new topic before the daemon meets it (old: 350)
+	}{
+		{"RunningShorterLog", false, 200},
+		{"RunningLongerLog", false, 600},
+		{"StoppedLongerLog", true, 600},
+		{"StoppedShorterLog", true, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSetup(t, 1)
+			counts := map[int32]int64{}
+			// A short retry backoff: a refused partition looks at its WAL every
+			// 6 backoffs, so the growing log below meets several of those looks.
+			cfg := s.connector("recreated", map[string]string{"flush.size": "100", "rotate.interval.ms": "1000", "retry.backoff.ms": "500"})
+			d := s.start(cfg)
+			s.produce(counts, 350)
+			s.waitCommitted(350, time.Minute)
+			if tc.stopped {
+				d.stop()
+			}
+			recreate(t, s.topic, 1)
+			fresh := map[int32]int64{}
+			s.produce(fresh, tc.fresh)
+			if tc.stopped {
+				d = s.start(cfg)
+			}
+			waitLog(t, d, "partition refused; waiting for an operator's reset", 2*time.Minute)
+			s.check(counts) // the 350 old records, untouched; none of the new ones
+			s.produce(fresh, 900-tc.fresh)
+			time.Sleep(10 * time.Second) // several looks at the WAL while the new log passes offset 350
+			s.check(counts)
+			if st := d.status(); !strings.Contains(fmt.Sprint(st), "re-created") && !strings.Contains(fmt.Sprint(st), "below what HDFS holds") {
+				t.Errorf("/status does not say why the partition is refused: %v", st)
+			}
+			old := resetAfterRecreate(t, s, cfg)
+			s.waitCommitted(900, 3*time.Minute)
+			d.stop()
+			s.check(fresh)
+			if _, err := verify.Check(s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
+				t.Fatalf("the old topic's files, moved aside: %v", err)
+			}
+		})
+	}
+}
+
+// TestTruncatedLogIsRefused (issue 20, KIP-320): while the daemon is
+// stopped the partition's log is truncated below what HDFS holds (testenv's
+// stand-in for an unclean leader election on a one-broker cluster: the same
+// topic and topic id, its segments gone, the leader epoch bumped by the
+// restart) and refilled past the old committed offset. Offsets and topic id
+// look right; only the leader epoch of the last committed record tells the
+// log apart. The partition is refused and writes nothing; after the
+// runbook, the new records land exactly once.
+func TestTruncatedLogIsRefused(t *testing.T) {
 	s := newSetup(t, 1)
 	counts := map[int32]int64{}
-	cfg := s.connector("recreated", map[string]string{"flush.size": "100", "rotate.interval.ms": "1000"})
+	cfg := s.connector("truncated", map[string]string{"flush.size": "100", "rotate.interval.ms": "1000", "retry.backoff.ms": "500"})
 	d := s.start(cfg)
 	s.produce(counts, 350)
 	s.waitCommitted(350, time.Minute)
-	recreate(t, s.topic, 1)
+	d.stop()
+	t.Cleanup(func() { testenv(t, "up") })
+	testenv(t, "truncate-kafka-log", s.topic, "0")
 	fresh := map[int32]int64{}
-	s.produce(fresh, 200)
-	waitLog(t, d, "Kafka's offsets went below what HDFS holds: HDFS has committed up to offset 349", 2*time.Minute)
-	s.check(counts) // the 350 old records, untouched; none of the new ones
+	s.produce(fresh, 600)
+	d = s.start(cfg)
+	waitLog(t, d, "partition refused; waiting for an operator's reset", 2*time.Minute)
+	if !d.logContains("truncated below what HDFS holds") {
+		t.Error("the refusal does not say the log was truncated")
+	}
+	time.Sleep(5 * time.Second) // several looks at the WAL
+	s.check(counts)
+	old := resetAfterRecreate(t, s, cfg)
+	s.waitCommitted(600, 3*time.Minute)
+	d.stop()
+	s.check(fresh)
+	if _, err := verify.Check(s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
+		t.Fatalf("the old log's files, moved aside: %v", err)
+	}
+}
+
+// resetAfterRecreate is docs/operations.md's runbook: the old topic's files
+// are moved out of topics.dir, then `hdfs-sink offsets reset --to 0`. It
+// returns where the old files went.
+func resetAfterRecreate(t *testing.T, s *setup, cfg string) string {
+	t.Helper()
 	old := path.Join(s.base, "old-topics")
 	if err := s.fs.MkdirAll(old); err != nil {
 		t.Fatal(err)
@@ -81,12 +163,7 @@ func TestRecreatedTopicUnderRunningDaemon(t *testing.T) {
 	if out, err := reset.CombinedOutput(); err != nil {
 		t.Fatalf("offsets reset: %v\n%s", err, out)
 	}
-	s.waitCommitted(200, 3*time.Minute)
-	d.stop()
-	s.check(fresh)
-	if _, err := verify.Check(s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
-		t.Fatalf("the old topic's files, moved aside: %v", err)
-	}
+	return old
 }
 
 // recreate deletes topic and creates it again with as many partitions.

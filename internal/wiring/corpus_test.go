@@ -48,6 +48,7 @@ func readManifest(t *testing.T) []corpusEntry {
 // documented unsupported feature.
 func TestPublishedConnectorFiles(t *testing.T) {
 	t.Setenv("HADOOP_USER_NAME", "etl") // the default HDFS user, not this machine's
+	t.Setenv("KRB5_CONFIG", "")         // the default krb5.conf, /etc/krb5.conf under the corpus's root
 	conftest.NoConnectEnv(t)
 	hostRoot = filepath.Join(corpusDir, "root")
 	t.Cleanup(func() { hostRoot = "" })

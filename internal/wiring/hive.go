@@ -3,8 +3,6 @@ package wiring
 import (
 	"context"
 	"log/slog"
-	"path"
-	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
@@ -36,11 +34,11 @@ func HiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partiti
 			return dial(ctx, uris)
 		},
 		Tables: func(topic string) hive.TopicTable {
-			dir := layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}.Dir()
+			t := layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}
 			return hive.TopicTable{
-				Name: c.HiveTable(topic), Location: storeURI(c) + dir, PartitionKeys: part.Fields(),
+				Name: c.HiveTable(topic), Location: storeURI(c) + t.Dir(), PartitionKeys: part.Fields(),
 				Values:   part.Values,
-				ListDirs: func() ([]string, error) { return committedDirs(store, dir) },
+				ListDirs: func() ([]string, error) { return committedDirs(store, t) },
 			}
 		},
 	}), nil
@@ -63,14 +61,14 @@ func storeURI(c *configs.Connector) string {
 	return "hdfs://" + c.Store.Host
 }
 
-// committedDirs lists the directories below root (relative to it) that hold
+// committedDirs lists the encoded partition directories of topic that hold
 // committed files, skipping temp directories.
-func committedDirs(store storage.FS, root string) ([]string, error) {
+func committedDirs(store storage.FS, topic layout.Topic) ([]string, error) {
 	seen := map[string]bool{}
-	err := storage.WalkFiles(store, root, layout.IsTempDir, func(name string) error {
-		if dir := path.Dir(name); dir != root {
-			if _, ok := layout.ParseFinalName(name); ok {
-				seen[strings.TrimPrefix(dir, root+"/")] = true
+	err := storage.WalkFiles(store, topic.Dir(), layout.IsTempDir, func(name string) error {
+		if _, ok := layout.ParseFinalName(name); ok {
+			if dir, ok := topic.EncodedDir(name); ok {
+				seen[dir] = true
 			}
 		}
 		return nil

@@ -25,7 +25,6 @@ import (
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -212,17 +211,20 @@ func checkSecurity(c *configs.Connector) []error {
 // checkWiring finds what configs alone cannot: settings the wired packages
 // refuse (the output format, the partitioner, security settings that
 // cannot be honoured or stores that cannot be read), listed topics whose
-// committed file names would be longer than the store allows (partition 0;
-// a later partition of a topic just under the limit is refused when it is
-// assigned), and what hadoop.conf.dir and hive.conf.dir say (envcheck.go).
+// committed file names would be longer than the store allows (an error at
+// partition 0, a warning naming the first partition refused at assignment
+// otherwise: checkTopicNames), and what hadoop.conf.dir and hive.conf.dir
+// say (envcheck.go).
 // check and run both use it, so run refuses what check refuses. It returns
 // what check reports of each connector.
 func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, error) {
 	var errs []error
 	reports := make([]report, len(conns))
 	for i, c := range conns {
-		errs = append(errs, checkConnector(c)...)
+		warns, cerrs := checkConnector(c)
+		errs = append(errs, cerrs...)
 		rep, err := connectorReport(c, r)
+		rep.warns = append(rep.warns, warns...)
 		reports[i] = rep
 		errs = append(errs, err)
 	}
@@ -235,21 +237,15 @@ func CheckWiring(conns []*configs.Connector, r *configs.Redactor) error {
 	return err
 }
 
-func checkConnector(c *configs.Connector) []error {
-	var errs []error
+func checkConnector(c *configs.Connector) (warns []string, errs []error) {
 	if _, err := OutputPartitioner(c); err != nil {
 		errs = append(errs, err)
 	}
 	errs = append(errs, checkSecurity(c)...)
 	f, err := OutputFormat(c)
 	if err != nil {
-		return append(errs, err)
+		return nil, append(errs, err)
 	}
-	for _, t := range c.Topics {
-		lay := layout.Topic{TopicsDir: c.TopicsDir(t), LogsDir: c.LogsDir(t), Name: t}
-		if err := lay.CheckNames(0, c.OffsetPadWidth, f.Extension()); err != nil {
-			errs = append(errs, fmt.Errorf("connector %q (%s): topics: %w", c.Name, c.Source, err))
-		}
-	}
-	return errs
+	warns, nameErrs := checkTopicNames(c, f.Extension())
+	return warns, append(errs, nameErrs...)
 }

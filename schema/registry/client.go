@@ -203,7 +203,7 @@ func (c *Client) Ping(ctx context.Context) error {
 
 // SchemaByID returns the schema with id, from cache or the registry.
 func (c *Client) SchemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
-	if s := c.cached(id); s != nil {
+	if s := c.Cached(id); s != nil {
 		return s, nil
 	}
 	wait := c.initial
@@ -262,7 +262,7 @@ func (c *Client) fetchShared(ctx context.Context, id int32) (*schema.Schema, err
 }
 
 func (c *Client) fetch(id int32) (*schema.Schema, error) {
-	if s := c.cached(id); s != nil { // filled by a flight that just ended
+	if s := c.Cached(id); s != nil { // filled by a flight that just ended
 		return s, nil
 	}
 	i := c.next.Load()
@@ -297,7 +297,9 @@ func (c *Client) store(id int32, s *schema.Schema) {
 	c.cache[id] = s
 }
 
-func (c *Client) cached(id int32) *schema.Schema {
+// Cached is the schema with id when the client holds it already, else
+// nil: a lookup that cannot wait, need no deadline and allocates nothing.
+func (c *Client) Cached(id int32) *schema.Schema {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return c.cache[id]

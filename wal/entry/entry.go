@@ -12,8 +12,18 @@ import (
 	"math"
 )
 
-// Version is the encoding version written as the first byte of every entry.
-const Version = 1
+// Version is the encoding version written as the first byte of every new
+// entry. Version 1 (the fields up to the file moves) is still read, and
+// written back unchanged for an entry decoded from it (Legacy), so a WAL
+// written before version 2 keeps working (docs/wal.md, "Versions").
+const Version = 2
+
+// versionLegacy is the first encoding: no topic id, connector, leader
+// epoch, schema or refusal.
+const versionLegacy = 1
+
+// TopicIDSize is the length of a Kafka topic id (a UUID, KIP-516).
+const TopicIDSize = 16
 
 // Kind says what an entry records.
 type Kind uint8
@@ -47,6 +57,34 @@ type Entry struct {
 	CommittedOffset int64      // highest Kafka offset durably committed once applied (-1: none)
 	Files           []FileMove // KindCommit only
 	UnixMillis      int64
+
+	// The fields below are version 2's. A Legacy entry has them all zero,
+	// except LeaderEpoch, which is -1 (unknown).
+
+	// TopicID is Kafka's id of the topic whose records the committed files
+	// hold (KIP-516): a topic deleted and re-created under the same name
+	// has a new one. Zero: unknown (a broker that does not send it, an
+	// offsets reset, or a WAL written before version 2).
+	TopicID [TopicIDSize]byte
+	// Connector names the connector that wrote the entry: two connectors
+	// writing one topic into the same directories meet here, whichever
+	// processes they run in. Empty: unknown (tools, version 1).
+	Connector string
+	// LeaderEpoch is the leader epoch of the record at CommittedOffset, so
+	// a consumer resuming after it can detect a log truncated below it
+	// (KIP-320). -1: unknown.
+	LeaderEpoch int32
+	// SchemaID is the registry id of the schema of the committed files, the
+	// schema that schema.compatibility compares the next record with. 0:
+	// none (schemaless values, nothing written, or unknown).
+	SchemaID int32
+	// Refused, when not empty, says why the partition must not be written
+	// until an operator resets it (a claim only): Kafka's log no longer
+	// continues what the store holds. Every later claim carries it on.
+	Refused string
+	// Legacy marks an entry decoded from version 1; Encode then writes
+	// version 1, so every decoded entry re-encodes to its own bytes.
+	Legacy bool
 }
 
 // FileMove is one temp→final rename of a data file, with the Kafka offsets
@@ -93,11 +131,28 @@ func (e Entry) Validate() error {
 		return fmt.Errorf("%w: partition %d", ErrInvalid, e.Partition)
 	case e.CommittedOffset < -1:
 		return fmt.Errorf("%w: committed offset %d", ErrInvalid, e.CommittedOffset)
+	case e.Kind == KindCommit && e.Refused != "":
+		return fmt.Errorf("%w: a refused partition commits nothing", ErrInvalid)
+	}
+	if err := e.validateV2(); err != nil {
+		return err
 	}
 	for i, f := range e.Files {
 		if err := f.validate(); err != nil {
 			return fmt.Errorf("file %d: %w", i, err)
 		}
+	}
+	return nil
+}
+
+func (e Entry) validateV2() error {
+	switch {
+	case e.LeaderEpoch < -1:
+		return fmt.Errorf("%w: leader epoch %d", ErrInvalid, e.LeaderEpoch)
+	case e.SchemaID < 0:
+		return fmt.Errorf("%w: schema id %d", ErrInvalid, e.SchemaID)
+	case e.Legacy && (e.TopicID != [TopicIDSize]byte{} || e.Connector != "" || e.LeaderEpoch != -1 || e.SchemaID != 0 || e.Refused != ""):
+		return fmt.Errorf("%w: a version 1 entry has no topic id, connector, leader epoch, schema or refusal", ErrInvalid)
 	}
 	return nil
 }
@@ -119,8 +174,12 @@ func Encode(e Entry) ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return nil, fmt.Errorf("encode entry: %w", err)
 	}
-	b := make([]byte, 0, 64+len(e.Epoch)+len(e.Owner)+len(e.Topic)+64*len(e.Files))
-	b = append(b, Version, byte(e.Kind))
+	version := byte(Version)
+	if e.Legacy {
+		version = versionLegacy
+	}
+	b := make([]byte, 0, 96+len(e.Epoch)+len(e.Owner)+len(e.Topic)+len(e.Connector)+len(e.Refused)+64*len(e.Files))
+	b = append(b, version, byte(e.Kind))
 	b = appendString(b, e.Epoch)
 	b = appendString(b, e.Owner)
 	b = appendString(b, e.Topic)
@@ -135,7 +194,14 @@ func Encode(e Entry) ([]byte, error) {
 		b = binary.AppendVarint(b, f.EndOffset)
 		b = binary.AppendVarint(b, f.Records)
 	}
-	return b, nil
+	if e.Legacy {
+		return b, nil
+	}
+	b = append(b, e.TopicID[:]...)
+	b = appendString(b, e.Connector)
+	b = binary.AppendVarint(b, int64(e.LeaderEpoch))
+	b = binary.AppendVarint(b, int64(e.SchemaID))
+	return appendString(b, e.Refused), nil
 }
 
 func appendString(b []byte, s string) []byte {
@@ -173,7 +239,8 @@ type decoder struct {
 
 func (d *decoder) entry() Entry {
 	var e Entry
-	if v := d.byte("version"); d.err == nil && v != Version {
+	v := d.byte("version")
+	if d.err == nil && v != Version && v != versionLegacy {
 		d.fail("version", fmt.Errorf("%w: %d", ErrVersion, v))
 	}
 	e.Kind = Kind(d.byte("kind"))
@@ -198,6 +265,15 @@ func (d *decoder) entry() Entry {
 			Records:     d.varint("file records"),
 		})
 	}
+	if v == versionLegacy {
+		e.Legacy, e.LeaderEpoch = true, -1
+		return e
+	}
+	copy(e.TopicID[:], d.bytes("topic id", TopicIDSize))
+	e.Connector = d.string("connector")
+	e.LeaderEpoch = d.int32("leader epoch")
+	e.SchemaID = d.int32("schema id")
+	e.Refused = d.string("refused")
 	return e
 }
 
@@ -256,6 +332,19 @@ func (d *decoder) int32(field string) int32 {
 		return 0
 	}
 	return int32(v)
+}
+
+// bytes reads n raw bytes.
+func (d *decoder) bytes(field string, n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > len(d.b)-d.off {
+		d.fail(field, fmt.Errorf("%w: %d bytes, %d left", ErrShort, n, len(d.b)-d.off))
+		return nil
+	}
+	d.off += n
+	return d.b[d.off-n : d.off]
 }
 
 func (d *decoder) string(field string) string {
