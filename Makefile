@@ -38,10 +38,13 @@ UNIT_ENV = env -i PATH="$$PATH" TMPDIR="$$TMPDIR" HOME=$(UNIT_HOME) \
 	HADOOP_CONF_DIR=$(NOWHERE)/hadoop HADOOP_HOME=$(NOWHERE)/hadoop HIVE_CONF_DIR=$(NOWHERE)/hive \
 	$(foreach v,$(UNIT_GO_VARS),$(v)='$(shell $(GO) env $(v))')
 
-## unit: go vet (including integration-tagged files) and race tests; no
-## services, nothing of this machine's (UNIT_ENV).
+## unit: formatting, a tidy go.mod and go.sum, go vet (including
+## integration-tagged files) and race tests; no services, nothing of this
+## machine's (UNIT_ENV).
 unit: static
 	rm -rf $(UNIT_HOME) && mkdir $(UNIT_HOME)
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
+	$(UNIT_ENV) $(GO) mod tidy -diff
 	$(UNIT_ENV) $(GO) vet $(PKGS)
 	$(UNIT_ENV) $(GO) vet -tags integration $(PKGS)
 	$(UNIT_ENV) $(GO) vet -tags demo ./cmd/...
@@ -107,7 +110,7 @@ demo:
 ## BENCH_FLAGS=-full for the whole matrix, -scale 0.1 for a smoke run.
 BENCH_FLAGS ?=
 bench:
-	$(GO) run ./bench -out bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)
+	$(GO) run ./tools/bench -out tools/bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)
 
 ## sweep: the exactly-once sweeps over every storage call (crash, double crash,
 ## frozen owner x other owner, a topic re-created under them), not the sample
@@ -115,16 +118,16 @@ bench:
 sweep:
 	$(GO) test -count=1 -timeout 60m -run 'TestCrashSweep|TestZombieSweep|TestTopicChangeSweep' -v ./sink -sweep.full | grep -E 'runs,|^(ok|FAIL|---)'
 
-## chaos: the whole fault catalogue (chaos/, docs/reliability.md) against the
+## chaos: the whole fault catalogue (tools/chaos/, docs/reliability.md) against the
 ## test services, up with a DataNode volume of their own and always down
 ## after; ~40 min. CHAOS_FLAGS="-only namenode-sigkill,kafka-sigstop" for
-## some faults. Against a staging cluster: go run ./chaos/cmd/chaos faults
+## some faults. Against a staging cluster: go run ./tools/chaos/cmd/chaos faults
 ## -config staging.json (docs/reliability.md says how).
 CHAOS_FLAGS ?=
 CHAOS_VOLUME_MB ?= 2048
 chaos:
 	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; export DATANODE_VOLUME_MB=$(CHAOS_VOLUME_MB); \
-	$(TESTENV) up && $(GO) run ./chaos/cmd/chaos faults -dir $(CURDIR)/soak-results/chaos-$$(date -u +%Y%m%dT%H%M%SZ) $(CHAOS_FLAGS)
+	$(TESTENV) up && $(GO) run ./tools/chaos/cmd/chaos faults -dir $(CURDIR)/soak-results/chaos-$$(date -u +%Y%m%dT%H%M%SZ) $(CHAOS_FLAGS)
 
 ## soak: SOAK_DURATION (default 2h) of steady traffic with a service fault
 ## every 4 minutes and a SIGKILL of hdfs-sink every 30, then the plot;
@@ -136,10 +139,10 @@ PLOT_VENV ?= $(HOME)/.cache/hdfs-sink-testenv/plot-venv
 # PLOT makes $(SOAK_DIR)/soak.png, with matplotlib in a venv of its own.
 PLOT = . testenv/versions.env; [ -x $(PLOT_VENV)/bin/python ] || \
 	{ python3 -m venv $(PLOT_VENV) && $(PLOT_VENV)/bin/pip install -q "matplotlib==$$MATPLOTLIB_VERSION"; } && \
-	$(PLOT_VENV)/bin/python chaos/plot.py $(SOAK_DIR) $(SOAK_DIR)/soak.png
+	$(PLOT_VENV)/bin/python tools/chaos/plot.py $(SOAK_DIR) $(SOAK_DIR)/soak.png
 soak:
 	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; \
-	$(TESTENV) up && $(GO) run ./chaos/cmd/chaos soak -duration $(SOAK_DURATION) -dir $(SOAK_DIR) $(SOAK_FLAGS); rc=$$?; \
+	$(TESTENV) up && $(GO) run ./tools/chaos/cmd/chaos soak -duration $(SOAK_DURATION) -dir $(SOAK_DIR) $(SOAK_FLAGS); rc=$$?; \
 	$(PLOT); exit $$rc
 
 ## soak-plot: soak.png again from SOAK_DIR's samples.

@@ -15,11 +15,6 @@ import (
 // KiB, and reading a wrong path (a log, a data file) should fail fast.
 const MaxFileBytes = 1 << 20
 
-// LoadPath loads connector files without a worker file: settings Connect
-// keeps in the worker (bootstrap.servers, the converters) must then be in
-// the connector files. See Load.
-func LoadPath(p string) ([]*Connector, []Warning, error) { return Load(p, nil) }
-
 // Load loads one connector file, or every *.json and *.properties file of
 // a directory (sorted by name, not recursive), with the worker's settings
 // under each connector's (w may be nil). Errors of all files are returned

@@ -42,7 +42,6 @@ func (f optionFunc) apply(c *config) { f(c) }
 type config struct {
 	dialTimeout time.Duration
 	callTimeout time.Duration
-	owner       string
 	sasl        SASLMechanism // nil: a plain socket
 }
 
@@ -59,12 +58,6 @@ func WithDialTimeout(d time.Duration) Option {
 // (default 60s). It is also the socket read/write timeout; 0 disables it.
 func WithCallTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.callTimeout = d })
-}
-
-// WithOwner sets the owner recorded on tables the client creates (default
-// empty, as the metastore then leaves it unset).
-func WithOwner(name string) Option {
-	return optionFunc(func(c *config) { c.owner = name })
 }
 
 // Client is a connection to one metastore out of a list of URIs.

@@ -54,7 +54,7 @@ func (c *Client) defaultDatabaseLocation(ctx context.Context, op, name string) (
 // CreateTable creates t as an EXTERNAL table. An existing table yields an
 // error matching ErrTableExists.
 func (c *Client) CreateTable(ctx context.Context, t Table) error {
-	tt, err := t.toThrift(c.cfg.owner)
+	tt, err := t.toThrift()
 	if err != nil {
 		return err
 	}

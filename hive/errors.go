@@ -35,7 +35,7 @@ var (
 	ErrServer = errors.New("server error")
 	// ErrUnavailable: network or transport failure, including timeouts. The
 	// connection is dropped and the next call redials; retrying with backoff
-	// is the right reaction (see IsRetryable).
+	// is the right reaction.
 	ErrUnavailable = errors.New("metastore unavailable")
 	// ErrClosed: the Client was closed.
 	ErrClosed = errors.New("client closed")
@@ -81,17 +81,6 @@ func (e *Error) Unwrap() []error {
 		return []error{e.Kind}
 	}
 	return []error{e.Kind, e.Err}
-}
-
-// IsRetryable reports whether err is a transient failure talking to the
-// metastore (network, transport, timeout, including an expired context
-// deadline) that the caller may retry with backoff. Metastore answers
-// (not found, exists, MetaException, ...) and cancellation are not.
-func IsRetryable(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return false
-	}
-	return errors.Is(err, ErrUnavailable)
 }
 
 // mapError turns what the generated client returned into an *Error. ctx is

@@ -171,8 +171,9 @@ func (t Table) storage(sd *hms.StorageDescriptor, params map[string]string) {
 	sd.SerdeInfo = serde
 }
 
-// toThrift builds the EXTERNAL_TABLE the sink creates.
-func (t Table) toThrift(owner string) (*hms.Table, error) {
+// toThrift builds the EXTERNAL_TABLE the sink creates, without an owner:
+// the metastore leaves it unset.
+func (t Table) toThrift() (*hms.Table, error) {
 	if err := t.validate(); err != nil {
 		return nil, &Error{Op: "create table", Object: t.object(), Kind: ErrInvalidTable, Err: err}
 	}
@@ -181,7 +182,7 @@ func (t Table) toThrift(owner string) (*hms.Table, error) {
 		return nil, &Error{Op: "create table", Object: t.object(), Kind: ErrInvalidSchema, Err: err}
 	}
 	tt := hms.NewTable()
-	tt.DbName, tt.TableName, tt.Owner, tt.TableType = t.Database, t.Name, owner, externalTable
+	tt.DbName, tt.TableName, tt.TableType = t.Database, t.Name, externalTable
 	tt.Parameters = map[string]string{paramExternal: "TRUE"}
 	if t.Comment != "" {
 		tt.Parameters[paramComment] = t.Comment

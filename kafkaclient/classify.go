@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
+	"github.com/hdfs-sink/hdfs-sink/oauth"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
@@ -45,6 +46,10 @@ func (s *Security) Fatal(err error) *AuthError {
 	var ae *AuthError
 	if errors.As(err, &ae) {
 		return ae
+	}
+	var re *oauth.RefusedError
+	if errors.As(err, &re) { // the OAUTHBEARER token endpoint's
+		return &AuthError{Service: "OAuth token endpoint", Addr: re.Endpoint, Reason: re.Reason, Err: err}
 	}
 	if kerberos.IsKerberos(err) && !kerberos.Retryable(err) { // an unreachable KDC may come back
 		return &AuthError{Service: "Kafka", Addr: s.lastAddr(), Reason: "GSSAPI login refused: " + err.Error(), Err: err}

@@ -106,25 +106,28 @@ func ParseWith(p Props, name tlsprops.Namer, krb Kerberos) (*Security, error) {
 	return s, nil
 }
 
-// Validate reports every setting of p that cannot be honoured (see Parse).
-func Validate(p Props, name tlsprops.Namer) error {
-	_, err := Parse(p, name)
-	return err
-}
-
 // Opts are the franz-go options of s: the dialer (TLS when asked for, and
 // errors that name the broker), the SASL mechanism, and franz-go's log
-// lines into log, which also receives the OAuth token renewals.
+// lines into log, which becomes s's logger (SetLogger).
 func (s *Security) Opts(log *slog.Logger) []kgo.Opt {
-	s.log = log
+	s.SetLogger(log)
 	opts := []kgo.Opt{kgo.Dialer(s.dial), kgo.WithLogger(Logger(log))}
 	if s.sasl == nil {
 		return opts
 	}
-	if om, ok := s.sasl.(tracked).Mechanism.(oauthMechanism); ok {
-		om.ts.log.Store(log)
-	}
 	return append(opts, kgo.SASL(s.sasl))
+}
+
+// SetLogger makes log the receiver of WaitReady's warnings and of the
+// OAuth token renewals. Call it before s is used.
+func (s *Security) SetLogger(log *slog.Logger) {
+	s.log = log
+	if s.sasl == nil {
+		return
+	}
+	if om, ok := s.sasl.(tracked).Mechanism.(oauthMechanism); ok {
+		om.ts.SetLogger(log)
+	}
 }
 
 // UserPassword is the user and password of a PLAIN or SCRAM login, for the

@@ -1,7 +1,7 @@
 package kafkaclient
 
 import (
-	"crypto/tls"
+	"context"
 	"net/url"
 	"os"
 	"regexp"
@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/sasl"
-	"github.com/twmb/franz-go/pkg/sasl/oauth"
+	sasloauth "github.com/twmb/franz-go/pkg/sasl/oauth"
 
+	"github.com/hdfs-sink/hdfs-sink/oauth"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
@@ -41,29 +42,11 @@ var oauthKeys = []string{
 
 const retrieverPkg = "org.apache.kafka.common.security.oauthbearer."
 
-// oauthConfig is how OAUTHBEARER tokens are obtained and when they are
-// renewed.
+// oauthConfig is how OAUTHBEARER tokens are obtained and renewed, and the
+// SASL extensions sent with them.
 type oauthConfig struct {
-	endpoint   *url.URL // http(s): client credentials; file: a token file
-	clientID   string
-	secret     string
-	scope      string
-	urlencode  bool // sasl.oauthbearer.header.urlencode
+	oauth.Config
 	extensions map[string]string
-	subClaim   string
-	httpTLS    *tls.Config // from the JAAS ssl.* options for the token endpoint; nil: system roots
-	timeout    time.Duration
-	backoff    time.Duration
-	backoffMax time.Duration
-	refresh    refreshPolicy
-}
-
-// refreshPolicy is sasl.login.refresh.*: a token is renewed after factor
-// (plus up to jitter) of its lifetime, at least minPeriod after it was
-// obtained and at least buffer before it expires, where the lifetime allows.
-type refreshPolicy struct {
-	factor, jitter    float64
-	minPeriod, buffer time.Duration
 }
 
 func buildOAuth(b *builder, opts map[string]string) sasl.Mechanism {
@@ -71,31 +54,43 @@ func buildOAuth(b *builder, opts map[string]string) sasl.Mechanism {
 	if cfg == nil {
 		return nil
 	}
-	ts := newTokenSource(cfg)
-	return oauthMechanism{oauth.Oauth(ts.auth), ts}
+	ts := oauth.New(cfg.Config)
+	return oauthMechanism{sasloauth.Oauth(tokenAuth(ts, cfg.extensions)), ts}
+}
+
+// tokenAuth is the OAUTHBEARER message: ts's current token and the
+// extensions.
+func tokenAuth(ts *oauth.Source, extensions map[string]string) func(context.Context) (sasloauth.Auth, error) {
+	return func(ctx context.Context) (sasloauth.Auth, error) {
+		tok, err := ts.Token(ctx)
+		if err != nil {
+			return sasloauth.Auth{}, err
+		}
+		return sasloauth.Auth{Token: tok, Extensions: extensions}, nil
+	}
 }
 
 // oauthMechanism keeps its token source reachable, for the logger.
 type oauthMechanism struct {
 	sasl.Mechanism
-	ts *tokenSource
+	ts *oauth.Source
 }
 
 func (b *builder) oauthConfig(opts map[string]string) *oauthConfig {
 	n := len(b.errs)
-	cfg := &oauthConfig{subClaim: b.str("sasl.oauthbearer.sub.claim.name", "sub"), extensions: b.extensions(opts)}
+	cfg := &oauthConfig{Config: oauth.Config{SubClaim: b.str("sasl.oauthbearer.sub.claim.name", "sub")}, extensions: b.extensions(opts)}
 	b.refusedOAuth(opts)
-	cfg.endpoint = b.tokenEndpoint()
-	if cfg.endpoint != nil && cfg.endpoint.Scheme != "file" {
+	cfg.Endpoint = b.tokenEndpoint()
+	if cfg.Endpoint != nil && cfg.Endpoint.Scheme != "file" {
 		b.clientCredentials(cfg, opts)
 	}
-	cfg.urlencode = b.flag("sasl.oauthbearer.header.urlencode")
-	cfg.timeout = b.millis("sasl.login.connect.timeout.ms", 10_000) + b.millis("sasl.login.read.timeout.ms", 10_000)
-	cfg.backoff = b.millis("sasl.login.retry.backoff.ms", 100)
-	cfg.backoffMax = b.millis("sasl.login.retry.backoff.max.ms", 10_000)
-	cfg.refresh = refreshPolicy{
-		factor: b.fraction("sasl.login.refresh.window.factor", 0.8, 0.5, 1.0), jitter: b.fraction("sasl.login.refresh.window.jitter", 0.05, 0, 0.25),
-		minPeriod: b.seconds("sasl.login.refresh.min.period.seconds", 60, 900), buffer: b.seconds("sasl.login.refresh.buffer.seconds", 300, 3600),
+	cfg.URLEncode = b.flag("sasl.oauthbearer.header.urlencode")
+	cfg.Timeout = b.millis("sasl.login.connect.timeout.ms", 10_000) + b.millis("sasl.login.read.timeout.ms", 10_000)
+	cfg.Backoff = b.millis("sasl.login.retry.backoff.ms", 100)
+	cfg.BackoffMax = b.millis("sasl.login.retry.backoff.max.ms", 10_000)
+	cfg.Refresh = oauth.Refresh{
+		Factor: b.fraction("sasl.login.refresh.window.factor", 0.8, 0.5, 1.0), Jitter: b.fraction("sasl.login.refresh.window.jitter", 0.05, 0, 0.25),
+		MinPeriod: b.seconds("sasl.login.refresh.min.period.seconds", 60, 900), Buffer: b.seconds("sasl.login.refresh.buffer.seconds", 300, 3600),
 	}
 	if len(b.errs) > n {
 		return nil
@@ -158,10 +153,10 @@ func (b *builder) tokenEndpoint() *url.URL {
 // credentials grant, from Kafka 4.1's own keys or else the JAAS options,
 // and the JAAS ssl.* options Kafka applies to the token endpoint.
 func (b *builder) clientCredentials(cfg *oauthConfig, opts map[string]string) {
-	cfg.clientID = first(b.get("sasl.oauthbearer.client.credentials.client.id"), opts["clientId"])
-	cfg.secret = first(b.get("sasl.oauthbearer.client.credentials.client.secret"), opts["clientSecret"])
-	cfg.scope = first(b.get("sasl.oauthbearer.scope"), opts["scope"])
-	if cfg.clientID == "" || cfg.secret == "" {
+	cfg.ClientID = first(b.get("sasl.oauthbearer.client.credentials.client.id"), opts["clientId"])
+	cfg.Secret = first(b.get("sasl.oauthbearer.client.credentials.client.secret"), opts["clientSecret"])
+	cfg.Scope = first(b.get("sasl.oauthbearer.scope"), opts["scope"])
+	if cfg.ClientID == "" || cfg.Secret == "" {
 		b.fail("sasl.jaas.config", "OAuthBearerLoginModule needs clientId and clientSecret (or sasl.oauthbearer.client.credentials.client.id and .client.secret) for the token endpoint")
 	}
 	ssl := tlsprops.Props{}
@@ -171,11 +166,11 @@ func (b *builder) clientCredentials(cfg *oauthConfig, opts map[string]string) {
 		}
 	}
 	if len(ssl) > 0 {
-		if cfg.endpoint.Scheme != "https" {
+		if cfg.Endpoint.Scheme != "https" {
 			b.fail("sasl.jaas.config", "ssl.* options are set for a token endpoint that is not https")
 		}
 		var err error
-		if cfg.httpTLS, err = tlsprops.Config(ssl, tlsprops.Prefix(b.name("sasl.jaas.config")+" option ")); err != nil {
+		if cfg.TLS, err = tlsprops.Config(ssl, tlsprops.Prefix(b.name("sasl.jaas.config")+" option ")); err != nil {
 			b.errs = append(b.errs, err)
 		}
 	}

@@ -50,8 +50,8 @@ func New(id int32, text string) (*Schema, error) {
 }
 
 // Columnar returns the parsed schema as the output formats and Hive map
-// it, or the *avsc.SchemaError that says why they cannot (avsc.Parse's
-// error for Text: the top level is not a record, a record contains
+// it, or the *avsc.SchemaError that says why they cannot (avsc.Read's
+// mapErr for Text: the top level is not a record, a record contains
 // itself, ...). It is parsed once, in New, not once per file.
 func (s *Schema) Columnar() (*avsc.Node, error) {
 	p, _ := parse(s)

@@ -110,7 +110,7 @@ ensure_prereqs() {
   command -v python3 >/dev/null || pkgs+=(python3)
   command -v openssl >/dev/null || pkgs+=(openssl)
   [ -x /usr/sbin/nginx ] || command -v nginx >/dev/null || pkgs+=(nginx-light)
-  # The fault harness (chaos/) puts the daemon in a network namespace of its
+  # The fault harness (tools/chaos/) puts the daemon in a network namespace of its
   # own and cuts it off with iptables and tc.
   command -v ip >/dev/null || pkgs+=(iproute2)
   command -v iptables >/dev/null || pkgs+=(iptables)
@@ -617,7 +617,7 @@ EOF
 REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
 
 # ---------------------------------------------------------------- faults
-# Used by the fault harness (chaos/) and the outage tests.
+# Used by the fault harness (tools/chaos/) and the outage tests.
 
 # signal_service <svc> <KILL|STOP|CONT>: signal a service's process group
 # (SIGSTOP freezes it as a hung JVM would; CONT thaws it).

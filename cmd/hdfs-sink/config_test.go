@@ -3,29 +3,17 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"log/slog"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
-
-// writeFiles writes name → content under a new directory.
-func writeFiles(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // bareConnector has none of the worker's settings, as published files.
 const bareConnector = `{"name":"orders","config":{"connector.class":"io.confluent.connect.hdfs.HdfsSinkConnector",
@@ -51,13 +39,13 @@ group.id=connect-cluster
 // prints neither secret, while saying where settings came from.
 func TestCheckWithWorkerHidesSecrets(t *testing.T) {
 	t.Setenv("HDFS_SINK_TEST_REGISTRY_PW", "env-secret-4711")
-	dir := writeFiles(t, map[string]string{"orders.json": bareConnector,
+	dir := conftest.WriteFiles(t, map[string]string{"orders.json": bareConnector,
 		"kafka.properties": `jaas=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="file-secret-0815";`})
 	if err := os.WriteFile(filepath.Join(dir, "worker.properties"), []byte(fmt.Sprintf(secretsWorker, dir)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	code := run([]string{"check", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json")}, &out, &errOut)
+	code := dispatch([]string{"check", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json")}, &out, &errOut)
 	all := out.String() + errOut.String()
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, all)
@@ -82,14 +70,13 @@ func TestCheckWithWorkerHidesSecrets(t *testing.T) {
 // TestCheckWithEnvironmentWorker: without --worker, CONNECT_* variables
 // are the worker, as in Confluent's image.
 func TestCheckWithEnvironmentWorker(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"orders.json": bareConnector})
-	environ = func() []string {
-		return []string{"CONNECT_BOOTSTRAP_SERVERS=kafka:9092", "CONNECT_VALUE_CONVERTER=io.confluent.connect.avro.AvroConverter",
-			"CONNECT_VALUE_CONVERTER_SCHEMA_REGISTRY_URL=http://schema-registry:8081"}
-	}
-	t.Cleanup(func() { environ = os.Environ })
+	dir := conftest.WriteFiles(t, map[string]string{"orders.json": bareConnector})
+	conftest.NoConnectEnv(t)
+	t.Setenv("CONNECT_BOOTSTRAP_SERVERS", "kafka:9092")
+	t.Setenv("CONNECT_VALUE_CONVERTER", "io.confluent.connect.avro.AvroConverter")
+	t.Setenv("CONNECT_VALUE_CONVERTER_SCHEMA_REGISTRY_URL", "http://schema-registry:8081")
 	var out, errOut bytes.Buffer
-	if code := run([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 0 {
+	if code := dispatch([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if !strings.Contains(out.String(), "kafka consumer: bootstrap.servers=kafka:9092") || !strings.Contains(out.String(), "worker: the environment (CONNECT_*)") {
@@ -97,49 +84,42 @@ func TestCheckWithEnvironmentWorker(t *testing.T) {
 	}
 	// Without a worker the same file misses what Connect keeps there, and
 	// the message says where it may come from.
-	environ = func() []string { return nil }
+	conftest.NoConnectEnv(t)
 	out.Reset()
 	errOut.Reset()
-	if code := run([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 1 ||
+	if code := dispatch([]string{"check", "--config", filepath.Join(dir, "orders.json")}, &out, &errOut); code != 1 ||
 		!strings.Contains(errOut.String(), "bootstrap.servers is not set: the Kafka brokers, a host:port list: set bootstrap.servers in the worker file (--worker), as CONNECT_BOOTSTRAP_SERVERS in the environment, or in the connector file") {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 }
 
-func TestStatusAddrFor(t *testing.T) {
+// TestListenAddr: --status-addr (the old name) wins when set, then
+// --listen when given (empty: no server), then the worker file's
+// listeners, then the default.
+func TestListenAddr(t *testing.T) {
 	w := &configs.Worker{HTTPAddr: "0.0.0.0:28083"}
 	for _, tt := range []struct {
 		args   []string
 		worker *configs.Worker
 		want   string
 	}{
-		{nil, nil, defaultStatusAddr},
+		{nil, nil, defaultListen},
 		{nil, w, "0.0.0.0:28083"},
-		{[]string{"--status-addr", "127.0.0.1:9999"}, w, "127.0.0.1:9999"},
-		{[]string{"--status-addr", ""}, w, ""},
-		{nil, &configs.Worker{}, defaultStatusAddr},
+		{[]string{"--listen", "127.0.0.1:9999"}, w, "127.0.0.1:9999"},
+		{[]string{"--listen", ""}, w, ""},
+		{nil, &configs.Worker{}, defaultListen},
+		{[]string{"--status-addr", "127.0.0.1:7777", "--listen", "127.0.0.1:9999"}, w, "127.0.0.1:7777"},
+		{[]string{"--status-addr", ""}, w, "0.0.0.0:28083"},
 	} {
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
-		addr := fs.String("status-addr", defaultStatusAddr, "")
+		var rf runFlags
+		fs := rf.flagSet(io.Discard)
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		if got := statusAddrFor(fs, *addr, tt.worker); got != tt.want {
+		if got := rf.listenAddr(fs, tt.worker); got != tt.want {
 			t.Errorf("args %v, worker %+v: %q, want %q", tt.args, tt.worker, got, tt.want)
 		}
 	}
-}
-
-// secretRedactor knows one secret, as a connector with it would.
-func secretRedactor(t *testing.T, secret string) *configs.Redactor {
-	t.Helper()
-	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","store.url":"file:///tmp/x","flush.size":"1",
-		"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081",
-		"value.converter.basic.auth.credentials.source":"USER_INFO","value.converter.basic.auth.user.info":"svc:`+secret+`"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return configs.NewRedactor(nil, c)
 }
 
 // TestLogsHideSecrets: a library error that quotes a secret, in any attr
@@ -153,7 +133,7 @@ func TestLogsHideSecrets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lf.hide(secretRedactor(t, secret))
+		lf.hide(conftest.Redactor(t, secret))
 		log.With("url", "http://svc:"+secret+"@r:8081").Error("login as svc:"+secret+" failed",
 			"err", errors.New("401: password "+secret+" refused"), "attempt", 3,
 			slog.Group("registry", "auth", "svc:"+secret))
@@ -166,27 +146,13 @@ func TestLogsHideSecrets(t *testing.T) {
 	}
 }
 
-// TestStatusHidesSecrets: a connector error quoting a secret is shown
-// hidden in /status.
-func TestStatusHidesSecrets(t *testing.T) {
-	const secret = "status-secret-7"
-	b := newStatusBoard()
-	b.redact = secretRedactor(t, secret)
-	b.set("c", func(cs *connStatus) { cs.state, cs.err = "failed", errors.New("registry said no to svc:"+secret) })
-	rec := httptest.NewRecorder()
-	b.handler(slog.New(slog.DiscardHandler))(rec, httptest.NewRequest("GET", "/status", nil))
-	if strings.Contains(rec.Body.String(), secret) || !strings.Contains(rec.Body.String(), "[hidden]") {
-		t.Fatalf("/status: %s", rec.Body.String())
-	}
-}
-
 // TestOffsetsResetReadsWorker: offsets reset takes --worker like run.
 func TestOffsetsResetReadsWorker(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
+	dir := conftest.WriteFiles(t, map[string]string{
 		"orders.json":       strings.Replace(bareConnector, "file:///tmp/hdfs-sink-unused", "file://"+t.TempDir(), 1),
 		"worker.properties": "bootstrap.servers=127.0.0.1:1\nvalue.converter.schema.registry.url=http://127.0.0.1:1\n"})
 	var out, errOut bytes.Buffer
-	code := run([]string{"offsets", "reset", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json"),
+	code := dispatch([]string{"offsets", "reset", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json"),
 		"--topic", "orders", "--partition", "0", "--to", "42"}, &out, &errOut)
 	if code != 0 || !strings.Contains(out.String(), `ok: connector "orders" topic orders partition 0 resumes at offset 42`) {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())

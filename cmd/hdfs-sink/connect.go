@@ -20,6 +20,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -33,8 +34,9 @@ func wantsConnect(args []string) bool {
 
 // cmdCheckConnect is `hdfs-sink check --connect`: the usual check, then
 // for each connector a connection to every service it needs, made through
-// the daemon's own wiring (openStore, registryFor, kafkaOpts, dialHive) so
-// that it tests the settings the daemon would use. Each service is OK or
+// the daemon's own wiring (internal/wiring: OpenStore, RegistryFor,
+// KafkaOpts, HiveDialOptions) so that it tests the settings the daemon
+// would use. Each service is OK or
 // FAILED with the exact error; the exit status is 1 if any failed.
 func cmdCheckConnect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rest := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--connect" || a == "-connect" })
@@ -46,7 +48,7 @@ func cmdCheckConnect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err := fs.Parse(rest); err != nil {
 		return exitUsage
 	}
-	if code := cmdCheck([]string{"--config", cf.config, "--worker", cf.worker}, stdout, stderr); code != 0 {
+	if code := cmdCheck([]string{"--config", cf.Config, "--worker", cf.Worker}, stdout, stderr); code != 0 {
 		return code
 	}
 	conns, redact, err := loadConnectors(cf)
@@ -109,7 +111,7 @@ func connectChecks(ctx context.Context, c *configs.Connector, timeout time.Durat
 
 // checkKafka asks for the cluster's metadata and the connector's topics,
 // and checks the topics' committed file names at their highest partition
-// number, which only Kafka knows (checkPartitionNames).
+// number, which only Kafka knows (wiring.CheckPartitionNames).
 func checkKafka(ctx context.Context, c *configs.Connector) (string, error) {
 	kt, err := newKafkaTool(c, toolLogger(io.Discard))
 	if err != nil {
@@ -127,11 +129,11 @@ func checkKafka(ctx context.Context, c *configs.Connector) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := outputFormat(c)
+	f, err := wiring.OutputFormat(c)
 	if err != nil {
 		return "", err
 	}
-	return "", checkPartitionNames(c, key, f.Extension(), highest)
+	return "", wiring.CheckPartitionNames(c, key, f.Extension(), highest)
 }
 
 // highestPartitions is the highest partition number of each of the
@@ -173,7 +175,7 @@ func topicErr(err error) error {
 // checkRegistry looks up a schema id no registry hands out: "not found"
 // is an answer, so the registry is reachable and the credentials work.
 func checkRegistry(ctx context.Context, c *configs.Connector) (string, error) {
-	reg, err := registryFor(c, toolLogger(io.Discard))
+	reg, err := wiring.RegistryFor(c, toolLogger(io.Discard))
 	if err != nil {
 		return "", err
 	}
@@ -246,8 +248,8 @@ func probeDir(store storage.FS, dir string) error {
 // metastoreAddr is where the metastore is looked for: the connector's URIs,
 // else hive-site.xml's.
 func metastoreAddr(c *configs.Connector) string {
-	if t, err := hiveTargetOf(c); err == nil {
-		return t.uris
+	if uris, err := wiring.MetastoreURIs(c); err == nil {
+		return uris
 	}
 	return strings.Join(c.Hive.MetastoreURIs, ",")
 }
@@ -259,17 +261,17 @@ func checkMetastore(ctx context.Context, c *configs.Connector) (string, error) {
 	if !c.Hive.Enabled {
 		return "hive.integration=false", nil
 	}
-	t, err := hiveTargetOf(c)
+	uris, err := wiring.MetastoreURIs(c)
 	if err != nil {
 		return "", err
 	}
 	logins := kerberos.NewLogins(slog.New(slog.DiscardHandler))
 	defer logins.Close()
-	opts, err := hiveDialOptions(c, logins)
+	opts, err := wiring.HiveDialOptions(c, logins)
 	if err != nil {
 		return "", err
 	}
-	ms, err := hive.Dial(ctx, t.uris, opts...)
+	ms, err := hive.Dial(ctx, uris, opts...)
 	if err != nil {
 		return "", err
 	}

@@ -3,10 +3,10 @@ package main
 import (
 	"flag"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/daemon"
 )
 
 // runFlags are the flags of `hdfs-sink run`.
@@ -19,7 +19,7 @@ type runFlags struct {
 	authFile    string
 	tlsCert     string
 	tlsKey      string
-	restart     restartPolicy
+	restart     daemon.RestartPolicy
 	healthEvery time.Duration
 	watchEvery  time.Duration
 	log         logFlags
@@ -38,9 +38,9 @@ func (rf *runFlags) flagSet(stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&rf.authFile, "rest-basic-auth-file", "", "file of user:password lines; when set, the REST API and /metrics need HTTP basic authentication (not /healthz, /readyz)")
 	fs.StringVar(&rf.tlsCert, "rest-tls-cert", "", "PEM certificate chain: serve HTTPS (with --rest-tls-key)")
 	fs.StringVar(&rf.tlsKey, "rest-tls-key", "", "PEM private key of --rest-tls-cert")
-	fs.DurationVar(&rf.restart.initial, "restart-backoff", 5*time.Second, "wait before restarting a failed connector; doubles per failure in a row")
-	fs.DurationVar(&rf.restart.max, "restart-backoff-max", 5*time.Minute, "the longest wait between restarts")
-	fs.IntVar(&rf.restart.attempts, "restart-max-attempts", -1, "restarts in a row before a failed connector stays failed (-1: no limit; 0: never restart)")
+	fs.DurationVar(&rf.restart.Initial, "restart-backoff", daemon.DefaultRestart.Initial, "wait before restarting a failed connector; doubles per failure in a row")
+	fs.DurationVar(&rf.restart.Max, "restart-backoff-max", daemon.DefaultRestart.Max, "the longest wait between restarts")
+	fs.IntVar(&rf.restart.Attempts, "restart-max-attempts", daemon.DefaultRestart.Attempts, "restarts in a row before a failed connector stays failed (-1: no limit; 0: never restart)")
 	fs.DurationVar(&rf.healthEvery, "health-interval", 10*time.Second, "how often each connector checks Kafka, the registry and the store (readiness, lag)")
 	fs.DurationVar(&rf.watchEvery, "watch-interval", 5*time.Second, "how often the config directory is checked for changes (0: only SIGHUP reloads)")
 	rf.log.register(fs)
@@ -62,19 +62,9 @@ func (rf *runFlags) listenAddr(fs *flag.FlagSet, w *configs.Worker) string {
 	return rf.listen
 }
 
-func (rf *runFlags) restartPolicy() restartPolicy {
+func (rf *runFlags) restartPolicy() daemon.RestartPolicy {
 	p := rf.restart
-	p.initial = max(p.initial, 10*time.Millisecond)
-	p.max = max(p.max, p.initial)
+	p.Initial = max(p.Initial, 10*time.Millisecond)
+	p.Max = max(p.Max, p.Initial)
 	return p
-}
-
-// server starts the HTTP server, or returns nil when it is off.
-func (rf *runFlags) server(fs *flag.FlagSet, d *daemon, w *configs.Worker, log *slog.Logger) (*httpServer, error) {
-	addr := rf.listenAddr(fs, w)
-	if addr == "" {
-		return nil, nil
-	}
-	api := &restAPI{d: d, readOnly: rf.readOnly, log: log}
-	return serveHTTP(serverConfig{addr: addr, authFile: rf.authFile, certFile: rf.tlsCert, keyFile: rf.tlsKey}, api, log)
 }

@@ -14,11 +14,12 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
 // The operator tools ask Kafka what the daemon's consumer would see, so
-// they build their clients from the same kafkaOpts the daemon uses: every
+// they build their clients from the same wiring.KafkaOpts the daemon uses: every
 // consumer.override.* and security setting the daemon honours, they do.
 
 // kafkaTool is a client of one connector's cluster for the tools: no
@@ -32,13 +33,13 @@ type kafkaTool struct {
 
 func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*kafkaTool, error) {
 	logins := kerberos.NewLogins(log)
-	sec, err := kafkaSecurity(c, logins)
+	sec, err := wiring.KafkaSecurity(c, logins)
 	if err != nil {
 		logins.Close()
 		return nil, err
 	}
-	mem := newProcessMemory(0, 1, log).connector(c)
-	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, kafkaOpts(c, mem, sec, log)...)
+	mem := wiring.NewProcessMemory(0, 1, log).Connector(c)
+	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, wiring.KafkaOpts(c, mem, sec, log)...)
 	opts = append(opts, kgo.ClientID("hdfs-sink-tool-"+c.Name), kgo.RequestRetries(2), kgo.RetryTimeout(10*time.Second))
 	cl, err := kgo.NewClient(append(opts, extra...)...)
 	if err != nil {

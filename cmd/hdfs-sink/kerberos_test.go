@@ -10,6 +10,8 @@ import (
 
 	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
 	"github.com/jcmturner/gokrb5/v8/keytab"
+
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
 // krbFiles writes a krb5.conf, a keytab for sink@EXAMPLE.COM and a
@@ -62,7 +64,7 @@ func krbConnector(t *testing.T, dtp string, extra map[string]string) string {
 			delete(cfg, k)
 		}
 	}
-	c := loadConnector(t, t.TempDir(), "krb", cfg)
+	c := conftest.Connector(t, t.TempDir(), "krb", cfg)
 	return c.Source
 }
 
@@ -135,11 +137,5 @@ func TestHiveSASLFromHiveSite(t *testing.T) {
 	code, out, errOut := runCheck(t, src)
 	if code != 0 || !strings.Contains(out, "; SASL GSSAPI to hive/_HOST@EXAMPLE.COM") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
-	}
-}
-
-func TestServiceSPN(t *testing.T) {
-	if got := serviceSPN("hive/_HOST@EXAMPLE.COM", "HMS1.example.com"); got != "hive/hms1.example.com" {
-		t.Errorf("serviceSPN = %q", got)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain fails the package's tests if any goroutine outlives them: every
-// goroutine the daemon starts has an owner that stops it.
+// TestMain fails the package's tests if any goroutine outlives them: a
+// command's clients and logins end with it.
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync/atomic"
 
@@ -66,4 +68,41 @@ func redactAttr(red *configs.Redactor, a slog.Attr) slog.Attr {
 		}
 	}
 	return a
+}
+
+// logFlags are shared by the commands that log.
+type logFlags struct {
+	level, format string
+	redact        *atomic.Pointer[configs.Redactor] // set by logger, filled by hide
+}
+
+func (l *logFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&l.level, "log-level", "info", "debug shows every state transition")
+	fs.StringVar(&l.format, "log-format", "text", "text or json")
+}
+
+func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(l.level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", l.level)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	var h slog.Handler
+	switch l.format {
+	case "text":
+		h = slog.NewTextHandler(w, opts)
+	case "json":
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, fmt.Errorf("--log-format %q: want text or json", l.format)
+	}
+	l.redact = new(atomic.Pointer[configs.Redactor])
+	return slog.New(redactHandler{inner: h, r: l.redact}), nil
+}
+
+// hide makes the loggers of l hide r's secrets from now on.
+func (l *logFlags) hide(r *configs.Redactor) {
+	if l.redact != nil {
+		l.redact.Store(r)
+	}
 }

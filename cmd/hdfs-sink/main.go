@@ -13,27 +13,20 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
-
-	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
-var version = "dev"
-
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(stderr)
+		printUsage(stderr)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -60,15 +53,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version":
 		return cmdVersion(rest, stdout, stderr)
 	case "-h", "--help", "help":
-		usage(stdout)
+		printUsage(stdout)
 		return 0
 	}
 	fmt.Fprintf(stderr, "hdfs-sink: unknown command %q\n", cmd)
-	usage(stderr)
+	printUsage(stderr)
 	return 2
 }
 
-func usage(w io.Writer) {
+func printUsage(w io.Writer) {
 	fmt.Fprint(w, `usage:
   hdfs-sink run   [--worker FILE] --config <file|dir> [--listen 127.0.0.1:8083] [--read-only] [--log-level debug|info|warn] [--log-format text|json]
                   (hdfs-sink run -h lists the REST, TLS, restart and reload flags)
@@ -81,41 +74,4 @@ func usage(w io.Writer) {
   (Confluent's image convention) are the worker, if set. Every command that reads
   connector files takes it.
 `+toolUsage)
-}
-
-// logFlags are shared by the commands that log.
-type logFlags struct {
-	level, format string
-	redact        *atomic.Pointer[configs.Redactor] // set by logger, filled by hide
-}
-
-func (l *logFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&l.level, "log-level", "info", "debug shows every state transition")
-	fs.StringVar(&l.format, "log-format", "text", "text or json")
-}
-
-func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(l.level)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", l.level)
-	}
-	opts := &slog.HandlerOptions{Level: lvl}
-	var h slog.Handler
-	switch l.format {
-	case "text":
-		h = slog.NewTextHandler(w, opts)
-	case "json":
-		h = slog.NewJSONHandler(w, opts)
-	default:
-		return nil, fmt.Errorf("--log-format %q: want text or json", l.format)
-	}
-	l.redact = new(atomic.Pointer[configs.Redactor])
-	return slog.New(redactHandler{inner: h, r: l.redact}), nil
-}
-
-// hide makes the loggers of l hide r's secrets from now on.
-func (l *logFlags) hide(r *configs.Redactor) {
-	if l.redact != nil {
-		l.redact.Store(r)
-	}
 }

@@ -13,7 +13,7 @@ func TestCheckReportsBadConfig(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"name":"orders","config":{"topics":"orders","hdfs.url":"hdfs://nn:8020","flush.size":"ten","bootstrap.servers":"k:9092","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://sr:8081"}}`), 0o644)
 	var out, errOut bytes.Buffer
-	if code := run([]string{"check", "--config", bad}, &out, &errOut); code != 1 {
+	if code := dispatch([]string{"check", "--config", bad}, &out, &errOut); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
 	for _, want := range []string{`connector "orders"`, "flush.size", `"ten"`} {
@@ -33,12 +33,12 @@ func TestRunRefusesBadWiringBeforeConsuming(t *testing.T) {
 		"partition.duration.ms":"3600000","locale":"de-DE","timezone":"UTC",
 		"bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1"}}`), 0o644)
 	var out, errOut bytes.Buffer
-	code := run([]string{"run", "--config", f, "--status-addr", ""}, &out, &errOut)
+	code := dispatch([]string{"run", "--config", f, "--status-addr", ""}, &out, &errOut)
 	if code != 2 || !strings.Contains(errOut.String(), "partitioner") {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
 	}
 	errOut.Reset()
-	if code := run([]string{"check", "--config", f}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "partitioner") {
+	if code := dispatch([]string{"check", "--config", f}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "partitioner") {
 		t.Fatalf("check: exit %d, stderr:\n%s", code, errOut.String())
 	}
 }
@@ -52,7 +52,7 @@ func TestCheckRefusesTopicsTooLongToWrite(t *testing.T) {
 	os.WriteFile(f, []byte(`{"name":"long","config":{"topics":"ok,`+topic+`","store.url":"file://`+dir+`/data","flush.size":"10",
 		"bootstrap.servers":"127.0.0.1:1","value.converter":"io.confluent.connect.avro.AvroConverter","value.converter.schema.registry.url":"http://127.0.0.1:1"}}`), 0o644)
 	var out, errOut bytes.Buffer
-	if code := run([]string{"check", "--config", f}, &out, &errOut); code != 1 {
+	if code := dispatch([]string{"check", "--config", f}, &out, &errOut); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut.String())
 	}
 	want := `connector "long" (` + f + `): topics: topic "` + topic + `" partition 0: committed file names would be 259 bytes with offsets of 10 digits (filename.offset.zero.pad.width), more than the 255 the store allows in one name; topics of at most 226 characters can be written as partition 0 with this format`
@@ -63,7 +63,7 @@ func TestCheckRefusesTopicsTooLongToWrite(t *testing.T) {
 
 func TestUnknownCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"frobnicate"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "frobnicate") {
+	if code := dispatch([]string{"frobnicate"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "frobnicate") {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 }

@@ -12,7 +12,7 @@ import (
 // run it instead of starting an embedded Kafka.
 func TestProductionBuildHasNoDemo(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run([]string{"demo"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "make demo") {
+	if code := dispatch([]string{"demo"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "make demo") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 }

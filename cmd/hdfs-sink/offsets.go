@@ -72,7 +72,7 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	if err := fs.Parse(args); err != nil {
 		return r, err
 	}
-	if r.cf.config == "" || r.topic == "" || r.partition < 0 || r.to == "" {
+	if r.cf.Config == "" || r.topic == "" || r.partition < 0 || r.to == "" {
 		return r, errors.New("--config, --topic, --partition and --to are required")
 	}
 	return r, nil
@@ -127,19 +127,6 @@ func (r resetArgs) target(ctx context.Context, c *configs.Connector) (int64, err
 	}
 	defer kt.close()
 	return kt.offsetAt(ctx, r.topic, int32(r.partition), r.to)
-}
-
-// pickConnector is the named connector, or the only one.
-func pickConnector(conns []*configs.Connector, name string) (*configs.Connector, error) {
-	for _, c := range conns {
-		if c.Name == name || (name == "" && len(conns) == 1) {
-			return c, nil
-		}
-	}
-	if name == "" {
-		return nil, fmt.Errorf("the config holds %d connectors: name one with --connector", len(conns))
-	}
-	return nil, fmt.Errorf("no connector %q in the config", name)
 }
 
 // partitionOffsets is one row of `hdfs-sink offsets`.

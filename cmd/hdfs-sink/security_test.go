@@ -2,17 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
-	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-
-	"github.com/hdfs-sink/hdfs-sink/configs"
-	"github.com/hdfs-sink/hdfs-sink/internal/testpki"
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
 const scramJAAS = `org.apache.kafka.common.security.scram.ScramLoginModule required username="sink" password="hunter2";`
@@ -46,9 +39,9 @@ func TestCheckRefusesSecuritySettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := loadConnector(t, dir, "sec", tt.extra)
+			c := conftest.Connector(t, dir, "sec", tt.extra)
 			var out, errOut bytes.Buffer
-			code := run([]string{"check", "--config", c.Source}, &out, &errOut)
+			code := dispatch([]string{"check", "--config", c.Source}, &out, &errOut)
 			if code != 1 || !strings.Contains(errOut.String(), `connector "sec" (`+c.Source+`): `+tt.want) {
 				t.Fatalf("exit %d, stderr:\n%s\nwant: %s", code, errOut.String(), tt.want)
 			}
@@ -56,73 +49,5 @@ func TestCheckRefusesSecuritySettings(t *testing.T) {
 				t.Errorf("stderr shows a secret or a warning:\n%s", errOut.String())
 			}
 		})
-	}
-}
-
-// TestCheckAcceptsSecuritySettings: keys at every level, stores read.
-func TestCheckAcceptsSecuritySettings(t *testing.T) {
-	dir := t.TempDir()
-	ca := testpki.NewCA(t, "ca")
-	jks := testpki.Write(t, dir, "ts.jks", ca.TrustJKS(t, "trustpw"))
-	pemCA := testpki.Write(t, dir, "ca.pem", testpki.CertPEM(ca.Cert))
-	c := loadConnector(t, dir, "sec", map[string]string{
-		"consumer.override.security.protocol": "SASL_SSL", "consumer.override.sasl.mechanism": "SCRAM-SHA-512", "consumer.override.sasl.jaas.config": scramJAAS,
-		"consumer.override.ssl.truststore.location": jks, "consumer.override.ssl.truststore.password": "trustpw",
-		"value.converter.schema.registry.url":                 "https://sr:8443",
-		"value.converter.schema.registry.ssl.truststore.type": "PEM", "value.converter.schema.registry.ssl.truststore.location": pemCA,
-		"value.converter.basic.auth.credentials.source": "SASL_INHERIT",
-		"producer.override.security.protocol":           "SASL_SSL", // the same as the consumer's: fine
-	})
-	var out, errOut bytes.Buffer
-	if code := run([]string{"check", "--config", c.Source}, &out, &errOut); code != 0 || errOut.Len() != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut.String())
-	}
-	cfg, err := registryConfig(c, slog.New(slog.DiscardHandler))
-	if err != nil || cfg.Username != "sink" || cfg.Password != "hunter2" || cfg.TLS == nil {
-		t.Fatalf("registry config: user %q, TLS %v, %v", cfg.Username, cfg.TLS != nil, err)
-	}
-}
-
-// TestSecurityKeysAreNotIgnored: consumer overrides that are security keys
-// are applied by kafkaclient, not logged as ignored.
-func TestSecurityKeysAreNotIgnored(t *testing.T) {
-	var logs bytes.Buffer
-	kafkaOverrides(map[string]string{"security.protocol": "SSL", "ssl.truststore.location": "/x", "fetch.min.bytes": "1"},
-		slog.New(slog.NewTextHandler(&logs, nil)))
-	if strings.Contains(logs.String(), "security") || strings.Contains(logs.String(), "ssl.") || !strings.Contains(logs.String(), "fetch.min.bytes") {
-		t.Fatalf("log:\n%s", logs.String())
-	}
-}
-
-// TestDaemonStopsConnectorOnTLSRefusal: a broker whose certificate the
-// connector does not trust fails the connector within seconds, with the
-// broker's address and the reason in its status; the daemon exits 1.
-func TestDaemonStopsConnectorOnTLSRefusal(t *testing.T) {
-	ca := testpki.NewCA(t, "ca")
-	leaf := ca.Issue(t, testpki.LeafOpts{Name: "broker", IPs: []string{"127.0.0.1"}})
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.TLS(&tls.Config{Certificates: []tls.Certificate{leaf.TLS()}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	dir := t.TempDir()
-	other := testpki.Write(t, dir, "other.pem", testpki.CertPEM(testpki.NewCA(t, "other").Cert))
-	c := loadConnector(t, dir, "tls", map[string]string{"bootstrap.servers": cluster.ListenAddrs()[0],
-		"consumer.override.security.protocol": "SSL", "consumer.override.ssl.truststore.type": "PEM", "consumer.override.ssl.truststore.location": other})
-	d := newDaemon(nil, processMemory{}, newStatusBoard(), slog.New(slog.DiscardHandler))
-	d.restart.attempts = 0 // --restart-max-attempts 0: the failure ends the run
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	start := time.Now()
-	if code := d.runConnectors(ctx, []*configs.Connector{c}); code != 1 {
-		t.Fatalf("exit code %d, want 1", code)
-	}
-	st := d.board.snapshot()[0]
-	want := `connector "tls": Kafka at ` + cluster.ListenAddrs()[0] + `: TLS: the server's certificate is not signed by a trusted CA`
-	if st.State != "failed" || !strings.Contains(st.Error, want) {
-		t.Fatalf("status %+v\nwant failed with %q", st, want)
-	}
-	if took := time.Since(start); took > 20*time.Second {
-		t.Errorf("took %v", took)
 	}
 }

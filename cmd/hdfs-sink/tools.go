@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -35,6 +36,16 @@ const toolUsage = `  hdfs-sink verify  [--worker FILE] --config <file.json|dir> 
   hdfs-sink offsets reset [--worker FILE] --config <file.json|dir> [--connector NAME] --topic T --partition P --to <OFFSET|earliest|latest|RFC3339 time>
   hdfs-sink check --connect [--worker FILE] --config <file.json|dir>   also reach every service each connector needs
 `
+
+// configFlags are how run, check and the tools find their settings.
+type configFlags struct {
+	wiring.Files
+}
+
+func (cf *configFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&cf.Config, "config", "", "connector file or directory (*.json, *.properties)")
+	fs.StringVar(&cf.Worker, "worker", "", "Kafka Connect worker properties file (default: the CONNECT_* environment, if any)")
+}
 
 // toolFlags are the flags every tool shares.
 type toolFlags struct {
@@ -91,7 +102,7 @@ func show[T any](w io.Writer, asJSON bool, rep T, table func(io.Writer, T)) {
 
 // load loads the config and picks the connector the flags name.
 func (t *toolFlags) load() (*configs.Connector, error) {
-	if t.cf.config == "" {
+	if t.cf.Config == "" {
 		return nil, fmt.Errorf("--config is required")
 	}
 	conns, redact, err := loadConnectors(t.cf)
@@ -105,14 +116,27 @@ func (t *toolFlags) load() (*configs.Connector, error) {
 // as run does, refused where run would refuse them. The Redactor hides
 // their secrets in whatever the tool prints.
 func loadConnectors(cf configFlags) ([]*configs.Connector, *configs.Redactor, error) {
-	l, err := cf.load()
+	l, err := cf.Load()
 	if err != nil {
-		return nil, l.redact, err
+		return nil, l.Redact, err
 	}
-	if _, err := checkWiring(l.conns, l.redact); err != nil {
-		return nil, l.redact, err
+	if err := wiring.CheckWiring(l.Conns, l.Redact); err != nil {
+		return nil, l.Redact, err
 	}
-	return l.conns, l.redact, nil
+	return l.Conns, l.Redact, nil
+}
+
+// pickConnector is the named connector, or the only one.
+func pickConnector(conns []*configs.Connector, name string) (*configs.Connector, error) {
+	for _, c := range conns {
+		if c.Name == name || (name == "" && len(conns) == 1) {
+			return c, nil
+		}
+	}
+	if name == "" {
+		return nil, fmt.Errorf("the config holds %d connectors: name one with --connector", len(conns))
+	}
+	return nil, fmt.Errorf("no connector %q in the config", name)
 }
 
 // toolLogger writes the tools' own log lines (warnings) to stderr.
@@ -123,7 +147,7 @@ func toolLogger(stderr io.Writer) *slog.Logger {
 // writeSettings are the connector's store paths and partitioner, as the
 // daemon wires them: what the tools read and what a repair claims with.
 func writeSettings(c *configs.Connector, store storage.FS) (sink.WriteSettings, error) {
-	part, err := outputPartitioner(c)
+	part, err := wiring.OutputPartitioner(c)
 	if err != nil {
 		return sink.WriteSettings{}, err
 	}
@@ -154,7 +178,7 @@ func printJSON(w io.Writer, v any) {
 	enc.Encode(v)
 }
 
-// withTimeout bounds a tool's work.
+// context bounds a tool's work by --timeout.
 func (t *toolFlags) context(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, t.timeout)
 }
@@ -163,7 +187,7 @@ func (t *toolFlags) context(ctx context.Context) (context.Context, context.Cance
 // exit) with Kerberos logins of its own, which closing the store ends.
 func openToolStore(c *configs.Connector) (storage.FS, error) {
 	logins := kerberos.NewLogins(slog.New(slog.DiscardHandler))
-	store, err := openStore(c, logins)
+	store, err := wiring.OpenStore(c, logins)
 	if err != nil {
 		logins.Close()
 		return nil, err

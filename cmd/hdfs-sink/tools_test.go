@@ -28,7 +28,7 @@ func toolConnector(t *testing.T) (cfg, data string) {
 
 func runTool(args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
-	code := run(args, &out, &errOut)
+	code := dispatch(args, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

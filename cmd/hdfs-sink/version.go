@@ -16,8 +16,9 @@ import (
 // module's build info (vcs.revision, vcs.time), which debug.ReadBuildInfo
 // returns.
 var (
-	commit = ""
-	date   = ""
+	version = "dev"
+	commit  = ""
+	date    = ""
 )
 
 // buildInfo is what `hdfs-sink version` prints.

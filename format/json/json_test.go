@@ -187,7 +187,7 @@ func TestValueFailures(t *testing.T) {
 // TestAppendMismatch: native values of the wrong shape (not produced by
 // goavro for that schema) are errors, not panics.
 func TestAppendMismatch(t *testing.T) {
-	root, err := avsc.Parse(rec1(`["null","int"]`))
+	root, err := avsc.ParseStrict(rec1(`["null","int"]`))
 	if err != nil {
 		t.Fatal(err)
 	}

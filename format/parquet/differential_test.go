@@ -84,7 +84,7 @@ type oracle struct {
 
 func newOracle(t testing.TB, s *schema.Schema, timestamps string) *oracle {
 	t.Helper()
-	root, err := avsc.Parse(s.Text)
+	root, err := avsc.ParseStrict(s.Text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func (p pair) close() { _ = p.w.Close(); p.o.rb.Release() }
 // corrupted copies of them, give the same outcome and the same Arrow
 // record through WriteDatum as through the old goavro-native path.
 func TestDifferential(t *testing.T) {
-	root, err := avsc.Parse(richSchema)
+	root, err := avsc.ParseStrict(richSchema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestDifferential(t *testing.T) {
 // FuzzDifferential: any bytes give the same outcome and record through
 // WriteDatum as through the old path.
 func FuzzDifferential(f *testing.F) {
-	root, err := avsc.Parse(richSchema)
+	root, err := avsc.ParseStrict(richSchema)
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func (c decimalColumn) unscaled(v any, path string) (*big.Int, error) {
 	if err != nil {
 		return nil, &format.ValueError{Path: path, Msg: err.Error()}
 	}
-	if avsc.Digits(u) > c.precision {
+	if digits(u) > c.precision {
 		return nil, &format.ValueError{Path: path, Msg: fmt.Sprintf("decimal %s has more than %d digits",
 			avsc.DecimalString(u, c.scale), c.precision)}
 	}
@@ -485,4 +485,12 @@ func nativeDecimalType(n *avsc.Node, path string) (arrow.DataType, column, error
 		return &arrow.Decimal256Type{Precision: p, Scale: s}, col, nil
 	}
 	return nil, nil, &avsc.SchemaError{Path: path, Msg: fmt.Sprintf("decimal precision %d exceeds %d", n.Precision, maxDecimal256)}
+}
+
+// digits is the number of decimal digits of |v| (0 has one digit).
+func digits(v *big.Int) int {
+	if v.Sign() == 0 {
+		return 1
+	}
+	return len(new(big.Int).Abs(v).String())
 }

@@ -75,7 +75,7 @@ func CheckKafkaSecure(ctx context.Context) error {
 	if err != nil {
 		return wrap(err)
 	}
-	sec.Opts(slog.New(slog.DiscardHandler))
+	sec.SetLogger(slog.New(slog.DiscardHandler))
 	if err := sec.WaitReady(ctx, []string{KafkaSASLSSLAddr}); err != nil {
 		return wrap(err)
 	}

@@ -16,23 +16,20 @@ import (
 // an unknown type, a field without a type).
 //
 // mapErr says whether the output formats and Hive can map the schema: nil,
-// or the *SchemaError that Parse returns for text. Reading a schema once
-// thus serves both kinds of consumer.
+// or the *SchemaError of the first thing they cannot (the top level is not
+// a record, a record contains itself, what Read takes in goavro's stead: a
+// union directly inside a union, a name defined twice, a fixed without a
+// valid size, ...). Reading a schema once thus serves both kinds of
+// consumer.
 func Read(text string) (root *Node, mapErr, err error) {
 	p, root, err := read(text, false)
 	return root, p.problem, err
 }
 
-// Parse reads the schema JSON as Read does, but only what the output
-// formats and Hive can map: the top level must be a record, no record may
-// contain itself, and what Read takes in goavro's stead (a union directly
-// inside a union, a name defined twice, a fixed without a valid size, ...)
-// is refused. The first problem in the text is the error.
-func Parse(text string) (*Node, error) { return mappable(read(text, false)) }
-
-// ParseStrict is Parse for schemas that Java Avro must read too (Hive reads
-// the table's Avro schema with it): a schema object's "type" must be a
-// type name, as the Avro specification says.
+// ParseStrict reads the schema JSON as Read does, but only what the output
+// formats and Hive can map (mapErr is the error), and as Java Avro must
+// read it too (Hive reads the table's Avro schema with it): a schema
+// object's "type" must be a type name, as the Avro specification says.
 func ParseStrict(text string) (*Node, error) { return mappable(read(text, true)) }
 
 // mappable returns root, or the first problem the parser met: a noted one

@@ -40,11 +40,3 @@ func DecimalString(unscaled *big.Int, scale int) string {
 	cut := len(digits) - scale
 	return sign + digits[:cut] + "." + digits[cut:]
 }
-
-// Digits is the number of decimal digits of |v| (0 has one digit).
-func Digits(v *big.Int) int {
-	if v.Sign() == 0 {
-		return 1
-	}
-	return len(new(big.Int).Abs(v).String())
-}

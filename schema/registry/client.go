@@ -114,8 +114,8 @@ type backend struct {
 
 var _ schema.Registry = (*Client)(nil)
 
-// NewClient validates cfg and returns a *Client. No request is made.
-func NewClient(cfg ClientConfig) (schema.Registry, error) {
+// NewClient validates cfg and returns the client. No request is made.
+func NewClient(cfg ClientConfig) (*Client, error) {
 	if len(cfg.URLs) == 0 {
 		return nil, errors.New("schema: client: no registry URL")
 	}

@@ -53,7 +53,7 @@ func countIDRequests(reg *srfake.Registry) *atomic.Int64 {
 	return &n
 }
 
-func mustClient(t *testing.T, cfg ClientConfig) schema.Registry {
+func mustClient(t *testing.T, cfg ClientConfig) *Client {
 	t.Helper()
 	c, err := NewClient(cfg)
 	if err != nil {
@@ -155,7 +155,7 @@ func TestClientWaitsOutConnectionRefused(t *testing.T) {
 	default:
 	}
 	// The lookup waits, so nothing else says the registry is down: Down does.
-	if since, err := c.(*Client).Down(); err == nil || since.IsZero() || !strings.Contains(err.Error(), "refused") {
+	if since, err := c.Down(); err == nil || since.IsZero() || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("Down() during the outage = %v, %v; want the refusal and its start", since, err)
 	}
 
@@ -177,7 +177,7 @@ func TestClientWaitsOutConnectionRefused(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("lookup did not recover after the registry came back")
 	}
-	if _, err := c.(*Client).Down(); err != nil {
+	if _, err := c.Down(); err != nil {
 		t.Fatalf("Down() after the registry came back = %v", err)
 	}
 }

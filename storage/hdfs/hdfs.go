@@ -14,9 +14,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
-	"os"
 	"path"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -333,9 +331,4 @@ func (f *file) release() {
 		f.released = true
 		_ = f.w.Close()
 	}
-}
-
-// IsNotEmpty reports an error from renaming onto a non-empty directory.
-func IsNotEmpty(err error) bool {
-	return err != nil && (errors.Is(err, fs.ErrExist) || strings.Contains(err.Error(), "not empty") || errors.Is(err, os.ErrExist))
 }

@@ -56,7 +56,7 @@ func (t Target) String() string {
 	return s
 }
 
-// Resolve finds the NameNodes opts.URL names. Without ConfDir the URL's
+// resolve finds the NameNodes opts.URL names. Without ConfDir the URL's
 // host is the NameNode (port 8020 by default). With it, a host that
 // hdfs-site.xml names a nameservice resolves to exactly that
 // nameservice's NameNodes (dfs.ha.namenodes.<ns> and
@@ -65,11 +65,6 @@ func (t Target) String() string {
 // other clusters too. A bare host that is no nameservice is an error when
 // the file defines nameservices, as a mistyped one would otherwise be
 // dialled as a host name.
-func Resolve(opts Options) (Target, error) {
-	t, _, err := resolve(opts)
-	return t, err
-}
-
 func resolve(opts Options) (Target, hadoopconf.HadoopConf, error) {
 	u, err := url.Parse(opts.URL)
 	if err != nil || u.Scheme != "hdfs" || u.Hostname() == "" {

@@ -25,13 +25,6 @@ type Security struct {
 	RPCProtection string
 }
 
-// Describe checks opts and says what security a connection would use,
-// without connecting: `check` shows it.
-func Describe(opts Options) (Security, error) {
-	_, sec, err := clientOptions(opts)
-	return sec, err
-}
-
 func (s Security) String() string {
 	if !s.Kerberos {
 		return "simple authentication (no Kerberos): the NameNode trusts the user name the client sends"

@@ -1,0 +1,251 @@
+// Package wiring is the one place where a connector file becomes what the
+// packages below take: sink.Config (the output format, the partitioner,
+// the memory plan), the store's options (hdfs.Options, Kerberos logins),
+// the schema registry client's configuration, the Kafka client's security
+// (kafkaclient.Security, parsed once per connector run) and the Hive
+// metastore's dial options. It also loads the worker and connector files
+// as every command does (LoadChecked), checks what configs alone cannot
+// (CheckWiring, Check: what `hdfs-sink check` says), plans the process's
+// memory and hides secrets in what is shown (Redact, RedactedErrors).
+// The daemon and every tool of cmd/hdfs-sink use it, so that a tool
+// reaches Kafka and the store exactly as the daemon would.
+package wiring
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
+	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// ConnectorDeps are what a connector's wiring takes besides its file.
+type ConnectorDeps struct {
+	Store    storage.FS
+	Registry schema.Registry // nil: schemaless values
+	Mem      ProcessMemory
+	Log      *slog.Logger
+	Faults   sink.Faults
+	// Security is the connector's Kafka security (KafkaSecurity), parsed
+	// once per run: the readiness probe and the client share it.
+	Security *kafkaclient.Security
+}
+
+// SinkConfig turns a validated connector file into the sink's wiring,
+// within the process's memory. What this build cannot do yet is refused
+// here, before anything is consumed.
+func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
+	f, err := OutputFormat(c)
+	if err != nil {
+		return sink.Config{}, err
+	}
+	part, err := OutputPartitioner(c)
+	if err != nil {
+		return sink.Config{}, err
+	}
+	compat, err := schema.ParseCompatibility(string(c.SchemaCompatibility))
+	if err != nil {
+		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
+	}
+	mem, log := d.Mem.Connector(c), d.Log
+	cfg := sink.Config{
+		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
+		StartAtEnd: c.Consumer.AutoOffsetReset == configs.ResetLatest,
+		WriteSettings: sink.WriteSettings{
+			FS: d.Store, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
+			Pad: c.OffsetPadWidth, FlushSize: c.FlushSize, MaxFileBytes: c.RotateMaxFileBytes, Compatibility: compat,
+			RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
+			Faults: d.Faults,
+		},
+		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
+		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
+		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
+		LogBadRecords: c.Errors.LogEnable, LogRecordContent: c.Errors.LogMessages,
+		FailOnNull: c.NullValues == configs.NullFail,
+		MemoryMax:  mem.FileBudget, Budget: d.Mem.budget, Logger: log,
+	}
+	if c.TopicsRegex != nil {
+		cfg.TopicsRegex = c.TopicsRegex.String()
+	}
+	if c.Errors.Tolerance == configs.ToleranceAll {
+		cfg.Tolerance = sink.ToleranceAll
+	}
+	cfg.KafkaOpts = KafkaOpts(c, mem, d.Security, log) // once: each build logs its warnings
+	cfg.KafkaFatal = kafkaFatal(d.Security)
+	return cfg, nil
+}
+
+// outputFormats maps the format names configs resolves format.class to
+// (Confluent class names included) to the encoders, configured from the
+// connector file. It is the one name → format table.
+var outputFormats = map[configs.Format]func(c *configs.Connector) (format.Format, error){
+	configs.FormatAvro: func(c *configs.Connector) (format.Format, error) {
+		return avro.New(avro.Options{Codec: string(c.AvroCodec)})
+	},
+	configs.FormatParquet: func(c *configs.Connector) (format.Format, error) {
+		return parquet.New(parquet.Options{Codec: string(c.ParquetCodec), RowGroupBytes: int(c.ParquetRowGroupBytes)})
+	},
+	configs.FormatJSON: func(*configs.Connector) (format.Format, error) {
+		return jsonfmt.New(jsonfmt.Options{})
+	},
+	configs.FormatString: func(*configs.Connector) (format.Format, error) {
+		return jsonfmt.NewText(), nil
+	},
+}
+
+// OutputFormat is the encoder of the connector's format.class.
+func OutputFormat(c *configs.Connector) (format.Format, error) {
+	newFormat, ok := outputFormats[c.Format]
+	if !ok {
+		return nil, fmt.Errorf("format: unknown format %q (supported: avro, parquet, json, string)", c.Format)
+	}
+	f, err := newFormat(c)
+	if err != nil {
+		return nil, fmt.Errorf("format %q: %w", c.Format, err)
+	}
+	return f, nil
+}
+
+// OutputPartitioner is the connector's partitioner.class, configured.
+func OutputPartitioner(c *configs.Connector) (partitioner.Partitioner, error) {
+	p, err := partitioner.New(partitioner.Config{
+		Kind: partitioner.Kind(c.Partitioner.Kind), FieldNames: c.Partitioner.Fields,
+		Duration: c.Partitioner.Duration, PathFormat: c.Partitioner.PathFormat, Locale: c.Locale,
+		Location: c.Timezone, Extractor: partitioner.Extractor(c.Partitioner.Extractor),
+		TimestampField: c.Partitioner.TimestampField,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connector %q (%s): partitioner: %w", c.Name, c.Source, err)
+	}
+	return p, nil
+}
+
+// Group timeouts as Kafka Connect's workers use them, not the plain
+// consumer's 45 s session: after a crash the partitions of the dead process
+// stay unassigned, so nothing is written, until its session expires.
+const (
+	defaultSessionTimeout    = 10 * time.Second
+	defaultHeartbeatInterval = 3 * time.Second
+)
+
+// KafkaOpts are the client options from the connector file: the memory
+// plan's fetch bounds, group timeouts, the security settings (TLS, SASL,
+// and franz-go's log lines), then the consumer.override.* keys, which win
+// because franz-go applies options in order (so does isolation.level over
+// the sink's read_committed).
+func KafkaOpts(c *configs.Connector, mem sink.MemoryPlan, sec *kafkaclient.Security, log *slog.Logger) []kgo.Opt {
+	opts := append(mem.FetchOpts(), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
+	opts = append(opts, sec.Opts(log.With("connector", c.Name))...)
+	if c.Consumer.ReadUncommitted {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	}
+	return append(opts, kafkaOverrides(c.Consumer.Overrides, log.With("connector", c.Name))...)
+}
+
+// kafkaOverrides applies the consumer.override.* keys franz-go has an
+// equivalent for, and says which it ignores. Security keys are not among
+// them: kafkaclient applies those, or check refuses them.
+func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
+	var opts []kgo.Opt
+	for k, v := range over {
+		if kafkaclient.IsSecurityKey(k) {
+			continue
+		}
+		switch k {
+		case "session.timeout.ms":
+			if d, err := time.ParseDuration(v + "ms"); err == nil {
+				opts = append(opts, kgo.SessionTimeout(d))
+				continue
+			}
+		case "heartbeat.interval.ms":
+			if d, err := time.ParseDuration(v + "ms"); err == nil {
+				opts = append(opts, kgo.HeartbeatInterval(d))
+				continue
+			}
+		case "client.id":
+			opts = append(opts, kgo.ClientID(v))
+			continue
+		case "group.instance.id":
+			// Static membership: a restarted process with the same id takes
+			// its partitions back at once, without waiting for a session to
+			// expire or a rebalance. Each process needs its own id.
+			opts = append(opts, kgo.InstanceID(v))
+			continue
+		case "enable.auto.commit", "key.deserializer", "value.deserializer":
+			continue // owned by hdfs-sink
+		}
+		log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
+	}
+	return opts
+}
+
+// checkSecurity: the Kafka and registry security settings, stores read.
+func checkSecurity(c *configs.Connector) []error {
+	var errs []error
+	if _, err := KafkaSecurity(c, nil); err != nil {
+		errs = append(errs, err)
+	}
+	if err := producerSecurity(c); err != nil {
+		errs = append(errs, err)
+	}
+	if !c.Schemaless {
+		if _, err := registryConfig(c, slog.New(slog.DiscardHandler)); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+// checkWiring finds what configs alone cannot: settings the wired packages
+// refuse (the output format, the partitioner, security settings that
+// cannot be honoured or stores that cannot be read), listed topics whose
+// committed file names would be longer than the store allows (an error at
+// partition 0, a warning naming the first partition refused at assignment
+// otherwise: checkTopicNames), and what hadoop.conf.dir and hive.conf.dir
+// say (envcheck.go).
+// check and run both use it, so run refuses what check refuses. It returns
+// what check reports of each connector.
+func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, error) {
+	var errs []error
+	reports := make([]report, len(conns))
+	for i, c := range conns {
+		warns, cerrs := checkConnector(c)
+		errs = append(errs, cerrs...)
+		rep, err := connectorReport(c, r)
+		rep.warns = append(rep.warns, warns...)
+		reports[i] = rep
+		errs = append(errs, err)
+	}
+	return reports, errors.Join(errs...)
+}
+
+// CheckWiring is what checkWiring refuses, without the reports.
+func CheckWiring(conns []*configs.Connector, r *configs.Redactor) error {
+	_, err := checkWiring(conns, r)
+	return err
+}
+
+func checkConnector(c *configs.Connector) (warns []string, errs []error) {
+	if _, err := OutputPartitioner(c); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, checkSecurity(c)...)
+	f, err := OutputFormat(c)
+	if err != nil {
+		return nil, append(errs, err)
+	}
+	warns, nameErrs := checkTopicNames(c, f.Extension())
+	return warns, append(errs, nameErrs...)
+}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/internal/itest"
+	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+)
+
+// runSinkCase runs the real sink in-process on a pre-produced backlog and
+// times it from partition assignment to the commit of the last offset.
+func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
+	store, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: itest.DefaultHDFSUser})
+	if err != nil {
+		return caseResult{}, err
+	}
+	defer store.Close()
+	mem := sink.PlanMemory(spec.MemoryMax, 1)
+	cfg, watch, err := sinkConfig(spec, mem, store)
+	if err != nil {
+		return caseResult{}, err
+	}
+	if mem.Ceiling > 0 {
+		// As hdfs-sink run --memory-max-bytes does: the GC keeps the heap
+		// under the ceiling instead of letting it double (GOGC=100).
+		debug.SetMemoryLimit(mem.GoLimit)
+	}
+	ends, err := endOffsets(ctx, spec.Topic)
+	if err != nil {
+		return caseResult{}, err
+	}
+	started := time.Now()
+	conn, err := sink.New(cfg)
+	if err != nil {
+		return caseResult{}, err
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- conn.Run(runCtx) }()
+	defer func() { stop(); <-done }()
+
+	var res caseResult
+	if err := watch.waitAssigned(ctx, done); err != nil {
+		return res, err
+	}
+	res.StartupSec = time.Since(started).Seconds()
+	m := startMeter()
+	if err := watch.waitCommitted(ctx, ends, done); err != nil {
+		return res, err
+	}
+	m.stop(&res)
+	res.Records, res.Bytes = spec.Records, spec.Bytes
+	res.PeakBuffered, res.MemRotations = conn.Stats.PeakBuffered.Load(), conn.Stats.MemoryRotations.Load()
+	res.PeakOpenFiles = conn.Stats.PeakOpenFiles.Load()
+	res.BufferCeiling = cfg.MemoryMax
+	if spec.TailProbe {
+		if res.TailSeconds, err = tailProbe(ctx, spec, watch, done); err != nil {
+			return res, err
+		}
+	}
+	files, err := countFiles(store, spec.Dir+"/topics")
+	res.Files = files
+	return res, err
+}
+
+// sinkConfig wires the connector as internal/wiring/wiring.go does for a
+// connector file with these settings (kept in step by hand: main packages
+// cannot be imported).
+func sinkConfig(spec caseSpec, mem sink.MemoryPlan, store storage.FS) (sink.Config, *commitWatch, error) {
+	f, err := benchFormat(spec.Format)
+	if err != nil {
+		return sink.Config{}, nil, err
+	}
+	part, err := benchPartitioner(spec.Partitioner)
+	if err != nil {
+		return sink.Config{}, nil, err
+	}
+	reg, err := registry.NewClient(registry.ClientConfig{URLs: []string{itest.RegistryURL()}})
+	if err != nil {
+		return sink.Config{}, nil, err
+	}
+	watch := newCommitWatch()
+	log := slog.New(&watchHandler{w: watch, next: slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
+	cfg := sink.Config{
+		Name: "bench", Brokers: []string{itest.KafkaAddr()}, GroupID: fmt.Sprintf("connect-%s-r%d", spec.Topic, spec.Round), Topics: []string{spec.Topic},
+		WriteSettings: sink.WriteSettings{
+			FS: store, Format: f, Partitioner: part,
+			TopicsDir: func(string) string { return spec.Dir + "/topics" },
+			LogsDir:   func(string) string { return spec.Dir + "/logs" },
+			Pad:       10, FlushSize: spec.FlushSize, RotateInterval: spec.Rotate, Location: time.UTC,
+		},
+		Registry: reg, MemoryMax: mem.FileBudget,
+		RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
+		Logger: log, KafkaOpts: mem.FetchOpts(),
+	}
+	return cfg, watch, nil
+}
+
+// benchFormat is the workload's format (avro or parquet), snappy-compressed
+// as in the connector files the benchmark stands for.
+func benchFormat(name string) (format.Format, error) {
+	switch name {
+	case avro.Name:
+		return avro.New(avro.Options{Codec: "snappy"})
+	case parquet.Name:
+		return parquet.New(parquet.Options{Codec: "snappy"})
+	}
+	return nil, fmt.Errorf("bench: format %q (supported: avro, parquet)", name)
+}
+
+func benchPartitioner(kind string) (partitioner.Partitioner, error) {
+	if kind == "hourly" {
+		return partitioner.New(partitioner.Config{Kind: partitioner.KindHourly, Locale: "en", Location: time.UTC,
+			Extractor: partitioner.RecordField, TimestampField: "ts"})
+	}
+	return partitioner.Default{}, nil
+}
+
+// tailProbe produces one more record per partition and returns the time
+// from the end of that produce to the commit of the last of them: the
+// rotate.interval.ms wait plus the commit protocol's latency.
+func tailProbe(ctx context.Context, spec caseSpec, watch *commitWatch, done <-chan error) (float64, error) {
+	pool, _, err := datumPool(spec.Size)
+	if err != nil {
+		return 0, err
+	}
+	id, err := registerSchema(spec.Topic, spec.Size)
+	if err != nil {
+		return 0, err
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(itest.KafkaAddr()), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.DefaultProduceTopic(spec.Topic))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	for p := range spec.Partitions {
+		// The newest timestamp of the pool, so Hourly writes to an open hour.
+		v := schema.AppendWire(nil, id, pool[poolSize-1])
+		if err := cl.ProduceSync(ctx, &kgo.Record{Partition: int32(p), Value: v}).FirstErr(); err != nil {
+			return 0, fmt.Errorf("tail probe produce: %w", err)
+		}
+	}
+	produced := time.Now()
+	ends, err := endOffsets(ctx, spec.Topic)
+	if err != nil {
+		return 0, err
+	}
+	if err := watch.waitCommitted(ctx, ends, done); err != nil {
+		return 0, err
+	}
+	return watch.last().Sub(produced).Seconds(), nil
+}
+
+// endOffsets are the topic's high watermarks per partition.
+func endOffsets(ctx context.Context, topic string) (map[int32]int64, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(itest.KafkaAddr()))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	lo, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
+	}
+	out := map[int32]int64{}
+	lo.Each(func(o kadm.ListedOffset) { out[o.Partition] = o.Offset })
+	return out, nil
+}
+
+// countFiles counts the committed files under dir, recursively.
+func countFiles(store storage.FS, dir string) (int64, error) {
+	infos, err := store.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, fi := range infos {
+		if fi.IsDir() {
+			c, err := countFiles(store, path.Join(dir, fi.Name()))
+			if err != nil {
+				return n, err
+			}
+			n += c
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+// runConsumeCase is baseline 1: franz-go reads the whole topic, no group,
+// no decode, no write, with the sink's fetch bounds.
+func runConsumeCase(ctx context.Context, spec caseSpec) (caseResult, error) {
+	opts := append([]kgo.Opt{kgo.SeedBrokers(itest.KafkaAddr()), kgo.ConsumeTopics(spec.Topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, sink.PlanMemory(spec.MemoryMax, 1).FetchOpts()...)
+	var res caseResult
+	m := startMeter()
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return res, err
+	}
+	defer cl.Close()
+	for res.Records < spec.Records {
+		f := cl.PollRecords(ctx, 10000)
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("consume %s: %d of %d records: %w", spec.Topic, res.Records, spec.Records, err)
+		}
+		f.EachRecord(func(r *kgo.Record) { res.Records++; res.Bytes += int64(len(r.Value)) })
+	}
+	m.stop(&res)
+	return res, nil
+}
+
+// runHDFSWriteCase is baseline 2: spec.Bytes written to HDFS with the Go
+// client in files of spec.FileBytes, spec.Writers files at a time, each
+// closed (durable) as the sink's are.
+func runHDFSWriteCase(ctx context.Context, spec caseSpec) (caseResult, error) {
+	store, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: itest.DefaultHDFSUser})
+	if err != nil {
+		return caseResult{}, err
+	}
+	defer store.Close()
+	chunk := bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz-raw-hdfs-baseline\n"), 1<<20/55)
+	nfiles := max(1, (spec.Bytes+spec.FileBytes-1)/spec.FileBytes)
+	jobs := make(chan int64)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	res := caseResult{Files: nfiles}
+	m := startMeter()
+	for range max(1, spec.Writers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				size := min(spec.FileBytes, spec.Bytes-i*spec.FileBytes)
+				if err := writeRaw(store, fmt.Sprintf("%s/raw/f%06d", spec.Dir, i), chunk, size); err != nil {
+					mu.Lock()
+					firstErr = errors.Join(firstErr, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range nfiles {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	m.stop(&res)
+	res.Records, res.Bytes = spec.Records, spec.Bytes
+	return res, firstErr
+}
+
+func writeRaw(store storage.FS, name string, chunk []byte, size int64) error {
+	f, err := store.Create(name)
+	if err != nil {
+		return fmt.Errorf("raw write %s: %w", name, err)
+	}
+	for left := size; left > 0; {
+		n := min(left, int64(len(chunk)))
+		if _, err := f.Write(chunk[:n]); err != nil {
+			f.Close()
+			return fmt.Errorf("raw write %s: %w", name, err)
+		}
+		left -= n
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("raw close %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+// Command bench is hdfs-sink's end-to-end benchmark harness (make bench):
+// it measures hdfs-sink against the real test services (Kafka, HDFS,
+// registry) and against the same machine's raw limits measured in the same
+// run — franz-go consuming the same topic, and the Go HDFS client writing
+// the same bytes in files of the same size — and reports memory with many
+// partitions and the time to resume after SIGKILL. Each measured case runs in a fresh child
+// process (this binary with -case) so CPU and peak RSS are its own.
+// docs/benchmarks.md holds the results and how to reproduce them.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// workload is one row of the matrix.
+type workload struct {
+	Size        string `json:"size"` // "1KB" or "100B"
+	Partitions  int    `json:"partitions"`
+	Format      string `json:"format"`
+	Partitioner string `json:"partitioner"`
+}
+
+func (w workload) String() string {
+	return fmt.Sprintf("%s×%dp×%s×%s", w.Size, w.Partitions, w.Format, w.Partitioner)
+}
+
+type options struct {
+	out, cpuprofile, binary string
+	trace, memprofile       string
+	only                    string
+	full, noMemory, noRecov bool
+	scale                   float64
+	repeat                  int
+	memParts, memRecords    int
+	recovParts              []int
+	memoryMax               int64
+}
+
+func main() {
+	caseJSON := flag.String("case", "", "internal: run one case in this process (JSON spec)")
+	var o options
+	flag.StringVar(&o.out, "out", "", "write the JSON result here (default tools/bench/results/<ts>.json)")
+	flag.BoolVar(&o.full, "full", false, "run the full matrix (2 sizes × 3 partition counts × 2 formats × 2 partitioners)")
+	flag.Float64Var(&o.scale, "scale", 1, "multiply record counts (0.1 for a quick smoke run)")
+	flag.IntVar(&o.repeat, "repeat", 3, "rounds of each workload (sink, consume, HDFS write in turn); the table shows medians")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "CPU profile of the first sink case (1KB×8p×avro×default) to this file")
+	flag.StringVar(&o.trace, "trace", "", "execution trace (go tool trace) of the first sink case to this file")
+	flag.StringVar(&o.memprofile, "memprofile", "", "heap profile (in use, at the largest heap) of the first sink case (the memory case when -only matches nothing) to this file")
+	flag.StringVar(&o.only, "only", "", "run only these workloads (comma list of names as in the table, e.g. 1KB×64p×avro×default or 1KBx64pxavroxdefault)")
+	flag.BoolVar(&o.noMemory, "no-memory", false, "skip the many-partitions memory case")
+	flag.BoolVar(&o.noRecov, "no-recovery", false, "skip the SIGKILL recovery cases")
+	flag.IntVar(&o.memParts, "mem-partitions", 1000, "partitions of the memory case")
+	flag.IntVar(&o.memRecords, "mem-records", 200, "records per partition in the memory case")
+	flag.Int64Var(&o.memoryMax, "memory-max", 256<<20, "hdfs.sink.memory.max.bytes for every sink case")
+	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
+	flag.Parse()
+	if *caseJSON != "" {
+		if err := runChild(*caseJSON); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	for _, s := range strings.Split(*recov, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(s), &n); err == nil && n > 0 {
+			o.recovParts = append(o.recovParts, n)
+		}
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench: FAILED:", err)
+		os.Exit(1)
+	}
+}
+
+// defaultMatrix is the representative subset that fits in ~10 minutes.
+func defaultMatrix() []workload {
+	return []workload{
+		{"1KB", 8, "avro", "default"}, // first: the profiled case
+		{"1KB", 1, "avro", "default"},
+		{"1KB", 64, "avro", "default"},
+		{"1KB", 8, "parquet", "default"},
+		{"100B", 8, "avro", "default"},
+		{"1KB", 8, "avro", "hourly"},
+	}
+}
+
+// selectWorkloads keeps the workloads named in only (all when empty); x
+// may stand for × so that names are easy to type.
+func selectWorkloads(m []workload, only string) []workload {
+	if only == "" {
+		return m
+	}
+	want := map[string]bool{}
+	for _, name := range strings.Split(strings.ReplaceAll(only, "x", "×"), ",") {
+		want[strings.TrimSpace(name)] = true
+	}
+	var out []workload
+	for _, w := range m {
+		if want[w.String()] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func fullMatrix() []workload {
+	var m []workload
+	for _, size := range []string{"1KB", "100B"} {
+		for _, p := range []int{1, 8, 64} {
+			for _, f := range []string{"avro", "parquet"} {
+				for _, part := range []string{"default", "hourly"} {
+					m = append(m, workload{size, p, f, part})
+				}
+			}
+		}
+	}
+	return m
+}
+
+// report is the machine-readable result.
+type report struct {
+	Started  time.Time      `json:"started"`
+	Machine  machine        `json:"machine"`
+	Command  string         `json:"command"`
+	Cases    []caseReport   `json:"cases"`
+	Memory   *caseReport    `json:"memory,omitempty"`
+	Recovery []recoveryCase `json:"recovery,omitempty"`
+	Errors   []string       `json:"errors,omitempty"`
+}
+
+type caseReport struct {
+	Workload  workload   `json:"workload"`
+	FlushSize int64      `json:"flush_size"`
+	MemoryMax int64      `json:"memory_max_bytes"`
+	Sink      caseResult `json:"sink"`
+	Consume   caseResult `json:"baseline_consume"`
+	HDFSWrite caseResult `json:"baseline_hdfs_write"`
+	// Ratio is sink records/s over min(consume, hdfs write) records/s,
+	// each the median of the rounds; Sink, Consume and HDFSWrite are the
+	// median rounds by records/s.
+	Ratio float64 `json:"ratio_to_raw_limit"`
+	// Rounds holds every round: the spread says how noisy the machine was.
+	Rounds []round `json:"rounds"`
+}
+
+// round is one pass of a workload: the sink and both baselines.
+type round struct {
+	Sink      caseResult `json:"sink"`
+	Consume   caseResult `json:"baseline_consume"`
+	HDFSWrite caseResult `json:"baseline_hdfs_write"`
+	Ratio     float64    `json:"ratio_to_raw_limit"`
+}
+
+func run(o options) error {
+	bin, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	o.binary = bin
+	env, err := newEnv()
+	if err != nil {
+		return err
+	}
+	defer env.cleanup()
+	rep := report{Started: time.Now().UTC(), Machine: describeMachine(), Command: strings.Join(os.Args, " ")}
+	matrix := defaultMatrix()
+	if o.full {
+		matrix = fullMatrix()
+	}
+	matrix = selectWorkloads(matrix, o.only)
+	for i, w := range matrix {
+		var prof profiles
+		if i == 0 {
+			prof = profiles{cpu: o.cpuprofile, trace: o.trace, heap: o.memprofile}
+		}
+		cr, err := env.runWorkload(o, w, prof)
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %v", w, err))
+			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", w, err)
+			continue
+		}
+		rep.Cases = append(rep.Cases, cr)
+		printRow(cr)
+	}
+	if !o.noMemory {
+		var prof profiles
+		if len(matrix) == 0 { // profile the memory case when it is the only sink case
+			prof = profiles{cpu: o.cpuprofile, trace: o.trace, heap: o.memprofile}
+		}
+		mr, err := env.runMemory(o, prof)
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("memory: %v", err))
+		} else {
+			rep.Memory = &mr
+		}
+	}
+	if !o.noRecov {
+		rep.Recovery, err = env.runRecovery(o)
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("recovery: %v", err))
+		}
+	}
+	printReport(os.Stdout, rep)
+	return writeJSON(o.out, rep)
+}
+
+func writeJSON(out string, rep report) error {
+	if out == "" {
+		out = filepath.Join("tools", "bench", "results", rep.Started.Format("20060102T150405Z")+".json")
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Println("result:", out)
+	return os.WriteFile(out, b, 0o644)
+}
+
+// child runs one case in a fresh process of this binary.
+func child(bin string, spec caseSpec) (caseResult, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return caseResult{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 11*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-case", string(b))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return caseResult{}, fmt.Errorf("%s case on %s: %w", spec.Kind, spec.Topic, err)
+	}
+	var res caseResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return res, fmt.Errorf("%s case on %s: bad result %q: %w", spec.Kind, spec.Topic, out, err)
+	}
+	return res, nil
+}
