@@ -178,8 +178,12 @@ type Connector struct {
 func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
+	ext, err := newExtras(cfg.ExtraColumns)
+	if err != nil {
+		return nil, fmt.Errorf("connector %q: %w", cfg.Name, err)
+	}
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
-		extras: newExtras(cfg.ExtraColumns), ready: make(chan struct{}), pause: newPauseControl(),
+		extras: ext, ready: make(chan struct{}), pause: newPauseControl(),
 		kafka: &kafkaHealth{log: cfg.Logger, now: cfg.Now, after: kafkaReportAfter}}
 	c.cache, _ = cfg.Registry.(schemaCache)
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
@@ -267,7 +271,7 @@ func (c *Connector) Run(ctx context.Context) error {
 			continue
 		}
 		pollCtx, cancel := context.WithTimeout(ctx, c.cfg.TickInterval)
-		// All that is buffered: FetchBounds bounds it, and every poll ends
+		// All that is buffered: MemoryPlan.FetchOpts bound it, and every poll ends
 		// in a barrier (all partitions written), so small polls with many
 		// partitions left each partition a few records per barrier.
 		fetches := c.cl.PollFetches(pollCtx)

@@ -40,15 +40,21 @@ type extras struct {
 	cache  map[int32]*schema.Schema // writer schema id → extended schema
 }
 
-func newExtras(names []string) *extras {
+func newExtras(names []string) (*extras, error) {
 	if len(names) == 0 {
-		return nil
+		return nil, nil
 	}
 	e := &extras{cache: map[int32]*schema.Schema{}}
 	for _, n := range names {
-		e.fields = append(e.fields, extraFields[n])
+		f, ok := extraFields[n]
+		if !ok {
+			// configs refuses such names first; a wiring that did not would
+			// otherwise fail every record as a bad one, with an unrelated reason.
+			return nil, fmt.Errorf("hdfs.sink.extra.columns: unknown column %q", n)
+		}
+		e.fields = append(e.fields, f)
 	}
-	return e
+	return e, nil
 }
 
 // apply returns the extended schema and datum for one record.
