@@ -365,3 +365,10 @@ func TestKafkaClusterIDOnceKnown(t *testing.T) {
 	f.stop()
 	f.wait()
 }
+
+// removeFile removes a file of the fixture's directory.
+func (f *daemonFixture) removeFile(name string) {
+	if err := os.Remove(filepath.Join(f.dir, name)); err != nil {
+		f.t.Fatal(err)
+	}
+}
