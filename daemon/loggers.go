@@ -234,25 +234,3 @@ func (h levelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h levelHandler) WithGroup(name string) slog.Handler {
 	return levelHandler{inner: h.inner.WithGroup(name), levels: h.levels, connector: h.connector}
 }
-
-// Loggers are the process's loggers with their levels: root and one per
-// connector (GET /admin/loggers).
-func (d *Daemon) Loggers() map[string]rest.LoggerLevel { return d.levels.loggers(d.Names()) }
-
-// LoggerLevel is one logger's level; false: no such logger (a connector
-// logger exists while its connector is configured, or once set).
-func (d *Daemon) LoggerLevel(name string) (rest.LoggerLevel, bool) {
-	l, ok := d.Loggers()[name]
-	return l, ok
-}
-
-// SetLoggerLevel sets a logger's level (PUT /admin/loggers/<name>) and
-// names the loggers it changed. A connector's logger may be set before the
-// connector is added.
-func (d *Daemon) SetLoggerLevel(name, level string) ([]string, error) {
-	changed, err := d.levels.set(name, level, d.Names())
-	if err == nil {
-		d.log.Info("log level set", "logger", name, "level", strings.ToUpper(level), "changed", changed)
-	}
-	return changed, err
-}

@@ -8,22 +8,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"time"
-
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
-	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 )
 
 // The rest of Kafka Connect's API the daemon answers (rest.Operations):
 // create and patch (through Put, as PUT …/config writes), the worker's
-// health, the Kafka cluster id. The offsets are in offsets.go, the
-// loggers in loggers.go.
+// health, the Kafka cluster id, the loggers (their levels and handler are
+// in loggers.go). The offsets are in offsets.go.
 
 // initialStates are POST /connectors' initial_state values.
 var initialStates = map[string]targetState{"RUNNING": targetRunning, "PAUSED": targetPaused, "STOPPED": targetStopped}
@@ -138,47 +132,30 @@ func (d *Daemon) KafkaClusterID() string {
 	return id
 }
 
-// learnClusterID asks connector c's cluster for its id once per process
-// (per bootstrap.servers), with the connector's security settings, right
-// after Kafka answered the readiness probe. A failure only leaves the id
-// unknown.
-func (d *Daemon) learnClusterID(ctx context.Context, c *configs.Connector, sec *kafkaclient.Security) {
-	key := bootstrapKey(c)
-	d.mu.Lock()
-	_, known := d.clusterIDs[key]
-	d.mu.Unlock()
-	if known {
-		return
-	}
-	log := d.log.With("connector", c.Name)
-	cl, err := kgo.NewClient(append(sec.Opts(log), kgo.SeedBrokers(c.Consumer.BootstrapServers...), kgo.ClientID("hdfs-sink-"+c.Name),
-		kgo.RequestRetries(1))...)
-	if err != nil {
-		log.Debug("Kafka cluster id not asked", "err", err)
-		return
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	md, err := kadm.NewClient(cl).BrokerMetadata(ctx)
-	if err != nil || md.Cluster == "" {
-		log.Debug("Kafka cluster id not known", "err", err)
-		return
-	}
-	d.mu.Lock()
-	d.clusterIDs[key] = md.Cluster
-	d.mu.Unlock()
-}
-
-// bootstrapKey names a connector's cluster by its bootstrap servers.
-func bootstrapKey(c *configs.Connector) string {
-	servers := append([]string(nil), c.Consumer.BootstrapServers...)
-	sort.Strings(servers)
-	return strings.Join(servers, ",")
-}
-
 // errNotStopped is an offsets change while the connector is not halted.
 func errNotStopped(name string) error {
 	return &rest.BadRequestError{Err: fmt.Errorf("connector %s is not STOPPED: a connector must be STOPPED before its offsets can be changed "+
 		"(PUT /connectors/%s/stop, then wait for the STOPPED state)", name, name)}
+}
+
+// Loggers are the process's loggers with their levels: root and one per
+// connector (GET /admin/loggers).
+func (d *Daemon) Loggers() map[string]rest.LoggerLevel { return d.levels.loggers(d.Names()) }
+
+// LoggerLevel is one logger's level; false: no such logger (a connector
+// logger exists while its connector is configured, or once set).
+func (d *Daemon) LoggerLevel(name string) (rest.LoggerLevel, bool) {
+	l, ok := d.Loggers()[name]
+	return l, ok
+}
+
+// SetLoggerLevel sets a logger's level (PUT /admin/loggers/<name>) and
+// names the loggers it changed. A connector's logger may be set before the
+// connector is added.
+func (d *Daemon) SetLoggerLevel(name, level string) ([]string, error) {
+	changed, err := d.levels.set(name, level, d.Names())
+	if err == nil {
+		d.log.Info("log level set", "logger", name, "level", strings.ToUpper(level), "changed", changed)
+	}
+	return changed, err
 }
