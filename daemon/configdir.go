@@ -59,7 +59,7 @@ func (d *Daemon) Put(name string, body io.Reader) (c *configs.Connector, created
 		return nil, false, &rest.ConfigError{Messages: []string{fmt.Sprintf("connector name %q cannot be a file name", name)}}
 	}
 	file := d.fileFor(dir, name)
-	data, c, err := candidate(body, name)
+	data, c, err := candidate(body, name, d.publishedConfig)
 	refused := wiring.RedactedErrors(d.board.redactor(), err)
 	if err == nil {
 		refused = d.checkWithOthers(dir, file, data)
@@ -80,8 +80,9 @@ func safeName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, `/\`) && !strings.HasPrefix(name, ".")
 }
 
-// candidate decodes a config map and parses it as connector name's file.
-func candidate(body io.Reader, name string) ([]byte, *configs.Connector, error) {
+// candidate decodes a config map and parses it as connector name's file,
+// with parse.
+func candidate(body io.Reader, name string, parse func(string, []byte) (*configs.Connector, error)) ([]byte, *configs.Connector, error) {
 	var cfg map[string]any
 	if err := json.NewDecoder(io.LimitReader(body, 1<<20)).Decode(&cfg); err != nil {
 		return nil, nil, fmt.Errorf("the body must be a JSON object of config keys: %v", err)
@@ -94,7 +95,7 @@ func candidate(body io.Reader, name string) ([]byte, *configs.Connector, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	c, _, err := configs.Parse(name+".json", data)
+	c, err := parse(name+".json", data)
 	if err != nil {
 		return nil, nil, err
 	}

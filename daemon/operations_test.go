@@ -18,6 +18,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
 // apiDo makes one request of the daemon's REST API with a body.
@@ -371,4 +372,41 @@ func (f *daemonFixture) removeFile(name string) {
 	if err := os.Remove(filepath.Join(f.dir, name)); err != nil {
 		f.t.Fatal(err)
 	}
+}
+
+// TestPublishedConfigsUseTheWorker: a connector created (and patched)
+// over REST without bootstrap.servers, which the worker file sets, is
+// taken as run takes such a file, not refused for the missing key.
+func TestPublishedConfigsUseTheWorker(t *testing.T) {
+	f := newDaemonFixture(t, "orders")
+	f.d.files.Config = f.dir
+	worker := filepath.Join(t.TempDir(), "worker.properties")
+	if err := os.WriteFile(worker, []byte("bootstrap.servers="+strings.Join(f.brokers, ",")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := configs.LoadWorker(worker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.d.files.Worker = worker
+	f.d.board.setLoaded(wiring.Loaded{Worker: w})
+	cfg := map[string]string{}
+	for k, v := range f.connector("orders").Raw {
+		cfg[k] = v
+	}
+	f.removeFile("orders.json")
+	delete(cfg, "bootstrap.servers")
+	f.run(nil)
+	body, _ := json.Marshal(map[string]any{"name": "orders", "config": cfg})
+	if code, out := apiDo(f.d, "POST", "/connectors", string(body)); code != 201 {
+		t.Fatalf("POST of a config the worker completes: %d %s", code, out)
+	}
+	f.waitFor("orders running", func() bool { return f.connectState("orders") == "RUNNING" })
+	if code, out := apiDo(f.d, "PATCH", "/connectors/orders/config", `{"flush.size": "3"}`); code != 200 {
+		t.Fatalf("PATCH of a config the worker completes: %d %s", code, out)
+	}
+	f.produce("orders", 3)
+	f.waitFor("a commit of 3 records", func() bool { return f.finalFile("orders", 0, 2) })
+	f.stop()
+	f.wait()
 }
