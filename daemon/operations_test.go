@@ -18,6 +18,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
+	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
@@ -407,6 +408,48 @@ func TestPublishedConfigsUseTheWorker(t *testing.T) {
 	}
 	f.produce("orders", 3)
 	f.waitFor("a commit of 3 records", func() bool { return f.finalFile("orders", 0, 2) })
+	f.stop()
+	f.wait()
+}
+
+// TestAlterOffsetsChecksEveryPartitionFirst: a PATCH whose second
+// partition is refused (committed files hold its offset) moves none,
+// not the first one either.
+func TestAlterOffsetsChecksEveryPartitionFirst(t *testing.T) {
+	f := newDaemonFixture(t, "pairs")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(f.brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreatePartitions(context.Background(), 1, "pairs"); err != nil {
+		t.Fatal(err)
+	}
+	produce := func() {
+		sent, err := demodata.ProduceFrom(context.Background(), f.brokers, f.id, "pairs", 2, 20, f.sent["pairs"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.sent["pairs"] = sent
+	}
+	f.run([]*configs.Connector{f.connector("pairs")})
+	produce() // offsets 0-9 of each partition
+	f.waitFor("0-9 of both partitions committed", func() bool { return f.committed("pairs") == 4 })
+	if err := f.d.Stop("pairs"); err != nil {
+		t.Fatal(err)
+	}
+	f.waitFor("STOPPED", func() bool { return f.connectState("pairs") == "STOPPED" })
+	produce() // 10-19 of each
+	body := `{"offsets": [{"partition": {"kafka_topic": "pairs", "kafka_partition": 0}, "offset": {"kafka_offset": 15}},
+		{"partition": {"kafka_topic": "pairs", "kafka_partition": 1}, "offset": {"kafka_offset": 3}}]}`
+	if code, out := apiDo(f.d, "PATCH", "/connectors/pairs/offsets", body); code != 400 || !strings.Contains(out, "partition 1: cannot resume at offset 3") {
+		t.Fatalf("PATCH with a refused partition: %d %s", code, out)
+	}
+	want := `{"offsets":[{"partition":{"kafka_topic":"pairs","kafka_partition":0},"offset":{"kafka_offset":10}},` +
+		`{"partition":{"kafka_topic":"pairs","kafka_partition":1},"offset":{"kafka_offset":10}}]}`
+	if code, out := apiDo(f.d, "GET", "/connectors/pairs/offsets", ""); code != 200 || strings.TrimSpace(out) != want {
+		t.Fatalf("after a refused PATCH, a partition moved: %d %s", code, out)
+	}
 	f.stop()
 	f.wait()
 }
