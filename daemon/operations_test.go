@@ -84,8 +84,8 @@ func TestStopCommitsReleasesAndWaits(t *testing.T) {
 	if f.committed("orders") != 2 || !f.finalFile("orders", 5, 7) {
 		t.Fatalf("the held records were not committed on stop: %d files", f.committed("orders"))
 	}
-	if n := f.groupMembers(c); n != 0 || f.d.board.get("orders").conn != nil {
-		t.Fatalf("a stopped connector still has %d group members (connector %v)", n, f.d.board.get("orders").conn)
+	if n := f.groupMembers(c); n != 0 || f.d.board.get("orders").conn != nil || len(f.d.metrics.Partitions("orders")) != 0 {
+		t.Fatalf("a stopped connector still has %d group members (connector %v, partitions %v)", n, f.d.board.get("orders").conn, f.d.metrics.Partitions("orders"))
 	}
 	if reasons := f.d.NotReady(); len(reasons) != 0 {
 		t.Fatalf("a stopped connector makes the daemon not ready: %v", reasons)
