@@ -91,7 +91,7 @@ type Connector struct {
 
 // Show prints the connector's value of key, Hidden for a secret.
 func (c *Connector) Show(key string) string {
-	if c.set[key].secret || IsSecretKey(key) {
+	if IsSecretKey(key) {
 		return Hidden
 	}
 	return redactURL(c.Raw[key])

@@ -174,33 +174,39 @@ func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Wa
 	return c, warns, nil
 }
 
-// resolveOwn replaces the connector's config provider placeholders, with
-// the worker's providers and any the connector file declares itself.
+// resolveOwn replaces the connector's config provider placeholders with
+// the worker's providers. A connector file may not declare providers of
+// its own: Kafka Connect honours only the worker's, and a connector's own
+// FileConfigProvider would read any file the daemon can, past the
+// worker's allowed.paths (and a REST body could then send it to a server
+// the same body names).
 func resolveOwn(source string, rc rawConnector, w *Worker) (settings, []error) {
-	ps, errs := parseProviders(rc.raw)
-	for i, e := range errs {
-		errs[i] = connectorErr(rc.name, source, e)
-	}
+	var ps providers
 	if w != nil {
-		for name, p := range w.providers {
-			if _, mine := ps[name]; !mine {
-				ps[name] = p
-			}
-		}
+		ps = w.providers
 	}
+	var errs []error
 	own := settings{}
 	for _, k := range sortedKeys(rc.raw) {
 		st := setting{value: rc.raw[k]}
-		if !isProviderKey(k) {
-			v, secret, err := ps.resolve(rc.raw[k])
-			if err != nil {
-				errs = append(errs, &ResolveError{Connector: rc.name, Source: source, Key: k, Err: err})
-			}
-			st.value, st.secret = v, secret
+		if isProviderKey(k) {
+			errs = append(errs, connectorProviderError(rc.name, source, k, rc.raw[k]))
+			own[k] = st
+			continue
 		}
+		v, fromProvider, err := ps.resolve(rc.raw[k])
+		if err != nil {
+			errs = append(errs, &ResolveError{Connector: rc.name, Source: source, Key: k, Err: err})
+		}
+		st.value, st.resolved = v, fromProvider
 		own[k] = st
 	}
 	return own, errs
+}
+
+func connectorProviderError(name, source, key, value string) error {
+	return &FieldError{Connector: name, Source: source, Key: key, Value: value, Set: true, Err: ErrConnectorProviders,
+		Reason: "config providers are the worker's: Kafka Connect honours only those of the worker file (or CONNECT_CONFIG_PROVIDERS*), whose allowed.paths bound what a placeholder may read; declare it there"}
 }
 
 // flatten lists the errors of an errors.Join, so that joining again keeps

@@ -139,15 +139,57 @@ func parseAllowedPaths(name, v string) (allowedPaths, error) {
 	return out, nil
 }
 
-func (a allowedPaths) check(path string) error {
+// check returns the file to read for path, and refuses a path outside
+// allowed.paths. Kafka compares the normalised path with the roots; here
+// symbolic links are resolved too (in the path and in the roots), so that
+// a link under an allowed directory cannot lead out of it, and a relative
+// path, which would depend on the daemon's working directory, is refused.
+// The resolved path is what the caller reads. Without allowed.paths any
+// path is read as given, as in Kafka.
+func (a allowedPaths) check(path string) (string, error) {
 	if len(a) == 0 {
-		return nil
+		return path, nil
 	}
 	clean := filepath.Clean(path)
-	for _, root := range a {
-		if rel, err := filepath.Rel(root, clean); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return nil
+	if !filepath.IsAbs(clean) {
+		return "", fmt.Errorf("%s is a relative path: with allowed.paths (%s) a provider reads absolute paths only", path, strings.Join(a, ","))
+	}
+	if !a.holds(clean, func(root string) string { return root }) {
+		return "", a.outside(path, "")
+	}
+	real, err := filepath.EvalSymlinks(clean)
+	if err != nil {
+		return "", err
+	}
+	if !a.holds(real, resolvedRoot) {
+		return "", a.outside(path, real)
+	}
+	return real, nil
+}
+
+// holds reports whether p lies under one of the roots (as root maps them).
+func (a allowedPaths) holds(p string, root func(string) string) bool {
+	for _, r := range a {
+		if rel, err := filepath.Rel(root(r), p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
 		}
+	}
+	return false
+}
+
+// resolvedRoot is an allowed directory with its symbolic links resolved
+// (a root that is a link, such as /etc/secrets to /run/secrets, allows
+// what it leads to); as written when it cannot be resolved.
+func resolvedRoot(root string) string {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		return r
+	}
+	return root
+}
+
+func (a allowedPaths) outside(path, real string) error {
+	if real != "" && real != path {
+		path += " (a link to " + real + ")"
 	}
 	return fmt.Errorf("%s is outside allowed.paths (%s)", path, strings.Join(a, ","))
 }
@@ -164,10 +206,11 @@ func (p fileProvider) get(path, key string) (string, error) {
 	if path == "" {
 		return "", errors.New("FileConfigProvider needs a file: ${file:/path/to/file.properties:key}")
 	}
-	if err := p.allowed.check(path); err != nil {
+	real, err := p.allowed.check(path)
+	if err != nil {
 		return "", err
 	}
-	data, err := readLimited(path)
+	data, err := readLimited(real)
 	if err != nil {
 		return "", err
 	}
@@ -200,13 +243,14 @@ func (p dirProvider) get(dir, file string) (string, error) {
 		return "", fmt.Errorf("%q must be a file name in %s", file, dir)
 	}
 	path := filepath.Join(dir, file)
-	if err := p.allowed.check(path); err != nil {
+	real, err := p.allowed.check(path)
+	if err != nil {
 		return "", err
 	}
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
-	data, err := readLimited(path)
+	data, err := readLimited(real)
 	return string(data), err
 }
 

@@ -12,7 +12,10 @@ import (
 type setting struct {
 	value  string
 	origin string // "" for the connector file itself; else "worker <file>" or "environment <VAR>"
-	secret bool   // resolved from a config provider
+	// resolved: a config provider supplied the value. That alone does not
+	// make it a secret (a bootstrap address, a registry URL): only the key
+	// does (IsSecretKey), as Kafka hides only PASSWORD-typed values.
+	resolved bool
 }
 
 // settings are config values by key.
@@ -147,7 +150,7 @@ func (w *Worker) resolveOne(k, v, origin string) (setting, error) {
 	if isProviderKey(k) {
 		return st, nil
 	}
-	out, secret, err := w.providers.resolve(v)
+	out, fromProvider, err := w.providers.resolve(v)
 	if err != nil {
 		key := k
 		if note := originNote(w.Source, origin); note != "" {
@@ -155,7 +158,7 @@ func (w *Worker) resolveOne(k, v, origin string) (setting, error) {
 		}
 		return st, &ResolveError{Source: w.Source, Key: key, Err: err}
 	}
-	st.value, st.secret = out, secret
+	st.value, st.resolved = out, fromProvider
 	return st, nil
 }
 
@@ -253,11 +256,10 @@ func (w *Worker) readPolicy() error {
 
 // Show prints the value of key with secrets hidden.
 func (w *Worker) Show(key string) string {
-	st := w.set[key]
-	if st.secret || IsSecretKey(key) {
+	if IsSecretKey(key) {
 		return Hidden
 	}
-	return redactURL(st.value)
+	return redactURL(w.set[key].value)
 }
 
 // PropertyToEnv is the CONNECT_* variable that sets property k (the

@@ -1,0 +1,51 @@
+package daemon
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
+)
+
+// TestPutRefusesConnectorProviders: a config PUT over the REST API may not
+// declare config providers (Kafka Connect honours only the worker's): the
+// body is refused as a *rest.ConfigError (400) naming the keys, and no
+// file is written, so nothing the body names is ever read or sent.
+func TestPutRefusesConnectorProviders(t *testing.T) {
+	dir := t.TempDir()
+	d := newDaemon(Options{Logger: testLogger(t), Config: dir}, nil, wiring.ProcessMemory{})
+	body := `{"topics": "t", "hdfs.url": "hdfs://nn:8020", "flush.size": "1", "bootstrap.servers": "k:9092",
+		"value.converter.schema.registry.url": "http://r:8081",
+		"config.providers": "file", "config.providers.file.class": "FileConfigProvider",
+		"value.converter.basic.auth.credentials.source": "USER_INFO",
+		"value.converter.basic.auth.user.info": "${file:/etc/passwd:root}"}`
+	_, _, err := d.Put("p", strings.NewReader(body))
+	var ce *rest.ConfigError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Put = %v, want a *rest.ConfigError (400)", err)
+	}
+	for _, key := range []string{"config.providers =", "config.providers.file.class ="} {
+		if !strings.Contains(ce.Error(), key) {
+			t.Errorf("the refusal does not name %s: %v", key, ce)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.json")); err == nil {
+		t.Fatal("the refused config was written")
+	}
+	if !errors.Is(configsErr(t, body), configs.ErrConnectorProviders) {
+		t.Error("the configs error is not ErrConnectorProviders")
+	}
+}
+
+// configsErr is what configs says of a PUT body, before the REST layer
+// turns it into messages.
+func configsErr(t *testing.T, body string) error {
+	t.Helper()
+	_, _, err := candidate(strings.NewReader(body), "p")
+	return err
+}
