@@ -28,7 +28,7 @@ func (p *parser) build() *Connector {
 	c.Kafka = kafkaClients(p.set, p.w)
 	p.registry(c)
 	p.consumer(c)
-	p.checkTopLevelClientKeys()
+	p.checkTopLevelClientKeys(c.Kafka)
 	p.warnUnappliedClients(c.Kafka)
 	c.Raw, c.set = p.raw, p.set
 	return c
