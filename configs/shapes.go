@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -29,6 +30,10 @@ func splitConnectors(source string, data []byte) ([]rawConnector, error) {
 		return propertiesConnector(source, data)
 	}
 	top, err := decodeJSON(source, data)
+	if err != nil && looksLikeProperties(data) {
+		return nil, &SyntaxError{Source: source, Line: 1, Col: 1, Msg: "not JSON: this looks like a Java .properties file (key=value lines); name it " +
+			fileName(source) + ".properties to load it as one"}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +61,23 @@ func propertiesConnector(source string, data []byte) ([]rawConnector, error) {
 		name = fileName(source)
 	}
 	return []rawConnector{{name: name, raw: raw, nameOK: name != ""}}, nil
+}
+
+// propertiesLine is how a .properties file's first setting or comment
+// starts; no JSON document starts so.
+var propertiesLine = regexp.MustCompile(`^(?:[#!]|[A-Za-z][A-Za-z0-9._-]*\s*[=:])`)
+
+// looksLikeProperties reports a file whose first non-blank line is a
+// properties comment or key=value: a standalone .properties connector
+// saved under a .json name, which deserves better than a JSON syntax
+// error at line 1.
+func looksLikeProperties(data []byte) bool {
+	for _, line := range splitLines(string(trimBOM(data))) {
+		if line = strings.TrimSpace(line); line != "" {
+			return propertiesLine.MatchString(line)
+		}
+	}
+	return false
 }
 
 // fileName is the base name without extension: what a PUT URL would say.

@@ -111,3 +111,27 @@ func TestFileSizeLimit(t *testing.T) {
 		t.Fatalf("error %v, want %s", err, want)
 	}
 }
+
+// TestPropertiesNamedJSON: a .properties connector saved as .json is
+// named as such, not reported as a JSON syntax error at line 1; a broken
+// JSON file keeps its JSON error.
+func TestPropertiesNamedJSON(t *testing.T) {
+	for body, props := range map[string]bool{
+		"name=orders\ntopics=orders\n":            true,
+		"\n  # a comment\nname=orders\n":          true,
+		"\ufeffname : orders\n":                   true,
+		"connector.class=HdfsSinkConnector":       true,
+		`{"name": "orders", "config": {"a": 1,}}`: false,
+		`"name": "orders"`:                        false,
+		"[1]":                                     false,
+		"":                                        false,
+	} {
+		_, _, err := ParseFile("orders.json", []byte(body), nil)
+		if err == nil {
+			t.Fatalf("%q accepted", body)
+		}
+		if got := strings.Contains(err.Error(), "looks like a Java .properties file"); got != props {
+			t.Errorf("%q: %v (properties hint: %v, want %v)", body, err, got, props)
+		}
+	}
+}
