@@ -125,13 +125,12 @@ func Parse(source string, data []byte) (*Connector, []Warning, error) {
 // errors of the file at once: *SyntaxError when the file cannot be read as
 // connectors, else *FieldError and *ResolveError per setting.
 func ParseFile(source string, data []byte, w *Worker) ([]*Connector, []Warning, error) {
-	rcs, err := splitConnectors(source, data)
+	rcs, warns, err := splitConnectors(source, data)
 	if err != nil && len(rcs) == 0 {
-		return nil, nil, err
+		return nil, warns, err
 	}
 	errs := flatten(err)
 	var conns []*Connector
-	var warns []Warning
 	for _, rc := range rcs {
 		c, ws, err := buildConnector(source, rc, w)
 		warns = append(warns, ws...)

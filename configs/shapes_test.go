@@ -135,3 +135,37 @@ func TestPropertiesNamedJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestExportWithOtherConnectors: an expand=info export of a Connect
+// cluster holds its other connectors too; the HDFS sinks load and each
+// other one is skipped with a warning naming it and its class. An export
+// with none left is an error naming what was skipped.
+func TestExportWithOtherConnectors(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081")
+	data, err := os.ReadFile("testdata/shapes/export-mixed.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, warns, err := ParseFile("export-mixed.json", data, w)
+	if err != nil || len(conns) != 1 || conns[0].Name != "orders" {
+		t.Fatalf("ParseFile = %v, %v", conns, err)
+	}
+	got := strings.Join(warnStrings(warns), "\n")
+	for _, want := range []string{
+		`connector "jdbc-sink": connector.class: skipped: io.confluent.connect.jdbc.JdbcSinkConnector is not an HDFS sink connector`,
+		`connector "datagen": connector.class: skipped: io.confluent.kafka.connect.datagen.DatagenConnector is not an HDFS sink connector`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "connection.url") || strings.Contains(got, "kafka.topic") {
+		t.Errorf("a skipped connector's keys were read:\n%s", got)
+	}
+	others := strings.Replace(string(data), `"connector.class": "io.confluent.connect.hdfs.HdfsSinkConnector"`, `"connector.class": "io.confluent.connect.s3.S3SinkConnector"`, 1)
+	_, _, err = ParseFile("export-others.json", []byte(others), w)
+	want := "export-others.json: the export holds no HDFS sink connector (skipped: orders (io.confluent.connect.s3.S3SinkConnector), jdbc-sink (io.confluent.connect.jdbc.JdbcSinkConnector), datagen (io.confluent.kafka.connect.datagen.DatagenConnector))"
+	if err == nil || err.Error() != want {
+		t.Errorf("export of other connectors only: %v\nwant %s", err, want)
+	}
+}
