@@ -78,28 +78,49 @@ func readLimited(path string) ([]byte, error) {
 	return data, nil
 }
 
-func connectorFiles(p string) ([]string, error) {
+// ConnectorFiles lists the files Load reads from p: p itself, or the
+// *.json and *.properties files of the directory p, sorted by name, not
+// recursive. Hidden files and what editors leave beside a file they edit
+// (Emacs' .#x.json lock and #x.json# autosave, x.json~ backups, Vim's
+// .x.json.swp) are never connector files; skipped lists them (for a debug
+// line), so that an open editor does not break loading or a reload.
+func ConnectorFiles(p string) (files, skipped []string, err error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("load connector config: %w", err)
+		return nil, nil, fmt.Errorf("load connector config: %w", err)
 	}
 	if !st.IsDir() {
-		return []string{p}, nil
+		return []string{p}, nil, nil
 	}
 	entries, err := os.ReadDir(p) // sorted by name
 	if err != nil {
-		return nil, fmt.Errorf("load connector config: %w", err)
+		return nil, nil, fmt.Errorf("load connector config: %w", err)
 	}
-	var files []string
 	for _, e := range entries {
-		if !e.IsDir() && isConnectorFile(e.Name()) {
-			files = append(files, filepath.Join(p, e.Name()))
+		switch name := e.Name(); {
+		case isEditorFile(name):
+			skipped = append(skipped, filepath.Join(p, name))
+		case !e.IsDir() && isConnectorFile(name):
+			files = append(files, filepath.Join(p, name))
 		}
 	}
-	if len(files) == 0 {
+	return files, skipped, nil
+}
+
+func connectorFiles(p string) ([]string, error) {
+	files, _, err := ConnectorFiles(p)
+	if err == nil && len(files) == 0 {
 		return nil, &FileError{Source: p, Err: errors.New("no *.json or *.properties connector files in directory")}
 	}
-	return files, nil
+	return files, err
+}
+
+// isEditorFile reports hidden files (dotfiles, Emacs' .#name locks, Vim's
+// .name.swp, the temp files hdfs-sink writes before a rename) and editors'
+// backups and autosaves (name~, #name#).
+func isEditorFile(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") ||
+		(len(name) > 1 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"))
 }
 
 func isConnectorFile(name string) bool {

@@ -169,3 +169,46 @@ func TestExportWithOtherConnectors(t *testing.T) {
 		t.Errorf("export of other connectors only: %v\nwant %s", err, want)
 	}
 }
+
+// TestDirectorySkipsEditorFiles: hidden files and what editors leave
+// beside a file they edit are never read from a config directory, even
+// with a connector file's extension (Emacs' lock is a dangling link); they
+// are listed as skipped, and loading is not broken.
+func TestDirectorySkipsEditorFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("testdata/good/minimal-rest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"orders.json":           string(good),
+		"orders.json~":          "{half an edit",
+		".orders.json.swp":      "b0VIM 9.0\x00\x00",
+		"#orders.json#":         "{autosave",
+		".hidden.json":          "not json",
+		".orders.json.123.tmp":  "{",
+		".hidden.properties":    "a b c\\u12",
+		"README.md":             "notes",
+		".2024_01_01_00_00.123": "",
+	}
+	for name, body := range files {
+		writeFile(t, filepath.Join(dir, name), body)
+	}
+	symlink(t, "someone@host.1234:1700000000", filepath.Join(dir, ".#orders.json"))
+	conns, _, err := Load(dir, nil)
+	if err != nil || len(conns) != 1 || conns[0].Name != "orders" {
+		t.Fatalf("Load = %v, %v", conns, err)
+	}
+	got, skipped, err := ConnectorFiles(dir)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("ConnectorFiles = %v, %v", got, err)
+	}
+	var names []string
+	for _, f := range skipped {
+		names = append(names, filepath.Base(f))
+	}
+	want := []string{"#orders.json#", ".#orders.json", ".2024_01_01_00_00.123", ".hidden.json", ".hidden.properties", ".orders.json.123.tmp", ".orders.json.swp", "orders.json~"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("skipped %q, want %q", names, want)
+	}
+}

@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"bytes"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
@@ -48,4 +51,36 @@ func configsErr(t *testing.T, body string) error {
 	t.Helper()
 	_, _, err := candidate(strings.NewReader(body), "p")
 	return err
+}
+
+// TestReloadSkipsEditorFiles: an editor open on a connector file leaves a
+// lock (a dangling link), a swap file and a backup in the directory; a
+// reload reads none of them (a debug line each), and they do not count as
+// a change of the files.
+func TestReloadSkipsEditorFiles(t *testing.T) {
+	dir := t.TempDir()
+	conftest.Connector(t, dir, "orders", nil)
+	var log bytes.Buffer
+	d := newDaemon(Options{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug})), Config: dir}, nil, wiring.ProcessMemory{})
+	before := configFingerprint(dir)
+	if err := os.Symlink("someone@host.1234:1700000000", filepath.Join(dir, ".#orders.json")); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{".orders.json.swp": "b0VIM\x00", "orders.json~": "{", "#orders.json#": "{", ".draft.json": "{"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if configFingerprint(dir) != before {
+		t.Error("editor files changed the fingerprint: a reload would follow every keystroke")
+	}
+	conns, err := d.loadForReload()
+	if err != nil || len(conns) != 1 {
+		t.Fatalf("reload = %v, %v\n%s", conns, err, log.String())
+	}
+	for _, name := range []string{".#orders.json", ".orders.json.swp", "orders.json~", "#orders.json#", ".draft.json"} {
+		if !strings.Contains(log.String(), `level=DEBUG msg="config: skipped a hidden or editor file" file=`+filepath.Join(dir, name)) {
+			t.Errorf("no debug line for %s:\n%s", name, log.String())
+		}
+	}
 }

@@ -42,6 +42,9 @@ func Check(cf Files, stdout, stderr io.Writer) bool {
 // configs, then what the wiring refuses; warnings go to log.
 func LoadChecked(cf Files, log *slog.Logger) (Loaded, error) {
 	l, err := cf.Load()
+	for _, f := range l.Skipped {
+		log.Debug("config: skipped a hidden or editor file", "file", f)
+	}
 	for _, w := range l.Warns {
 		log.Warn("config", "warning", w.String())
 	}

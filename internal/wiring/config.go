@@ -21,6 +21,9 @@ type Loaded struct {
 	Conns  []*configs.Connector
 	Warns  []configs.Warning
 	Redact *configs.Redactor
+	// Skipped are the hidden and editor files of the config directory,
+	// which are never read (a debug line each).
+	Skipped []string
 }
 
 // Load reads the worker (--worker, else the CONNECT_* environment, as
@@ -33,6 +36,7 @@ func (cf Files) Load() (Loaded, error) {
 		return l, err
 	}
 	l.Worker = w
+	_, l.Skipped, _ = configs.ConnectorFiles(cf.Config) // Load reports the error
 	conns, cwarns, err := configs.Load(cf.Config, w)
 	l.Warns = append(l.Warns, cwarns...)
 	if err != nil {
