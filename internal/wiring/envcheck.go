@@ -113,7 +113,11 @@ func connectorReport(c *configs.Connector, r *configs.Redactor) (report, error) 
 		return report{}, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 	}
 	rep.add(krb)
-	rep.lines = append(rep.lines, "kafka consumer: "+showProps(r, c.Kafka.Consumer))
+	applied, ignored := consumerUse(c)
+	rep.lines = append(rep.lines, "kafka consumer: "+showProps(r, applied))
+	if len(ignored) > 0 {
+		rep.lines = append(rep.lines, "kafka consumer, ignored: "+showIgnored(r, c.Kafka.Consumer, ignored))
+	}
 	if !c.Schemaless {
 		rep.lines = append(rep.lines, "schema registry: "+strings.Join(c.Registry.URLs, ", "))
 	}
@@ -158,4 +162,14 @@ func showProps(r *configs.Redactor, m map[string]string) string {
 		parts = append(parts, k+"="+shown[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// showIgnored prints the ignored consumer properties sorted, each with its
+// value (secrets hidden) and why it is ignored.
+func showIgnored(r *configs.Redactor, props, why map[string]string) string {
+	parts := make([]string, 0, len(why))
+	for _, k := range slices.Sorted(maps.Keys(why)) {
+		parts = append(parts, fmt.Sprintf("%s=%s (%s)", k, r.Show(k, props[k]), why[k]))
+	}
+	return strings.Join(parts, ", ")
 }

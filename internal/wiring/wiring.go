@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -163,32 +164,78 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 		if kafkaclient.IsSecurityKey(k) {
 			continue
 		}
-		switch k {
-		case "session.timeout.ms":
-			if d, err := time.ParseDuration(v + "ms"); err == nil {
-				opts = append(opts, kgo.SessionTimeout(d))
-				continue
-			}
-		case "heartbeat.interval.ms":
-			if d, err := time.ParseDuration(v + "ms"); err == nil {
-				opts = append(opts, kgo.HeartbeatInterval(d))
-				continue
-			}
-		case "client.id":
-			opts = append(opts, kgo.ClientID(v))
-			continue
-		case "group.instance.id":
-			// Static membership: a restarted process with the same id takes
-			// its partitions back at once, without waiting for a session to
-			// expire or a rebalance. Each process needs its own id.
-			opts = append(opts, kgo.InstanceID(v))
-			continue
-		case "enable.auto.commit", "key.deserializer", "value.deserializer":
-			continue // owned by hdfs-sink
+		switch opt, use := consumerOverride(k, v); use {
+		case overrideApplied:
+			opts = append(opts, opt)
+		case overrideNoEquivalent:
+			log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
 		}
-		log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
 	}
 	return opts
+}
+
+// overrideUse is what the daemon does with one consumer property.
+type overrideUse int
+
+const (
+	overrideApplied      overrideUse = iota
+	overrideOwned                    // hdfs-sink sets it itself; the value is ignored
+	overrideNoEquivalent             // franz-go has nothing like it here; ignored
+)
+
+// consumerOverride is the franz-go option of one consumer property (not a
+// security one), and whether it is applied at all.
+func consumerOverride(k, v string) (kgo.Opt, overrideUse) {
+	switch k {
+	case "session.timeout.ms":
+		if d, err := time.ParseDuration(v + "ms"); err == nil {
+			return kgo.SessionTimeout(d), overrideApplied
+		}
+	case "heartbeat.interval.ms":
+		if d, err := time.ParseDuration(v + "ms"); err == nil {
+			return kgo.HeartbeatInterval(d), overrideApplied
+		}
+	case "client.id":
+		return kgo.ClientID(v), overrideApplied
+	case "group.instance.id":
+		// Static membership: a restarted process with the same id takes
+		// its partitions back at once, without waiting for a session to
+		// expire or a rebalance. Each process needs its own id.
+		return kgo.InstanceID(v), overrideApplied
+	case "enable.auto.commit", "key.deserializer", "value.deserializer":
+		return nil, overrideOwned
+	}
+	return nil, overrideNoEquivalent
+}
+
+// consumerUse splits the consumer's properties as check shows them: those
+// the daemon applies (the typed ones, security, and the overrides franz-go
+// has an equivalent for) and those it ignores, with why. A group.id from
+// consumer.group.id is ignored: the group is consumer.override.group.id,
+// else connect-<name>.
+func consumerUse(c *configs.Connector) (applied map[string]string, ignored map[string]string) {
+	applied, ignored = map[string]string{}, map[string]string{}
+	for k, v := range c.Kafka.Consumer {
+		applied[k] = v
+	}
+	if _, ok := applied["group.id"]; ok && strings.HasPrefix(c.Kafka.KeyOf("consumer", "group.id"), "consumer.group.id") {
+		delete(applied, "group.id")
+		ignored["group.id"] = "the group is consumer.override.group.id, else connect-<name>"
+	}
+	for k, v := range c.Consumer.Overrides {
+		if kafkaclient.IsSecurityKey(k) {
+			continue
+		}
+		switch _, use := consumerOverride(k, v); use {
+		case overrideOwned:
+			delete(applied, k)
+			ignored[k] = "hdfs-sink sets it"
+		case overrideNoEquivalent:
+			delete(applied, k)
+			ignored[k] = "no franz-go equivalent"
+		}
+	}
+	return applied, ignored
 }
 
 // checkSecurity: the Kafka and registry security settings, stores read.
