@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,5 +51,34 @@ func TestCheckListsIgnoredConsumerKeys(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestWeakSecurityReported: a security-weakening setting is one warning
+// line naming connector and key, from check and at start (LoadChecked,
+// which run and every reload use).
+func TestWeakSecurityReported(t *testing.T) {
+	const worker = "bootstrap.servers=k:9092\nvalue.converter.schema.registry.url=http://r:8081"
+	connector := `{"name":"c","config":{"topics":"t","store.url":"file:///tmp/c","flush.size":"1",
+		"consumer.override.security.protocol":"SASL_PLAINTEXT","consumer.override.sasl.mechanism":"PLAIN",
+		"consumer.override.sasl.jaas.config":"org.apache.kafka.common.security.plain.PlainLoginModule required username=\"u\" password=\"pw-1234\";"}}`
+	const want = `connector "c": consumer.override.sasl.mechanism: PLAIN over SASL_PLAINTEXT sends the password in clear`
+	ok, out, errOut := checkFiles(t, worker, connector)
+	if !ok || strings.Count(errOut, want) != 1 || !strings.Contains(errOut, "warning: "+want) {
+		t.Fatalf("check (passed %v) does not warn once:\n%s%s", ok, out, errOut)
+	}
+	dir := t.TempDir()
+	files := Files{Config: filepath.Join(dir, "c.json"), Worker: filepath.Join(dir, "w.properties")}
+	os.WriteFile(files.Config, []byte(connector), 0o600)
+	os.WriteFile(files.Worker, []byte(worker), 0o600)
+	var log bytes.Buffer
+	if _, err := LoadChecked(files, slog.New(slog.NewTextHandler(&log, nil))); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(log.String(), "level=WARN") != 1 || !strings.Contains(log.String(), strings.ReplaceAll(want, `"`, `\"`)) {
+		t.Errorf("start does not log it once:\n%s", log.String())
+	}
+	if strings.Contains(out+errOut+log.String(), "pw-1234") {
+		t.Error("the password was printed")
 	}
 }
