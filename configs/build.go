@@ -188,7 +188,7 @@ func (p *parser) writer(c *Connector) {
 	c.RotateInterval = p.millis("rotate.interval.ms", DefaultRotateIntervalMs, math64Min, reasonAnyInt)
 	c.RotateScheduleInterval = p.millis("rotate.schedule.interval.ms", DefaultRotateScheduleMs, math64Min, reasonAnyInt)
 	c.OffsetPadWidth = p.padWidth()
-	c.RetryBackoff = p.millis("retry.backoff.ms", DefaultRetryBackoffMs, 0, reasonNonNegative)
+	c.RetryBackoff = p.retryBackoff()
 	c.ShutdownTimeout = p.millis("shutdown.timeout.ms", DefaultShutdownTimeoutMs, 0, reasonNonNegative)
 	c.MemoryMaxBytes = p.integer("hdfs.sink.memory.max.bytes", DefaultMemoryMaxBytes, 1, reasonPositive)
 	c.RotateMaxFileBytes = p.integer("hdfs.sink.rotate.max.file.bytes", DefaultRotateMaxFileBytes, 0, reasonNonNegative)
@@ -201,6 +201,20 @@ func (p *parser) writer(c *Connector) {
 	} else {
 		c.Locale = v
 	}
+}
+
+// retryBackoff reads retry.backoff.ms, the first wait after a failure
+// (doubling while it lasts). 0 would retry a failing service without a
+// pause, in a loop of errors: the default is used instead, with a warning
+// (the sink, the Hive syncer and the store's first connection used to
+// read 0 as 5 s, 1 s and no wait at all).
+func (p *parser) retryBackoff() time.Duration {
+	d := p.millis("retry.backoff.ms", DefaultRetryBackoffMs, 0, reasonNonNegative)
+	if d == 0 && !p.failed("retry.backoff.ms") {
+		p.warn("retry.backoff.ms", fmt.Sprintf("0 would retry a failing service without a pause: the default %d is used", DefaultRetryBackoffMs))
+		return DefaultRetryBackoffMs * time.Millisecond
+	}
+	return d
 }
 
 // maxPadWidth bounds filename.offset.zero.pad.width. The reference allows

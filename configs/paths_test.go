@@ -3,6 +3,7 @@ package configs
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDirsStayUnderTheStorePath: topics.dir and logs.dir are joined under
@@ -67,5 +68,22 @@ func TestPadWidthBound(t *testing.T) {
 	}
 	if got := len("t+0++") + 2*maxPadWidth + len(".parquet"); got > 255 || got+2 <= 255 {
 		t.Errorf("maxPadWidth %d makes the shortest name %d bytes: not the widest that fits 255", maxPadWidth, got)
+	}
+}
+
+// TestRetryBackoffZero: retry.backoff.ms=0 would retry a failing service
+// in a loop without a pause; every user of the setting gets the default
+// instead, and the file's author is told.
+func TestRetryBackoffZero(t *testing.T) {
+	c, warns := connectorWith(t, nil, `,"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081","retry.backoff.ms":"0"`)
+	if c.RetryBackoff != 5*time.Second {
+		t.Errorf("RetryBackoff = %v, want the default 5s", c.RetryBackoff)
+	}
+	if got := strings.Join(warnStrings(warns), "\n"); !strings.Contains(got, `connector "c": retry.backoff.ms: 0 would retry a failing service without a pause: the default 5000 is used`) {
+		t.Errorf("warnings:\n%s", got)
+	}
+	c, _ = connectorWith(t, nil, `,"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081","retry.backoff.ms":"250"`)
+	if c.RetryBackoff != 250*time.Millisecond {
+		t.Errorf("RetryBackoff = %v, want 250ms", c.RetryBackoff)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
@@ -80,5 +81,49 @@ func TestWeakSecurityReported(t *testing.T) {
 	}
 	if strings.Contains(out+errOut+log.String(), "pw-1234") {
 		t.Error("the password was printed")
+	}
+}
+
+// TestMissingHadoopConfDir: Hadoop skips configuration files that do not
+// exist, and a URL that names its NameNode by host and port needs none:
+// check warns and passes, and the store is opened without the directory.
+// A URL without a port may be a nameservice, which only the directory
+// resolves: an error naming the key and both ways out.
+func TestMissingHadoopConfDir(t *testing.T) {
+	const worker = "bootstrap.servers=k:9092\nvalue.converter.schema.registry.url=http://r:8081"
+	missing := filepath.Join(t.TempDir(), "no-such-conf")
+	for _, tc := range []struct {
+		name, extra string
+		pass        bool
+		want        string // in stderr
+	}{
+		{"NameNode by host and port", `"hdfs.url":"hdfs://nn1:8020","hadoop.conf.dir":"` + missing + `"`, true,
+			`warning: connector "c": hadoop.conf.dir: ` + missing + ` does not exist: skipped, as Hadoop skips missing configuration files (hdfs://nn1:8020 names its NameNode directly`},
+		{"hadoop.home's etc/hadoop", `"hdfs.url":"hdfs://nn1:8020","hadoop.home":"` + missing + `"`, true,
+			`warning: connector "c": hadoop.home: ` + missing + `/etc/hadoop does not exist: skipped`},
+		{"maybe a nameservice", `"hdfs.url":"hdfs://ns1/data","hadoop.conf.dir":"` + missing + `"`, false,
+			`connector "c" (`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ok, out, errOut := checkFiles(t, worker, `{"name":"c","config":{"topics":"t","flush.size":"1",`+tc.extra+`}}`)
+			if ok != tc.pass || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("passed %v, want %v; stderr lacks %q:\n%s%s", ok, tc.pass, tc.want, out, errOut)
+			}
+			if !tc.pass && !strings.Contains(errOut, "hadoop.conf.dir: "+missing+" does not exist, and hdfs://ns1/data has no port, so ns1 may be a nameservice") ||
+				!tc.pass && !strings.Contains(errOut, "give the NameNode's port (hdfs://ns1:8020)") {
+				t.Errorf("the error does not say why and how out:\n%s", errOut)
+			}
+			if tc.pass && !strings.Contains(out, "store: hdfs://nn1:8020: NameNode nn1:8020; authentication simple") {
+				t.Errorf("store line:\n%s", out)
+			}
+		})
+	}
+	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","flush.size":"1","hdfs.url":"hdfs://nn1:8020",
+		"hadoop.conf.dir":"`+missing+`","bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts, err := hdfsLoginOptions(c, nil); err != nil || opts.ConfDir != "" {
+		t.Errorf("the store would be opened with %+v, %v; want no conf dir", opts, err)
 	}
 }

@@ -34,7 +34,14 @@ func storeCheck(c *configs.Connector) (report, error) {
 	if c.Store.Scheme != "hdfs" {
 		return report{lines: []string{"store: " + c.Store.Raw + " (local disk)"}}, nil
 	}
-	opts := hdfsOptions(c)
+	opts, err := hdfsOptions(c)
+	if err != nil {
+		return report{}, err
+	}
+	var rep report
+	if _, warning, _ := confDirFor(c); warning != "" {
+		rep.warns = append(rep.warns, warning)
+	}
 	if _, krb := kerberosConfig(c); krb {
 		opts.Kerberos = placeholderClient // Check only looks at whether there is one
 	}
@@ -43,10 +50,12 @@ func storeCheck(c *configs.Connector) (report, error) {
 		return report{}, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err) // the error names the URL or conf dir
 	}
 	if !sec.Kerberos {
-		return report{lines: []string{fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser)}}, nil
+		rep.lines = []string{fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser)}
+		return rep, nil
 	}
-	lines := []string{fmt.Sprintf("store: %s: %s; user from the Kerberos principal", c.Store.Raw, t), "hdfs: " + sec.String()}
-	return report{lines: lines, warns: hdfsWarnings(c, sec)}, nil
+	rep.lines = []string{fmt.Sprintf("store: %s: %s; user from the Kerberos principal", c.Store.Raw, t), "hdfs: " + sec.String()}
+	rep.warns = append(rep.warns, hdfsWarnings(c, sec)...)
+	return rep, nil
 }
 
 // kerberosReport checks a connector's Kerberos login as far as it can be
