@@ -97,6 +97,20 @@ func (c *Connector) Show(key string) string {
 	return redactURL(c.Raw[key])
 }
 
+// Unresolved lists the keys whose values hold config provider
+// placeholders left unresolved, because the files were read offline
+// (ReadOptions): their values were not validated. Sorted; nil when read
+// on the daemon's host.
+func (c *Connector) Unresolved() []string {
+	var out []string
+	for _, k := range sortedKeys(c.set) {
+		if c.set[k].unresolved {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // StoreURL is the parsed store.url / hdfs.url.
 type StoreURL struct {
 	Raw    string

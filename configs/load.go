@@ -201,10 +201,6 @@ func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Wa
 // worker's allowed.paths (and a REST body could then send it to a server
 // the same body names).
 func resolveOwn(source string, rc rawConnector, w *Worker) (settings, []error) {
-	var ps providers
-	if w != nil {
-		ps = w.providers
-	}
 	var errs []error
 	own := settings{}
 	for _, k := range sortedKeys(rc.raw) {
@@ -214,11 +210,11 @@ func resolveOwn(source string, rc rawConnector, w *Worker) (settings, []error) {
 			own[k] = st
 			continue
 		}
-		v, fromProvider, err := ps.resolve(rc.raw[k])
+		v, unresolved, err := w.resolve(rc.raw[k])
 		if err != nil {
 			errs = append(errs, &ResolveError{Connector: rc.name, Source: source, Key: k, Err: err})
 		}
-		st.value, st.resolved = v, fromProvider
+		st.value, st.unresolved = v, unresolved
 		own[k] = st
 	}
 	return own, errs

@@ -47,7 +47,13 @@ func (k Kafka) KeyOf(client, prop string) string {
 // clientProp is one resolved client property and the key that set it.
 type clientProp struct {
 	value, key, origin string
+	unresolved         bool // read offline: a placeholder, not the value
 }
+
+// Unresolved reports whether property prop of client holds a config
+// provider placeholder left unresolved (read offline, ReadOptions): what
+// is made of its value cannot be checked.
+func (k Kafka) Unresolved(client, prop string) bool { return k.from[client][prop].unresolved }
 
 // Client names, as the maps and messages call them.
 const (
@@ -138,7 +144,7 @@ func clientMap(eff, top settings, client string) map[string]clientProp {
 		if !IsSecretKey(name) {
 			v = strings.TrimSpace(v) // Kafka trims strings, not passwords
 		}
-		out[name] = clientProp{value: v, key: key, origin: st.origin}
+		out[name] = clientProp{value: v, key: key, origin: st.origin, unresolved: st.unresolved}
 	}
 	if client == clientAdmin {
 		for _, k := range sortedKeys(top) {

@@ -38,6 +38,9 @@ func (p *parser) fail(key, value, reason string) { p.failOrigin(key, value, p.se
 // failOrigin is fail for a value that came from origin (the worker's
 // top-level client properties are not among the connector's settings).
 func (p *parser) failOrigin(key, value, origin, reason string) {
+	if p.set[key].unresolved {
+		return // read offline: the placeholder is not the value (Connector.Unresolved)
+	}
 	if IsSecretKey(key) {
 		value = Hidden
 	}

@@ -208,3 +208,56 @@ func TestPlaceholderSyntax(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflinePlaceholders: read offline (check --offline), placeholders
+// are checked without the host's files and environment (the provider is
+// declared, the path's form, allowed.paths as written) and left as
+// written; the keys holding them are not validated and are listed as
+// unresolved. The same files on the host (not offline) fail, as the
+// files are not there.
+func TestOfflinePlaceholders(t *testing.T) {
+	lookupEnv = func(string) (string, bool) { return "", false }
+	t.Cleanup(func() { lookupEnv = os.LookupEnv })
+	worker := map[string]string{
+		"config.providers": "file,env", "config.providers.file.class": "FileConfigProvider",
+		"config.providers.file.param.allowed.paths": "/etc/hdfs-sink", "config.providers.env.class": "EnvVarConfigProvider",
+		"bootstrap.servers":                   "${file:/etc/hdfs-sink/kafka.properties:brokers}",
+		"value.converter.schema.registry.url": "${file:/etc/hdfs-sink/kafka.properties:registry}",
+	}
+	body := `{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"${env:FLUSH}",
+		"value.converter.basic.auth.credentials.source":"USER_INFO",
+		"value.converter.basic.auth.user.info":"${file:/etc/hdfs-sink/kafka.properties:user.info}"}}`
+	w, _, err := newWorker("w.properties", worker, func(string) string { return "worker w.properties" }, ReadOptions{Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, _, err := ParseFile("c.json", []byte(body), w)
+	if err != nil {
+		t.Fatalf("offline: %v", err)
+	}
+	want := []string{"bootstrap.servers", "flush.size", "value.converter.basic.auth.user.info", "value.converter.schema.registry.url"}
+	if got := conns[0].Unresolved(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Unresolved = %q, want %q", got, want)
+	}
+	if !conns[0].Kafka.Unresolved("consumer", "bootstrap.servers") {
+		t.Error("the consumer's bootstrap.servers is not marked unresolved")
+	}
+	online, _, err := newWorker("w.properties", worker, func(string) string { return "worker w.properties" }, ReadOptions{})
+	if err == nil {
+		_, _, err = ParseFile("c.json", []byte(body), online)
+	}
+	if err == nil {
+		t.Fatal("read on this host, the files' placeholders resolved")
+	}
+	for name, value := range map[string]string{
+		`no config provider "vault"`:     "${vault:secret/x:k}",
+		"is outside allowed.paths":       "${file:/etc/hdfs-sink/../passwd:root}",
+		"is a relative path":             "${file:kafka.properties:k}",
+		"takes no path (write ${env:X})": "${env:a:X}",
+	} {
+		bad := strings.Replace(body, "${env:FLUSH}", value, 1)
+		if _, _, err := ParseFile("c.json", []byte(bad), w); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("offline %s: %v, want an error containing %q", value, err, name)
+		}
+	}
+}

@@ -17,7 +17,7 @@ func Check(cf Files, stdout, stderr io.Writer) bool {
 	}
 	var reports []report
 	if err == nil {
-		reports, err = checkWiring(l.Conns, l.Redact)
+		reports, err = checkWiring(l.Conns, l.Redact, cf.Offline)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, l.Redact.Text(err.Error()))
@@ -51,7 +51,7 @@ func LoadChecked(cf Files, log *slog.Logger) (Loaded, error) {
 	if err != nil {
 		return l, err
 	}
-	reports, err := checkWiring(l.Conns, l.Redact)
+	reports, err := checkWiring(l.Conns, l.Redact, cf.Offline)
 	for i, r := range reports {
 		for _, w := range r.warns {
 			log.Warn("config", "connector", l.Conns[i].Name, "warning", w)

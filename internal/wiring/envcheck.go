@@ -111,8 +111,13 @@ func MetastoreURIs(c *configs.Connector) (string, error) {
 	return t.uris, err
 }
 
-// connectorReport is what check says of a connector that passed.
-func connectorReport(c *configs.Connector, r *configs.Redactor) (report, error) {
+// connectorReport is what check says of a connector that passed. Offline
+// (h not nil), hadoop.conf.dir, the Kerberos login and hive.conf.dir are
+// not read, and the report ends with what h leaves to the daemon's host.
+func connectorReport(c *configs.Connector, r *configs.Redactor, h *hostOnly) (report, error) {
+	if h != nil {
+		return offlineReport(c, r, *h)
+	}
 	rep, err := storeCheck(c)
 	if err != nil {
 		return report{}, err
@@ -122,6 +127,19 @@ func connectorReport(c *configs.Connector, r *configs.Redactor) (report, error) 
 		return report{}, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 	}
 	rep.add(krb)
+	return clientsReport(c, r, rep, hiveReport)
+}
+
+// offlineReport is connectorReport for check --offline.
+func offlineReport(c *configs.Connector, r *configs.Redactor, h hostOnly) (report, error) {
+	rep, err := clientsReport(c, r, offlineStore(c, h), func(c *configs.Connector) (string, error) { return offlineHive(c, h) })
+	rep.lines = append(rep.lines, h.lines()...)
+	return rep, err
+}
+
+// clientsReport adds the Kafka consumer, the registry and the metastore
+// (as hive describes it) to rep.
+func clientsReport(c *configs.Connector, r *configs.Redactor, rep report, hive func(*configs.Connector) (string, error)) (report, error) {
 	applied, ignored := consumerUse(c)
 	rep.lines = append(rep.lines, "kafka consumer: "+showProps(r, applied))
 	if len(ignored) > 0 {
@@ -131,7 +149,7 @@ func connectorReport(c *configs.Connector, r *configs.Redactor) (report, error) 
 		rep.lines = append(rep.lines, "schema registry: "+strings.Join(c.Registry.URLs, ", "))
 	}
 	if c.Hive.Enabled {
-		line, err := hiveReport(c)
+		line, err := hive(c)
 		if err != nil {
 			return report{}, err
 		}

@@ -5,7 +5,8 @@
 // (kafkaclient.Security, parsed once per connector run) and the Hive
 // metastore's dial options. It also loads the worker and connector files
 // as every command does (LoadChecked), checks what configs alone cannot
-// (CheckWiring, Check: what `hdfs-sink check` says), plans the process's
+// (CheckWiring, Check: what `hdfs-sink check` says, also away from the
+// daemon's host with --offline: offline.go), plans the process's
 // memory and hides secrets in what is shown (Redact, RedactedErrors).
 // The daemon and every tool of cmd/hdfs-sink use it, so that a tool
 // reaches Kafka and the store exactly as the daemon would.
@@ -264,13 +265,18 @@ func checkSecurity(c *configs.Connector) []error {
 // say (envcheck.go).
 // check and run both use it, so run refuses what check refuses. It returns
 // what check reports of each connector.
-func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, error) {
+func checkWiring(conns []*configs.Connector, r *configs.Redactor, offline bool) ([]report, error) {
 	var errs []error
 	reports := make([]report, len(conns))
 	for i, c := range conns {
-		warns, cerrs := checkConnector(c)
+		var h *hostOnly // nil: on the daemon's host
+		if offline {
+			ho := hostOnlyOf(c, r)
+			h = &ho
+		}
+		warns, cerrs := checkConnector(c, h)
 		errs = append(errs, cerrs...)
-		rep, err := connectorReport(c, r)
+		rep, err := connectorReport(c, r, h)
 		rep.warns = append(rep.warns, warns...)
 		reports[i] = rep
 		errs = append(errs, err)
@@ -280,15 +286,23 @@ func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, err
 
 // CheckWiring is what checkWiring refuses, without the reports.
 func CheckWiring(conns []*configs.Connector, r *configs.Redactor) error {
-	_, err := checkWiring(conns, r)
+	_, err := checkWiring(conns, r, false)
 	return err
 }
 
-func checkConnector(c *configs.Connector) (warns []string, errs []error) {
-	if _, err := OutputPartitioner(c); err != nil {
-		errs = append(errs, err)
+// checkConnector is what the wired packages refuse of c; offline (h not
+// nil), not what h leaves to the daemon's host.
+func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []error) {
+	if h == nil || !unresolvedAny(c, partitionerKeys) {
+		if _, err := OutputPartitioner(c); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	errs = append(errs, checkSecurity(c)...)
+	if h == nil {
+		errs = append(errs, checkSecurity(c)...)
+	} else {
+		errs = append(errs, h.drop(checkSecurity(c))...)
+	}
 	f, err := OutputFormat(c)
 	if err != nil {
 		return nil, append(errs, err)
