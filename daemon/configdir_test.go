@@ -84,3 +84,28 @@ func TestReloadSkipsEditorFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReloadWatchesPropertiesFiles: the daemon loads the directory's
+// .properties connector files too, so a change to one is a change of the
+// files (a reload), and a PUT is checked with them.
+func TestReloadWatchesPropertiesFiles(t *testing.T) {
+	dir := t.TempDir()
+	conftest.Connector(t, dir, "orders", nil)
+	props := filepath.Join(dir, "clicks.properties")
+	body := "name=clicks\ntopics=clicks\nstore.url=file://" + filepath.Join(dir, "clicks") + "\nflush.size=10\n" +
+		"bootstrap.servers=127.0.0.1:1\nvalue.converter.schema.registry.url=http://127.0.0.1:1\n"
+	if err := os.WriteFile(props, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files, err := connectorFiles(dir)
+	if err != nil || len(files) != 2 {
+		t.Fatalf("connectorFiles = %v, %v; want orders.json and clicks.properties", files, err)
+	}
+	before := configFingerprint(dir)
+	if err := os.WriteFile(props, []byte(strings.Replace(body, "flush.size=10", "flush.size=20", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if configFingerprint(dir) == before {
+		t.Error("a changed .properties connector file is not a change: no reload would follow")
+	}
+}
