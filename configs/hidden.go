@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -38,12 +39,17 @@ func writtenConfig(name string, raw map[string]string) map[string]string {
 	return out
 }
 
-// refuseHidden refuses every setting (the connector's own, or the
-// worker's under it) whose value, placeholders resolved, holds Hidden.
-func (p *parser) refuseHidden() {
-	for _, k := range sortedKeys(p.set) {
-		if strings.Contains(p.set[k].value, Hidden) {
-			p.fail(k, p.set[k].value, reasonHidden)
+// refuseHidden refuses every setting whose value, placeholders resolved,
+// holds Hidden: the connector's own (own), even one the worker's settings
+// make it ignore (it is written back and would count once they change),
+// and the worker's under them.
+func (p *parser) refuseHidden(own settings) {
+	all := settings{}
+	maps.Copy(all, own)
+	maps.Copy(all, p.set)
+	for _, k := range sortedKeys(all) {
+		if strings.Contains(all[k].value, Hidden) {
+			p.fail(k, all[k].value, reasonHidden)
 		}
 	}
 }

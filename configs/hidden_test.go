@@ -30,6 +30,8 @@ func TestHiddenIsNeverACredential(t *testing.T) {
 			`consumer.override.sasl.jaas.config = "[hidden]"`},
 		{"credentials in a URL", "", `,"value.converter.schema.registry.url":"http://svc:[hidden]@reg:8081"`,
 			`value.converter.schema.registry.url = "http://svc:[hidden]@reg:8081"`},
+		{"in a key the worker's converter makes ignored", "value.converter=io.confluent.connect.avro.AvroConverter",
+			`,"value.converter.basic.auth.user.info":"[hidden]"`, `value.converter.basic.auth.user.info = "[hidden]"`},
 		{"from a config provider", "config.providers=file\nconfig.providers.file.class=FileConfigProvider",
 			`,"value.converter.basic.auth.credentials.source":"USER_INFO","value.converter.basic.auth.user.info":"u:${file:` + secrets + `:pw}"`,
 			`value.converter.basic.auth.user.info = "[hidden]"`},

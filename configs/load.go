@@ -162,7 +162,7 @@ func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Wa
 	c := p.build()
 	c.Written = writtenConfig(rc.name, rc.raw)
 	p.validate(c)
-	p.refuseHidden()
+	p.refuseHidden(own)
 	if w != nil {
 		p.checkOverridePolicy(w.OverridePolicy)
 	}
