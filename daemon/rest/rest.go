@@ -1,11 +1,14 @@
 // Package rest is the daemon's HTTP face: the Kafka Connect REST API where
 // its concepts match hdfs-sink's (docs/operations.md lists what is and is
 // not there), the probes /healthz and /readyz, the status document and the
-// metrics the daemon hands it, basic authentication and TLS. It speaks to
-// the daemon only through Connectors, the interface it declares, so it is
-// tested against a fake and knows nothing of supervisors or the status
-// board. Every config value and error it shows goes through the daemon's
-// Redactor.
+// metrics the daemon hands it, basic authentication, client certificates
+// and TLS; the binding rule (exposure.go: an address other hosts can reach
+// needs authentication or read-only mode) and the browser guards on
+// changing requests (guard.go). It speaks to the daemon only through
+// Connectors, the interface it declares, so it is tested against a fake
+// and knows nothing of supervisors or the status board. Every config
+// value and error it shows goes through the daemon's Redactor; a
+// connector's config is shown as its file states it.
 package rest
 
 import (
