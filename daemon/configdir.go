@@ -176,10 +176,10 @@ func encodeConnector(file, name string, cfg map[string]any) ([]byte, error) {
 		case bool:
 			props[k] = strconv.FormatBool(v)
 		default:
-			return nil, fmt.Errorf("%s: a .properties connector's values are strings, numbers or booleans, not %v", k, v)
+			return nil, fmt.Errorf("%s: the connector is a .properties file, whose values are strings, numbers or booleans, not JSON objects, lists or null", k)
 		}
 	}
-	header := []string{"Connector " + name + ", written by hdfs-sink's REST API (PUT /connectors/" + name + "/config).", "Comments of the previous file are not kept."}
+	header := []string{"Connector " + name + ", written by hdfs-sink's REST API; comments of the previous file are not kept."}
 	return configs.FormatProperties(header, props), nil
 }
 
@@ -210,9 +210,9 @@ func (d *Daemon) checkWithOthers(dir, target, name string, data []byte) (*config
 	}
 	l, err := wiring.LoadChecked(wiring.Files{Config: tmp, Worker: d.files.Worker}, slog.New(slog.DiscardHandler))
 	if err != nil {
-		msgs := wiring.RedactedErrors(l.Redact, err)
+		msgs := wiring.RedactedErrors(d.board.redactor(), err)
 		for i := range msgs {
-			msgs[i] = strings.ReplaceAll(wiring.Scrub(d.board.redactor(), msgs[i]), tmp, filepath.Clean(dir))
+			msgs[i] = strings.ReplaceAll(msgs[i], tmp, filepath.Clean(dir))
 		}
 		return nil, msgs
 	}
