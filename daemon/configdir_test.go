@@ -247,3 +247,40 @@ func TestReloadReadsPropertiesFiles(t *testing.T) {
 	f.stop()
 	f.wait()
 }
+
+// TestEncodeConnector: a REST body becomes the connector's file in the
+// format of the file it lives in; a .properties file takes strings,
+// numbers and booleans as Connect's REST API accepts them, and refuses
+// what it cannot hold.
+func TestEncodeConnector(t *testing.T) {
+	for _, tt := range []struct {
+		file, body, want, err string
+	}{
+		{"c.json", `{"flush.size":1000,"hive.integration":true,"topics":"t"}`,
+			"{\n  \"config\": {\n    \"flush.size\": 1000,\n    \"hive.integration\": true,\n    \"name\": \"c\",\n    \"topics\": \"t\"\n  },\n  \"name\": \"c\"\n}\n", ""},
+		{"c.properties", `{"flush.size":1000,"hive.integration":true,"topics":"t"}`,
+			"flush.size=1000\nhive.integration=true\nname=c\ntopics=t\n", ""},
+		{"c.PROPERTIES", `{"topics":"a b"}`, "name=c\ntopics=a b\n", ""},
+		{"c.properties", `{"topics":["t"]}`, "", "topics: the connector is a .properties file, whose values are strings, numbers or booleans"},
+		{"c.properties", `{"topics":null}`, "", "topics: the connector is a .properties file"},
+	} {
+		cfg, err := decodeConfig(strings.NewReader(tt.body), "c")
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := encodeConnector(tt.file, "c", cfg)
+		got := string(data)
+		if i := strings.Index(got, "\n"); strings.HasPrefix(got, "#") {
+			got = got[i+1:] // the header comment
+		}
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s %s: error %v, want %q", tt.file, tt.body, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%s %s: %v\n%q\nwant %q", tt.file, tt.body, err, got, tt.want)
+		}
+	}
+}
