@@ -102,6 +102,10 @@ func connectorFiles(p string) ([]string, error) {
 	return files, nil
 }
 
+// IsConnectorFile reports whether Load reads a file of this name from a
+// directory: the daemon watches and copies the same files.
+func IsConnectorFile(name string) bool { return isConnectorFile(name) }
+
 func isConnectorFile(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
 	return ext == ".json" || ext == ".properties"
@@ -156,7 +160,9 @@ func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Wa
 		p.missing("name", "must be the connector name (top-level \"name\", or \"name\" inside the config)")
 	}
 	c := p.build()
+	c.Written = writtenConfig(rc.name, rc.raw)
 	p.validate(c)
+	p.refuseHidden(own)
 	if w != nil {
 		p.checkOverridePolicy(w.OverridePolicy)
 	}

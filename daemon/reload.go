@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -75,7 +74,8 @@ func configFingerprint(path string) [32]byte {
 	return out
 }
 
-// connectorFiles are the *.json files of a directory, or the file itself.
+// connectorFiles are the connector files of a directory (*.json and
+// *.properties, as configs.Load reads them), or the file itself.
 func connectorFiles(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil || !st.IsDir() {
@@ -84,7 +84,7 @@ func connectorFiles(path string) ([]string, error) {
 	entries, err := os.ReadDir(path)
 	var files []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
+		if !e.IsDir() && configs.IsConnectorFile(e.Name()) {
 			files = append(files, filepath.Join(path, e.Name()))
 		}
 	}
