@@ -85,6 +85,11 @@ type Connector struct {
 	// worker's), placeholders resolved. It holds secrets: print it with
 	// Redactor.ShowMap, never as it is.
 	Raw map[string]string
+	// Written is the connector's own keys as its file states them (no
+	// worker keys, no defaults, config provider placeholders intact), with
+	// its name: what Kafka Connect returns as its config. A literal secret
+	// is in it as written: show it with wiring.RedactWritten.
+	Written map[string]string
 
 	set settings // Raw with origins and secrecy
 }

@@ -123,6 +123,10 @@ func isEditorFile(name string) bool {
 		(len(name) > 1 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"))
 }
 
+// IsConnectorFile reports whether Load reads a file of this name from a
+// directory (ConnectorFiles): the daemon watches and copies the same files.
+func IsConnectorFile(name string) bool { return !isEditorFile(name) && isConnectorFile(name) }
+
 func isConnectorFile(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
 	return ext == ".json" || ext == ".properties"
@@ -176,7 +180,9 @@ func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Wa
 		p.missing("name", "must be the connector name (top-level \"name\", or \"name\" inside the config)")
 	}
 	c := p.build()
+	c.Written = writtenConfig(rc.name, rc.raw)
 	p.validate(c)
+	p.refuseHidden(own)
 	if w != nil {
 		p.checkOverridePolicy(w.OverridePolicy)
 	}

@@ -42,6 +42,10 @@ type Worker struct {
 	// first HTTP listener) or else rest.host.name / rest.port; "" when the
 	// worker sets none of them.
 	HTTPAddr string
+	// HTTPOrigin says where HTTPAddr was set, for messages: "listeners in
+	// worker file /etc/kafka/connect.properties", "CONNECT_REST_PORT in
+	// the environment".
+	HTTPOrigin string
 	// NotApplicable are the keys that describe a Connect cluster (group.id,
 	// offset.storage.*, plugin.path, ...) and mean nothing to hdfs-sink.
 	NotApplicable []string
@@ -153,6 +157,7 @@ func newWorker(source string, props map[string]string, origin func(string) strin
 	if err := w.readPolicy(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, w.hiddenValueErrors()...)
 	if len(errs) > 0 {
 		return nil, warns, errors.Join(errs...)
 	}
@@ -253,6 +258,7 @@ func (w *Worker) readHTTP() error {
 		return w.fail("rest.port", "must be a port number (1-65535)")
 	}
 	w.HTTPAddr = net.JoinHostPort(host, port)
+	w.HTTPOrigin = w.keyOrigin("rest.host.name", "rest.port")
 	return nil
 }
 
@@ -264,6 +270,7 @@ func (w *Worker) readListeners(ls []string) error {
 		}
 		if strings.EqualFold(u.Scheme, "http") {
 			w.HTTPAddr = net.JoinHostPort(u.Hostname(), u.Port())
+			w.HTTPOrigin = w.keyOrigin("listeners")
 			return nil
 		}
 	}

@@ -96,29 +96,29 @@ func TestCheckWithEnvironmentWorker(t *testing.T) {
 
 // TestListenAddr: --status-addr (the old name) wins when set, then
 // --listen when given (empty: no server), then the worker file's
-// listeners, then the default.
+// listeners, then the default; each says where it came from.
 func TestListenAddr(t *testing.T) {
-	w := &configs.Worker{HTTPAddr: "0.0.0.0:28083"}
+	w := &configs.Worker{HTTPAddr: "0.0.0.0:28083", HTTPOrigin: "listeners in worker file w.properties"}
 	for _, tt := range []struct {
-		args   []string
-		worker *configs.Worker
-		want   string
+		args               []string
+		worker             *configs.Worker
+		wantAddr, wantFrom string
 	}{
-		{nil, nil, defaultListen},
-		{nil, w, "0.0.0.0:28083"},
-		{[]string{"--listen", "127.0.0.1:9999"}, w, "127.0.0.1:9999"},
-		{[]string{"--listen", ""}, w, ""},
-		{nil, &configs.Worker{}, defaultListen},
-		{[]string{"--status-addr", "127.0.0.1:7777", "--listen", "127.0.0.1:9999"}, w, "127.0.0.1:7777"},
-		{[]string{"--status-addr", ""}, w, "0.0.0.0:28083"},
+		{nil, nil, defaultListen, "the default --listen"},
+		{nil, w, "0.0.0.0:28083", "listeners in worker file w.properties"},
+		{[]string{"--listen", "127.0.0.1:9999"}, w, "127.0.0.1:9999", "--listen"},
+		{[]string{"--listen", ""}, w, "", "--listen"},
+		{nil, &configs.Worker{}, defaultListen, "the default --listen"},
+		{[]string{"--status-addr", "127.0.0.1:7777", "--listen", "127.0.0.1:9999"}, w, "127.0.0.1:7777", "--status-addr"},
+		{[]string{"--status-addr", ""}, w, "0.0.0.0:28083", "listeners in worker file w.properties"},
 	} {
 		var rf runFlags
 		fs := rf.flagSet(io.Discard)
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		if got := rf.listenAddr(fs, tt.worker); got != tt.want {
-			t.Errorf("args %v, worker %+v: %q, want %q", tt.args, tt.worker, got, tt.want)
+		if addr, from := rf.http.listenAddr(fs, tt.worker); addr != tt.wantAddr || from != tt.wantFrom {
+			t.Errorf("args %v, worker %+v: %q from %q, want %q from %q", tt.args, tt.worker, addr, from, tt.wantAddr, tt.wantFrom)
 		}
 	}
 }

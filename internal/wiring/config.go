@@ -52,6 +52,9 @@ func (cf Files) Load() (Loaded, error) {
 	return l, nil
 }
 
+// LoadWorker reads the worker alone, as Load does (nil: none).
+func (cf Files) LoadWorker() (*configs.Worker, []configs.Warning, error) { return cf.loadWorker() }
+
 func (cf Files) loadWorker() (*configs.Worker, []configs.Warning, error) {
 	opts := configs.ReadOptions{Offline: cf.Offline}
 	if cf.Worker != "" {
