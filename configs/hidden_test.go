@@ -46,7 +46,7 @@ func TestHiddenIsNeverACredential(t *testing.T) {
 		})
 	}
 	// The worker's own settings are held to the same rule.
-	_, _, err := newWorker("w.properties", map[string]string{"consumer.sasl.jaas.config": "[hidden]"}, func(string) string { return "worker w.properties" })
+	_, _, err := newWorker("w.properties", map[string]string{"consumer.sasl.jaas.config": "[hidden]"}, func(string) string { return "worker w.properties" }, ReadOptions{})
 	if err == nil || !strings.Contains(err.Error(), `w.properties: consumer.sasl.jaas.config = "[hidden]": `+reasonHidden) {
 		t.Fatalf("worker holding [hidden]: %v", err)
 	}

@@ -5,9 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
-	"sort"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -74,22 +72,15 @@ func configFingerprint(path string) [32]byte {
 	return out
 }
 
-// connectorFiles are the connector files of a directory (*.json and
-// *.properties, as configs.Load reads them), or the file itself.
+// connectorFiles are the files a reload reads (configs.ConnectorFiles:
+// the *.json and *.properties files of the directory, without hidden and
+// editor files), or the file itself.
 func connectorFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil || !st.IsDir() {
+	files, _, err := configs.ConnectorFiles(path)
+	if err != nil {
 		return []string{path}, err
 	}
-	entries, err := os.ReadDir(path)
-	var files []string
-	for _, e := range entries {
-		if !e.IsDir() && configs.IsConnectorFile(e.Name()) {
-			files = append(files, filepath.Join(path, e.Name()))
-		}
-	}
-	sort.Strings(files)
-	return files, err
+	return files, nil
 }
 
 // reload reads the connector files again and applies the difference:

@@ -11,12 +11,14 @@ import (
 
 // cmdCheck is `hdfs-sink check`: everything run checks before consuming,
 // and what it found (wiring.Check), secrets hidden. Exit 1 when a file is
-// refused.
+// refused. --offline checks the files away from the daemon's host.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var cf configFlags
 	cf.register(fs)
+	fs.BoolVar(&cf.Offline, "offline", false, "check the files without the daemon's host: config providers are not resolved and "+
+		"hadoop.conf.dir, hive.conf.dir, keytabs, krb5.conf, stores and token files are not read; check lists what it could not check")
 	var hf httpFlags // run's HTTP flags: check applies the same binding rule
 	hf.register(fs)
 	if err := fs.Parse(args); err != nil || cf.Config == "" {

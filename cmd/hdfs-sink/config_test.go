@@ -13,6 +13,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
 // bareConnector has none of the worker's settings, as published files.
@@ -142,6 +143,38 @@ func TestLogsHideSecrets(t *testing.T) {
 		}
 		if format == "json" && !strings.Contains(out.String(), `"attempt":3`) {
 			t.Errorf("a number lost its type: %s", out.String())
+		}
+	}
+}
+
+// TestLogsKeepResolvedAddresses: the log handler hides secrets, not the
+// addresses a config provider resolved: a log line naming the broker (or
+// an offset that equals its port) reaches the log as it was written.
+func TestLogsKeepResolvedAddresses(t *testing.T) {
+	dir := conftest.WriteFiles(t, map[string]string{
+		"kafka.properties": "brokers=kafka-1:9092\nregistry=http://registry:8081\nuser.info=svc:pw-resolved-77\n"})
+	conftest.NoConnectEnv(t)
+	worker := filepath.Join(dir, "worker.properties")
+	props := filepath.Join(dir, "kafka.properties")
+	write(t, worker, "config.providers=file\nconfig.providers.file.class=FileConfigProvider\n"+
+		"bootstrap.servers=${file:"+props+":brokers}\nvalue.converter.schema.registry.url=${file:"+props+":registry}\n"+
+		"value.converter.basic.auth.credentials.source=USER_INFO\nvalue.converter.basic.auth.user.info=${file:"+props+":user.info}\n")
+	write(t, filepath.Join(dir, "orders.json"), strings.Replace(bareConnector, "file:///tmp/hdfs-sink-unused", "file://"+t.TempDir(), 1))
+	l, err := configFlags{wiring.Files{Config: filepath.Join(dir, "orders.json"), Worker: worker}}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	lf := logFlags{level: "info", format: "text"}
+	log, err := lf.logger(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf.hide(l.Redact)
+	log.Info("fetch from kafka-1:9092 at offset 9092", "registry", "http://registry:8081/subjects", "err", errors.New("401 for svc:pw-resolved-77"))
+	for _, want := range []string{"fetch from kafka-1:9092 at offset 9092", "registry=http://registry:8081/subjects", `err="401 for [hidden]"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("log lacks %q: %s", want, out.String())
 		}
 	}
 }

@@ -11,8 +11,9 @@ import (
 // into a REST answer (/config, /connectors?expand=info, GET
 // /connectors/<n>): configs' Redactor, which hides values by their key
 // (passwords, JAAS configs, registry user info, secrets, tokens, SSL keys),
-// every value a config provider resolved, and credentials written into
-// URLs. A nil Redactor hides by key and URL only.
+// whether written or resolved by a config provider, and credentials
+// written into URLs; an address a provider resolved is shown. A nil
+// Redactor hides by key and URL only.
 func Redact(r *configs.Redactor, key, value string) string { return r.Show(key, value) }
 
 // RedactConfig is Redact applied to a whole connector config.
