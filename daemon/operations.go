@@ -1,9 +1,7 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -22,26 +20,34 @@ import (
 // initialStates are POST /connectors' initial_state values.
 var initialStates = map[string]targetState{"RUNNING": targetRunning, "PAUSED": targetPaused, "STOPPED": targetStopped}
 
-// Create is POST /connectors: the connector's file is written as Put
-// writes it, and it starts in the initial target state. A connector of
-// that name, running or only written, is a *rest.ConflictError.
+// Create is POST /connectors: the connector's file is staged and written
+// as Put writes it (the worker under it), and it starts in the initial
+// target state. A connector of that name, running or only written, is a
+// *rest.ConflictError.
 func (d *Daemon) Create(name string, config io.Reader, initial string) (*configs.Connector, error) {
 	d.edits.Lock()
 	defer d.edits.Unlock()
 	if d.exists(name) {
 		return nil, &rest.ConflictError{Err: fmt.Errorf("Connector %s already exists", name)}
 	}
+	cfg, err := decodeConfig(config, name)
+	if err != nil {
+		return nil, &rest.ConfigError{Messages: []string{err.Error()}}
+	}
+	f, err := d.stage(name, cfg)
+	if err != nil {
+		return nil, err
+	}
 	d.mu.Lock()
 	d.initial[name] = initialStates[initial]
 	d.mu.Unlock()
-	c, _, err := d.Put(name, config)
-	if err != nil {
+	if err := d.write(f); err != nil {
 		d.mu.Lock()
 		delete(d.initial, name)
 		d.mu.Unlock()
 		return nil, err
 	}
-	return c, nil
+	return f.conn, nil
 }
 
 // exists reports a connector that runs, or whose file is written and not
@@ -51,16 +57,16 @@ func (d *Daemon) exists(name string) bool {
 		return true
 	}
 	if !safeName(name) {
-		return false // Put refuses it
+		return false // stage refuses it
 	}
 	_, err := os.Stat(filepath.Join(d.files.Config, name+".json"))
 	return err == nil
 }
 
 // Patch is PATCH /connectors/<name>/config: the keys given are set (a nil
-// value removes one) in the config as the connector's file states it, so
-// that a ${…} reference stays a reference, and the result is written as
-// Put writes it.
+// value removes one) in the config as the connector's file states it
+// (Connector.Written), so that a ${…} reference stays a reference, and the
+// result is staged and written as Put writes it.
 func (d *Daemon) Patch(name string, patch map[string]*string) (*configs.Connector, error) {
 	d.edits.Lock()
 	defer d.edits.Unlock()
@@ -68,14 +74,9 @@ func (d *Daemon) Patch(name string, patch map[string]*string) (*configs.Connecto
 	if s == nil {
 		return nil, rest.ErrNotFound
 	}
-	src := s.config().Source
-	data, err := os.ReadFile(src)
-	if err != nil {
-		return nil, fmt.Errorf("connector %s: read its file: %w", name, err)
-	}
-	cfg, err := configs.Written(src, data, name)
-	if err != nil {
-		return nil, err
+	cfg := map[string]any{}
+	for k, v := range s.config().Written {
+		cfg[k] = v
 	}
 	for k, v := range patch {
 		if v == nil {
@@ -84,12 +85,18 @@ func (d *Daemon) Patch(name string, patch map[string]*string) (*configs.Connecto
 			cfg[k] = *v
 		}
 	}
-	body, err := json.Marshal(cfg)
+	if n, ok := cfg["name"]; ok && n != name {
+		return nil, &rest.ConfigError{Messages: []string{fmt.Sprintf("the config's name %v is not the connector's name %s", n, name)}}
+	}
+	cfg["name"] = name
+	f, err := d.stage(name, cfg)
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := d.Put(name, bytes.NewReader(body))
-	return c, err
+	if err := d.write(f); err != nil {
+		return nil, err
+	}
+	return f.conn, nil
 }
 
 // Health is KIP-1017's worker health: healthy once the daemon's loop

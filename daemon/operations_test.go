@@ -27,6 +27,7 @@ func apiDo(d *Daemon, method, path, body string) (int, string) {
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	req.Host = "localhost:8083" // httptest's example.com is a foreign name to the browser guards
 	d.restAPI("").Handler().ServeHTTP(rec, req)
 	return rec.Code, rec.Body.String()
 }

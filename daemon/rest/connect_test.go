@@ -216,6 +216,7 @@ func TestCreateAndPatchReachTheDaemon(t *testing.T) {
 	f, srv := fakeAPI(t, Options{})
 	f.change = func(string) (*configs.Connector, error) { return added, nil }
 	req, _ := http.NewRequest("POST", srv.URL+"/connectors", strings.NewReader(`{"name": "added", "config": {"flush.size": "3", "topics": "a"}}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
