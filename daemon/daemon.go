@@ -361,10 +361,16 @@ func (d *Daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 // kafkaReady waits until a broker answers with the connector's security
 // settings. A broker that is down is waited for; one that refuses the
 // credentials or fails the TLS handshake stops the connector at once, with
-// the broker's address and the reason (kafkaclient.AuthError).
+// the broker's address and the reason (kafkaclient.AuthError). Each
+// attempt is the Kafka health check until the connector runs: a Kafka down
+// from the start is dependency_up 0 and a reason of /readyz from the first
+// attempt, and the probes' connection errors are the connector's Kafka
+// client series, so the shipped alerts fire for it.
 func (d *Daemon) kafkaReady(ctx context.Context, c *configs.Connector, sec *kafkaclient.Security) error {
 	sec.SetLogger(d.log.With("connector", c.Name))
-	if err := sec.WaitReady(ctx, c.Consumer.BootstrapServers, kgo.ClientID("hdfs-sink-"+c.Name)); err != nil {
+	report := func(err error) { d.board.setDep(c.Name, depKafka, err) }
+	if err := sec.WaitReadyReporting(ctx, c.Consumer.BootstrapServers, report,
+		kgo.ClientID("hdfs-sink-"+c.Name), kafkaMetrics(c.Name, d.metrics)); err != nil {
 		return fmt.Errorf("connector %q: %w", c.Name, err)
 	}
 	return nil
