@@ -36,10 +36,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	case "run":
 		return cmdRun(ctx, rest, stderr)
 	case "check":
-		if wantsConnect(rest) {
-			return cmdCheckConnect(ctx, rest, stdout, stderr)
-		}
-		return cmdCheck(rest, stdout, stderr)
+		return cmdCheck(ctx, rest, stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, rest, stdout, stderr)
 	case "offsets":
@@ -66,7 +63,7 @@ func printUsage(w io.Writer) {
   hdfs-sink run   [--worker FILE] --config <file|dir> [--listen 127.0.0.1:8083] [--read-only] [--log-level debug|info|warn] [--log-format text|json]
                   (hdfs-sink run -h lists the REST, TLS, restart and reload flags)
   hdfs-sink health [--addr 127.0.0.1:8083] [--live] [--tls [--insecure]]
-  hdfs-sink check [--worker FILE] --config <file|dir> [--connect]
+  hdfs-sink check [--worker FILE] --config <file|dir> [--connect [--timeout 10s]]
   hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]
   hdfs-sink version [--json]
 
