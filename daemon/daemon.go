@@ -140,16 +140,22 @@ func (d *Daemon) supervisor(name string) *supervisor {
 	return d.sups[name]
 }
 
-// shutdown waits for every supervisor, shutdownBound at most.
-func (d *Daemon) shutdown(conns []*configs.Connector) int {
+// shutdown waits for every supervisor once ctx has ended, bound at most
+// (shutdownBound). It says so first, with why (ctx's cause: the signal,
+// for `hdfs-sink run`) and the bound, so that a stop is never silent.
+func (d *Daemon) shutdown(ctx context.Context, bound time.Duration) int {
+	d.log.Info("graceful shutdown started: connectors commit their open files and leave their groups",
+		"cause", context.Cause(ctx).Error(), "timeout", bound)
 	var wg sync.WaitGroup
 	d.mu.Lock()
 	for _, s := range d.sups {
 		wg.Go(func() { <-s.done })
 	}
 	d.mu.Unlock()
-	if !waitBounded(context.Background(), &wg, shutdownBound(conns)) {
+	if !waitBounded(ctx, &wg, bound) {
 		d.log.Warn("shutdown took too long; exiting with work left for recovery", "still_running", d.board.unfinished())
+	} else {
+		d.log.Info("shutdown complete")
 	}
 	if d.allGaveUp() {
 		return 1

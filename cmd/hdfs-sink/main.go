@@ -29,7 +29,7 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		printUsage(stderr)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	ctx, stop := signalContext(context.Background())
 	defer stop()
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -56,6 +56,38 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "hdfs-sink: unknown command %q\n", cmd)
 	printUsage(stderr)
 	return 2
+}
+
+// signalContext is parent ended by SIGTERM or SIGINT, with a cause that
+// names the signal: `run` logs it as the reason its graceful shutdown
+// starts. Once one has arrived, later ones are ignored until stop: the
+// shutdown is bounded by itself (daemon.Run).
+func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(fmt.Errorf("%s received", signalName(s)))
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
+
+// signalName is the signal as kill(1) and systemd name it.
+func signalName(s os.Signal) string {
+	switch s {
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	}
+	return s.String()
 }
 
 func printUsage(w io.Writer) {
