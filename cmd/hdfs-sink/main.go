@@ -1,9 +1,10 @@
-// Command hdfs-sink moves Avro data from Kafka to HDFS exactly once. It reads
+// Command hdfs-sink moves records from Kafka to HDFS and the Hive Metastore
+// exactly once. It reads
 // Kafka Connect HDFS sink connector files and worker files unchanged.
 //
 //	hdfs-sink run   [--worker <file>] --config <file | directory>  run the daemon
 //	hdfs-sink check [--worker <file>] --config <file | directory>  validate and report, then exit
-//	hdfs-sink demo                                    the whole pipeline in one process, nothing installed
+//	hdfs-sink demo                                    the whole pipeline in one process, nothing installed (built with -tags demo only)
 //	hdfs-sink offsets [reset]                         where partitions stand; resume one at an offset (a fenced WAL claim)
 //	hdfs-sink verify                                  committed files against Kafka and the WAL
 //	hdfs-sink wal inspect|repair TOPIC PARTITION      read a partition's WAL; repair a damaged head (fenced)
@@ -96,8 +97,7 @@ func printUsage(w io.Writer) {
                   (hdfs-sink run -h lists the REST, TLS, restart and reload flags)
   hdfs-sink health [--addr 127.0.0.1:8083] [--live] [--tls [--insecure]]
   hdfs-sink check [--worker FILE] --config <file|dir> [--connect [--timeout 10s]]
-  hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]
-  hdfs-sink version [--json]
+`+demoUsage+`  hdfs-sink version [--json]
 
   --worker is a Kafka Connect worker properties file; without it, CONNECT_* variables
   (Confluent's image convention) are the worker, if set. Every command that reads
