@@ -117,6 +117,7 @@ func checkAll(ctx context.Context, conns []*configs.Connector, checks []serviceC
 // end in the background, its clients bounded by bound too.
 func checkBounded(ctx context.Context, c *configs.Connector, ch serviceCheck, bound time.Duration) serviceResult {
 	r := serviceResult{connector: c.Name, service: ch.service, addr: ch.addr(c)}
+	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	type answer struct {
@@ -131,7 +132,10 @@ func checkBounded(ctx context.Context, c *configs.Connector, ch serviceCheck, bo
 	select {
 	case a := <-done:
 		r.skipped, r.err = a.skip, a.err
-		if a.err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		// The check's clients are bounded by bound too, from after start:
+		// an error once bound has passed is theirs running out of time,
+		// whichever timer fired first.
+		if a.err != nil && ctx.Err() == nil && (cctx.Err() != nil || time.Since(start) >= bound) {
 			r.err = fmt.Errorf("timed out after %v: %w", bound, a.err)
 		}
 	case <-cctx.Done():
