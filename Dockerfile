@@ -25,7 +25,11 @@ EXPOSE 8083
 # No shell or curl in this image: the binary is its own probe (/readyz).
 HEALTHCHECK CMD ["/usr/local/bin/hdfs-sink", "health"]
 ENTRYPOINT ["/usr/local/bin/hdfs-sink"]
-# The status endpoint listens on all interfaces inside the container, so
+# The HTTP endpoint listens on all interfaces inside the container, so
 # probes and port mappings reach it; outside a container the default stays
-# 127.0.0.1.
-CMD ["run", "--config", "/etc/hdfs-sink/connectors", "--status-addr", "0.0.0.0:8083"]
+# 127.0.0.1. Read-only: other hosts can read status and metrics, nothing
+# can be changed over HTTP (the connector files are mounted). To change
+# connectors through the REST API, run with a writable config directory
+# and --rest-basic-auth-file or --rest-tls-client-ca instead of --read-only
+# (docs/security.md); without either the daemon refuses to start.
+CMD ["run", "--config", "/etc/hdfs-sink/connectors", "--listen", "0.0.0.0:8083", "--read-only"]

@@ -154,9 +154,13 @@ func TestErrorsHideSecrets(t *testing.T) {
 			}
 		}
 	}
-	// The value a provider resolved is a secret whatever it is ("ten").
+	// A provider-resolved value of a secret key is hidden ("ten" as user
+	// info); of any other key it is quoted like the file's own values are.
 	if text, _ := os.ReadFile("testdata/bad/provider-secret-in-error.err"); !strings.Contains(string(text), `"[hidden]"`) || strings.Contains(string(text), "ten") {
-		t.Errorf("provider-resolved value shown: %s", text)
+		t.Errorf("provider-resolved secret shown: %s", text)
+	}
+	if text, _ := os.ReadFile("testdata/bad/provider-value-in-error.err"); !strings.Contains(string(text), `"ten"`) {
+		t.Errorf("provider-resolved value of a plain key hidden: %s", text)
 	}
 	if len(files) < 100 {
 		t.Fatalf("only %d error fixtures found", len(files))

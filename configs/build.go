@@ -28,7 +28,7 @@ func (p *parser) build() *Connector {
 	c.Kafka = kafkaClients(p.set, p.w)
 	p.registry(c)
 	p.consumer(c)
-	p.checkTopLevelClientKeys()
+	p.checkTopLevelClientKeys(c.Kafka)
 	p.warnUnappliedClients(c.Kafka)
 	c.Raw, c.set = p.raw, p.set
 	return c
@@ -155,7 +155,29 @@ func (p *parser) dirTemplate(key, def string) string {
 			return def
 		}
 	}
+	// Joined under the store URL's path (a leading "/" too); a topic name
+	// can hold no "/" and is never "." or "..".
+	switch rel := path.Clean(strings.TrimLeft(strings.ReplaceAll(v, topicVar, "t"), "/")); {
+	case rel == ".." || strings.HasPrefix(rel, "../"):
+		p.fail(key, v, "must stay under the store URL's path: \"..\" would lead out of it (into another connector's files, or anywhere in the store)")
+		return def
+	case rel == ".":
+		p.fail(key, v, "must name a directory under the store URL's path, not that path itself")
+		return def
+	}
 	return v
+}
+
+// checkPathFormat refuses a path.format whose literal text makes a ".."
+// directory: the partition directories would lead out of the topic's
+// directory (into another topic's, or out of topics.dir).
+func (p *parser) checkPathFormat(v string) {
+	for _, elem := range strings.Split(v, "/") {
+		if lit := strings.ReplaceAll(elem, "'", ""); lit == ".." {
+			p.fail("path.format", v, "a \"..\" directory would lead out of the topic's directory: each level must name a directory below it")
+			return
+		}
+	}
 }
 
 func (p *parser) writer(c *Connector) {
@@ -165,8 +187,8 @@ func (p *parser) writer(c *Connector) {
 	c.FlushSize = p.integer("flush.size", 0, 1, reasonPositive)
 	c.RotateInterval = p.millis("rotate.interval.ms", DefaultRotateIntervalMs, math64Min, reasonAnyInt)
 	c.RotateScheduleInterval = p.millis("rotate.schedule.interval.ms", DefaultRotateScheduleMs, math64Min, reasonAnyInt)
-	c.OffsetPadWidth = int(p.integer("filename.offset.zero.pad.width", DefaultOffsetPadWidth, 1, reasonPositive))
-	c.RetryBackoff = p.millis("retry.backoff.ms", DefaultRetryBackoffMs, 0, reasonNonNegative)
+	c.OffsetPadWidth = p.padWidth()
+	c.RetryBackoff = p.retryBackoff()
 	c.ShutdownTimeout = p.millis("shutdown.timeout.ms", DefaultShutdownTimeoutMs, 0, reasonNonNegative)
 	c.MemoryMaxBytes = p.integer("hdfs.sink.memory.max.bytes", DefaultMemoryMaxBytes, 1, reasonPositive)
 	c.RotateMaxFileBytes = p.integer("hdfs.sink.rotate.max.file.bytes", DefaultRotateMaxFileBytes, 0, reasonNonNegative)
@@ -179,6 +201,39 @@ func (p *parser) writer(c *Connector) {
 	} else {
 		c.Locale = v
 	}
+}
+
+// retryBackoff reads retry.backoff.ms, the first wait after a failure
+// (doubling while it lasts). 0 would retry a failing service without a
+// pause, in a loop of errors: the default is used instead, with a warning
+// (the sink, the Hive syncer and the store's first connection used to
+// read 0 as 5 s, 1 s and no wait at all).
+func (p *parser) retryBackoff() time.Duration {
+	d := p.millis("retry.backoff.ms", DefaultRetryBackoffMs, 0, reasonNonNegative)
+	if d == 0 && !p.failed("retry.backoff.ms") {
+		p.warn("retry.backoff.ms", fmt.Sprintf("0 would retry a failing service without a pause: the default %d is used", DefaultRetryBackoffMs))
+		return DefaultRetryBackoffMs * time.Millisecond
+	}
+	return d
+}
+
+// maxPadWidth bounds filename.offset.zero.pad.width. The reference allows
+// any width >= 0, but a committed file is one name of at most 255 bytes
+// (HDFS's default component limit, Linux's NAME_MAX): the two offsets at
+// this width, a one-character topic, partition 0, the three "+" and the
+// longest extension (".parquet") leave (255-5-8)/2 = 121 digits. A wider
+// setting could not commit a single file of any topic.
+const maxPadWidth = (255 - len("t+0++") - len(".parquet")) / 2
+
+// padWidth reads filename.offset.zero.pad.width.
+func (p *parser) padWidth() int {
+	const key = "filename.offset.zero.pad.width"
+	n := p.integer(key, DefaultOffsetPadWidth, 1, reasonPositive)
+	if n > int64(maxPadWidth) {
+		p.fail(key, p.raw[key], fmt.Sprintf("must be at most %d: committed file names hold two offsets of this width and must fit in 255 bytes (Kafka offsets have at most 19 digits; the default 10 is the reference's)", maxPadWidth))
+		return DefaultOffsetPadWidth
+	}
+	return int(n)
 }
 
 // schemaCache reads schemas.cache.config, the reference's key for the size
@@ -315,6 +370,9 @@ func (p *parser) partitioner(c *Connector) {
 	pt.Fields = p.list("partition.field.name")
 	pt.Duration = p.millis("partition.duration.ms", DefaultPartitionDurationMs, math64Min, reasonAnyInt)
 	pt.PathFormat = strings.TrimRight(p.str("path.format", ""), "/")
+	if pt.Kind == PartitionTimeBased {
+		p.checkPathFormat(pt.PathFormat)
+	}
 	pt.Extractor = choice(p, "timestamp.extractor", DefaultExtractor, extractors, nil,
 		"must be Wallclock, Record or RecordField (custom extractor classes are not supported)")
 	pt.TimestampField = p.str("timestamp.field", DefaultTimestampField)

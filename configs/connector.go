@@ -85,16 +85,35 @@ type Connector struct {
 	// worker's), placeholders resolved. It holds secrets: print it with
 	// Redactor.ShowMap, never as it is.
 	Raw map[string]string
+	// Written is the connector's own keys as its file states them (no
+	// worker keys, no defaults, config provider placeholders intact), with
+	// its name: what Kafka Connect returns as its config. A literal secret
+	// is in it as written: show it with wiring.RedactWritten.
+	Written map[string]string
 
 	set settings // Raw with origins and secrecy
 }
 
 // Show prints the connector's value of key, Hidden for a secret.
 func (c *Connector) Show(key string) string {
-	if c.set[key].secret || IsSecretKey(key) {
+	if IsSecretKey(key) {
 		return Hidden
 	}
 	return redactURL(c.Raw[key])
+}
+
+// Unresolved lists the keys whose values hold config provider
+// placeholders left unresolved, because the files were read offline
+// (ReadOptions): their values were not validated. Sorted; nil when read
+// on the daemon's host.
+func (c *Connector) Unresolved() []string {
+	var out []string
+	for _, k := range sortedKeys(c.set) {
+		if c.set[k].unresolved {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // StoreURL is the parsed store.url / hdfs.url.

@@ -1,6 +1,9 @@
 package configs
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // FieldError is a bad or missing value of one key of one connector.
 type FieldError struct {
@@ -13,7 +16,20 @@ type FieldError struct {
 	// Origin says where the value came from when it is not the file named
 	// by Source: "worker connect.properties", "environment CONNECT_X".
 	Origin string
+	// Err classifies the refusal when callers need to tell it apart
+	// (ErrConnectorProviders); nil for an ordinary bad value.
+	Err error
 }
+
+// Unwrap returns the class of the refusal, if any.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// ErrConnectorProviders is a connector file (or a REST body) declaring its
+// own config.providers*: only the worker's providers are honoured, as in
+// Kafka Connect, so that the worker's allowed.paths and allowlists bound
+// what a connector's placeholders can read. The REST API answers it with
+// 400 like any other refused config.
+var ErrConnectorProviders = errors.New("config providers are declared by the worker only")
 
 func (e *FieldError) Error() string {
 	where := whereIs(e.Connector, e.Source)

@@ -131,6 +131,7 @@ func TestFlatShapeNumbersAndExtras(t *testing.T) {
 		`connector "clicks": consumer.group.id: ignored: the group id is consumer.override.group.id, else connect-<name>`,
 		`connector "clicks": flush.szie: unknown key, ignored (did you mean "flush.size"?)`,
 		`connector "clicks": hdfs.url: ignored because store.url is set`,
+		`connector "clicks": schema.registry.url: http://[hidden]@127.0.0.1:8081/apis/ccompat/v7/ is plain http: the basic auth password (in the URL) goes in clear to the registry and anyone on the path (use https)`,
 		`connector "clicks": transforms: single message transforms are not applied by hdfs-sink: records are written as consumed`,
 	}
 	if got := warnStrings(warns); !reflect.DeepEqual(got, wantWarn) {
@@ -165,9 +166,9 @@ func TestRESTShapeWithHive(t *testing.T) {
 		{"Hive", c.Hive, Hive{Enabled: true, MetastoreURIs: []string{"thrift://127.0.0.1:9083", "thrift://127.0.0.2:9083"},
 			Database: "raw", TableTemplate: "kafka_${topic}"}},
 		{"HiveTable", c.HiveTable("payments.v1"), "kafka_payments_v1"},
-		{"Registry", c.Registry, SchemaRegistry{URLs: []string{"http://127.0.0.1:8081"},
+		{"Registry", c.Registry, SchemaRegistry{URLs: []string{"https://127.0.0.1:8081"},
 			CredentialsSource: CredentialsUserInfo, UserInfo: "svc:s3cret", Props: map[string]string{
-				"basic.auth.credentials.source": "USER_INFO", "basic.auth.user.info": "svc:s3cret", "schema.registry.url": "http://127.0.0.1:8081"}}},
+				"basic.auth.credentials.source": "USER_INFO", "basic.auth.user.info": "svc:s3cret", "schema.registry.url": "https://127.0.0.1:8081"}}},
 		{"Consumer", c.Consumer, Consumer{BootstrapServers: []string{"127.0.0.1:9092"}, GroupID: "hdfs-payments",
 			AutoOffsetReset: ResetNone, Overrides: map[string]string{}}},
 	}

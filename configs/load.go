@@ -78,29 +78,54 @@ func readLimited(path string) ([]byte, error) {
 	return data, nil
 }
 
-func connectorFiles(p string) ([]string, error) {
+// ConnectorFiles lists the files Load reads from p: p itself, or the
+// *.json and *.properties files of the directory p, sorted by name, not
+// recursive. Hidden files and what editors leave beside a file they edit
+// (Emacs' .#x.json lock and #x.json# autosave, x.json~ backups, Vim's
+// .x.json.swp) are never connector files; skipped lists them (for a debug
+// line), so that an open editor does not break loading or a reload.
+func ConnectorFiles(p string) (files, skipped []string, err error) {
 	st, err := os.Stat(p)
 	if err != nil {
-		return nil, fmt.Errorf("load connector config: %w", err)
+		return nil, nil, fmt.Errorf("load connector config: %w", err)
 	}
 	if !st.IsDir() {
-		return []string{p}, nil
+		return []string{p}, nil, nil
 	}
 	entries, err := os.ReadDir(p) // sorted by name
 	if err != nil {
-		return nil, fmt.Errorf("load connector config: %w", err)
+		return nil, nil, fmt.Errorf("load connector config: %w", err)
 	}
-	var files []string
 	for _, e := range entries {
-		if !e.IsDir() && isConnectorFile(e.Name()) {
-			files = append(files, filepath.Join(p, e.Name()))
+		switch name := e.Name(); {
+		case isEditorFile(name):
+			skipped = append(skipped, filepath.Join(p, name))
+		case !e.IsDir() && isConnectorFile(name):
+			files = append(files, filepath.Join(p, name))
 		}
 	}
-	if len(files) == 0 {
+	return files, skipped, nil
+}
+
+func connectorFiles(p string) ([]string, error) {
+	files, _, err := ConnectorFiles(p)
+	if err == nil && len(files) == 0 {
 		return nil, &FileError{Source: p, Err: errors.New("no *.json or *.properties connector files in directory")}
 	}
-	return files, nil
+	return files, err
 }
+
+// isEditorFile reports hidden files (dotfiles, Emacs' .#name locks, Vim's
+// .name.swp, the temp files hdfs-sink writes before a rename) and editors'
+// backups and autosaves (name~, #name#).
+func isEditorFile(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.HasSuffix(name, "~") ||
+		(len(name) > 1 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"))
+}
+
+// IsConnectorFile reports whether Load reads a file of this name from a
+// directory (ConnectorFiles): the daemon watches and copies the same files.
+func IsConnectorFile(name string) bool { return !isEditorFile(name) && isConnectorFile(name) }
 
 func isConnectorFile(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
@@ -125,13 +150,12 @@ func Parse(source string, data []byte) (*Connector, []Warning, error) {
 // errors of the file at once: *SyntaxError when the file cannot be read as
 // connectors, else *FieldError and *ResolveError per setting.
 func ParseFile(source string, data []byte, w *Worker) ([]*Connector, []Warning, error) {
-	rcs, err := splitConnectors(source, data)
+	rcs, warns, err := splitConnectors(source, data)
 	if err != nil && len(rcs) == 0 {
-		return nil, nil, err
+		return nil, warns, err
 	}
 	errs := flatten(err)
 	var conns []*Connector
-	var warns []Warning
 	for _, rc := range rcs {
 		c, ws, err := buildConnector(source, rc, w)
 		warns = append(warns, ws...)
@@ -156,7 +180,9 @@ func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Wa
 		p.missing("name", "must be the connector name (top-level \"name\", or \"name\" inside the config)")
 	}
 	c := p.build()
+	c.Written = writtenConfig(rc.name, rc.raw)
 	p.validate(c)
+	p.refuseHidden(own)
 	if w != nil {
 		p.checkOverridePolicy(w.OverridePolicy)
 	}
@@ -174,33 +200,35 @@ func buildConnector(source string, rc rawConnector, w *Worker) (*Connector, []Wa
 	return c, warns, nil
 }
 
-// resolveOwn replaces the connector's config provider placeholders, with
-// the worker's providers and any the connector file declares itself.
+// resolveOwn replaces the connector's config provider placeholders with
+// the worker's providers. A connector file may not declare providers of
+// its own: Kafka Connect honours only the worker's, and a connector's own
+// FileConfigProvider would read any file the daemon can, past the
+// worker's allowed.paths (and a REST body could then send it to a server
+// the same body names).
 func resolveOwn(source string, rc rawConnector, w *Worker) (settings, []error) {
-	ps, errs := parseProviders(rc.raw)
-	for i, e := range errs {
-		errs[i] = connectorErr(rc.name, source, e)
-	}
-	if w != nil {
-		for name, p := range w.providers {
-			if _, mine := ps[name]; !mine {
-				ps[name] = p
-			}
-		}
-	}
+	var errs []error
 	own := settings{}
 	for _, k := range sortedKeys(rc.raw) {
 		st := setting{value: rc.raw[k]}
-		if !isProviderKey(k) {
-			v, secret, err := ps.resolve(rc.raw[k])
-			if err != nil {
-				errs = append(errs, &ResolveError{Connector: rc.name, Source: source, Key: k, Err: err})
-			}
-			st.value, st.secret = v, secret
+		if isProviderKey(k) {
+			errs = append(errs, connectorProviderError(rc.name, source, k, rc.raw[k]))
+			own[k] = st
+			continue
 		}
+		v, unresolved, err := w.resolve(rc.raw[k])
+		if err != nil {
+			errs = append(errs, &ResolveError{Connector: rc.name, Source: source, Key: k, Err: err})
+		}
+		st.value, st.unresolved = v, unresolved
 		own[k] = st
 	}
 	return own, errs
+}
+
+func connectorProviderError(name, source, key, value string) error {
+	return &FieldError{Connector: name, Source: source, Key: key, Value: value, Set: true, Err: ErrConnectorProviders,
+		Reason: "config providers are the worker's: Kafka Connect honours only those of the worker file (or CONNECT_CONFIG_PROVIDERS*), whose allowed.paths bound what a placeholder may read; declare it there"}
 }
 
 // flatten lists the errors of an errors.Join, so that joining again keeps

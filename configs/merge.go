@@ -47,7 +47,13 @@ func (k Kafka) KeyOf(client, prop string) string {
 // clientProp is one resolved client property and the key that set it.
 type clientProp struct {
 	value, key, origin string
+	unresolved         bool // read offline: a placeholder, not the value
 }
+
+// Unresolved reports whether property prop of client holds a config
+// provider placeholder left unresolved (read offline, ReadOptions): what
+// is made of its value cannot be checked.
+func (k Kafka) Unresolved(client, prop string) bool { return k.from[client][prop].unresolved }
 
 // Client names, as the maps and messages call them.
 const (
@@ -138,7 +144,7 @@ func clientMap(eff, top settings, client string) map[string]clientProp {
 		if !IsSecretKey(name) {
 			v = strings.TrimSpace(v) // Kafka trims strings, not passwords
 		}
-		out[name] = clientProp{value: v, key: key, origin: st.origin}
+		out[name] = clientProp{value: v, key: key, origin: st.origin, unresolved: st.unresolved}
 	}
 	if client == clientAdmin {
 		for _, k := range sortedKeys(top) {
@@ -193,21 +199,46 @@ func (p *parser) checkOverridePolicy(policy string) {
 
 // checkTopLevelClientKeys: Kafka client properties at the top level of a
 // connector file reach no client in Kafka Connect (only bootstrap.servers,
-// which hdfs-sink reads as a worker setting). A security protocol asked
-// for there is an error, so that a file meant for SASL never runs
-// unauthenticated.
-func (p *parser) checkTopLevelClientKeys() {
-	for _, k := range sortedKeys(p.own) {
-		if !(isClientKey(k) || consumerKeys[k]) || knownKeys[k] {
+// which hdfs-sink reads as a worker setting). One equal to what the
+// consumer uses anyway (a file exported with the worker's
+// security.protocol copied in) changes nothing and is accepted without a
+// word. A different security protocol is an error, so that a file meant
+// for SASL never runs unauthenticated; anything else different draws a
+// warning.
+func (p *parser) checkTopLevelClientKeys(k Kafka) {
+	for _, key := range sortedKeys(p.own) {
+		if !(isClientKey(key) || consumerKeys[key]) || knownKeys[key] {
 			continue // bootstrap.servers and retry.backoff.ms are connector keys too
 		}
-		msg := "a Kafka client property at the top level of a connector file reaches no client (Kafka Connect ignores it there too): set consumer.override." + k + ", or consumer." + k + " in the worker file"
-		if k == "security.protocol" && !strings.EqualFold(strings.TrimSpace(p.own[k]), "PLAINTEXT") {
-			p.fail(k, p.own[k], msg)
+		v := strings.TrimSpace(p.own[key])
+		if sameAsConsumer(key, v, k.Consumer) {
 			continue
 		}
-		p.warn(k, "ignored: "+msg)
+		msg := "a Kafka client property at the top level of a connector file reaches no client (Kafka Connect ignores it there too): set consumer.override." + key + ", or consumer." + key + " in the worker file"
+		if key == "security.protocol" {
+			p.fail(key, p.own[key], msg+fmt.Sprintf(" (the consumer's security.protocol is %s)", consumerProtocol(k.Consumer)))
+			continue
+		}
+		p.warn(key, "ignored: "+msg)
 	}
+}
+
+// sameAsConsumer reports a top-level client property equal to the
+// consumer's own (security.protocol compared as Kafka does, in any case).
+func sameAsConsumer(key, v string, consumer map[string]string) bool {
+	if key == "security.protocol" {
+		return strings.EqualFold(v, consumerProtocol(consumer))
+	}
+	cv, ok := consumer[key]
+	return ok && strings.TrimSpace(cv) == v
+}
+
+// consumerProtocol is the consumer's security.protocol, PLAINTEXT when unset.
+func consumerProtocol(consumer map[string]string) string {
+	if v := strings.TrimSpace(consumer["security.protocol"]); v != "" {
+		return strings.ToUpper(v)
+	}
+	return "PLAINTEXT"
 }
 
 // warnUnappliedClients: the dead-letter producer and the topic creation

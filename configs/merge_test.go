@@ -124,3 +124,42 @@ func TestWorkerTopLevelSecurityIsNotTheConsumers(t *testing.T) {
 		t.Errorf("consumer security.protocol = %q, want the worker's consumer.security.protocol SSL", p)
 	}
 }
+
+// TestTopLevelClientKeyEqualToConsumers: a top-level client property equal
+// to what the connector's consumer uses (a file exported with the worker's
+// security.protocol in it) is accepted without a word; a different
+// security.protocol is still an error, anything else different a warning.
+func TestTopLevelClientKeyEqualToConsumers(t *testing.T) {
+	const base = "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081"
+	for _, tc := range []struct {
+		name, worker, extra string
+		err, warn           string // substrings; "" for none
+	}{
+		{"equal to the worker's consumer", "\nconsumer.security.protocol=SASL_SSL\nconsumer.sasl.mechanism=PLAIN",
+			`,"security.protocol":"SASL_SSL","sasl.mechanism":"PLAIN"`, "", ""},
+		{"equal in another case", "\nconsumer.security.protocol=SASL_SSL", `,"security.protocol":"sasl_ssl"`, "", ""},
+		{"equal to the connector's own override", "", `,"consumer.override.security.protocol":"SSL","security.protocol":"SSL"`, "", ""},
+		{"PLAINTEXT, the consumer's default", "", `,"security.protocol":"PLAINTEXT"`, "", ""},
+		{"the consumer has none", "", `,"security.protocol":"SASL_SSL"`,
+			`security.protocol = "SASL_SSL": a Kafka client property at the top level of a connector file reaches no client`, ""},
+		{"the worker's top level only", "\nsecurity.protocol=SASL_SSL", `,"security.protocol":"SASL_SSL"`,
+			`(the consumer's security.protocol is PLAINTEXT)`, ""},
+		{"a different mechanism", "\nconsumer.security.protocol=SASL_SSL\nconsumer.sasl.mechanism=PLAIN",
+			`,"security.protocol":"SASL_SSL","sasl.mechanism":"SCRAM-SHA-512"`, "", "sasl.mechanism: ignored: a Kafka client property at the top level"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := `{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"` + tc.extra + `}}`
+			_, warns, err := ParseFile("c.json", []byte(body), workerOf(t, base+tc.worker))
+			switch {
+			case tc.err == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Fatalf("error %v, want one containing %q", err, tc.err)
+			}
+			got := strings.Join(warnStrings(warns), "\n")
+			if tc.warn == "" && strings.Contains(got, "top level") || tc.warn != "" && !strings.Contains(got, tc.warn) {
+				t.Errorf("warnings:\n%s\nwant %q", got, tc.warn)
+			}
+		})
+	}
+}

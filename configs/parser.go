@@ -32,20 +32,21 @@ const (
 const maxMillis = math.MaxInt64 / int64(time.Millisecond)
 
 // fail records a bad value of key. A secret is never quoted: the value is
-// Hidden when the key is password-typed or a config provider supplied it.
+// Hidden when the key is password-typed (IsSecretKey).
 func (p *parser) fail(key, value, reason string) { p.failOrigin(key, value, p.set[key].origin, reason) }
 
 // failOrigin is fail for a value that came from origin (the worker's
 // top-level client properties are not among the connector's settings).
 func (p *parser) failOrigin(key, value, origin, reason string) {
-	if p.secret(key) {
+	if p.set[key].unresolved {
+		return // read offline: the placeholder is not the value (Connector.Unresolved)
+	}
+	if IsSecretKey(key) {
 		value = Hidden
 	}
 	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Value: value, Set: true,
 		Reason: reason, Origin: origin})
 }
-
-func (p *parser) secret(key string) bool { return IsSecretKey(key) || p.set[key].secret }
 
 func (p *parser) missing(key, reason string) {
 	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Reason: reason})

@@ -24,9 +24,12 @@ const providerPackage = "org.apache.kafka.common.config.provider."
 // not a placeholder.
 var placeholderRE = regexp.MustCompile(`\$\{([^}]*?):(?:([^}]*?):)?([^}]*?)\}`)
 
-// provider fetches the value of one placeholder.
+// provider fetches the value of one placeholder. check is what can be
+// said of a placeholder without the daemon's host (its files and
+// environment): the path and key's form, allowed.paths as written.
 type provider interface {
 	get(path, key string) (string, error)
+	check(path, key string) error
 }
 
 // providers are the configured providers by name.
@@ -116,11 +119,38 @@ func (ps providers) resolve(value string) (out string, fromProvider bool, err er
 }
 
 func (ps providers) lookup(name, path, key string) (string, error) {
-	p, ok := ps[name]
-	if !ok {
-		return "", fmt.Errorf("no config provider %q (set config.providers=%s and config.providers.%s.class in the worker file)", name, name, name)
+	p, err := ps.named(name)
+	if err != nil {
+		return "", err
 	}
 	return p.get(path, key)
+}
+
+func (ps providers) named(name string) (provider, error) {
+	p, ok := ps[name]
+	if !ok {
+		return nil, fmt.Errorf("no config provider %q (set config.providers=%s and config.providers.%s.class in the worker file)", name, name, name)
+	}
+	return p, nil
+}
+
+// checkOffline checks every placeholder of value as far as it can be
+// without reading what it names (check --offline: the files and the
+// environment are the daemon host's); found reports that value holds one,
+// and stays unresolved.
+func (ps providers) checkOffline(value string) (found bool, err error) {
+	var errs []error
+	for _, sub := range placeholderRE.FindAllStringSubmatch(value, -1) {
+		found = true
+		p, err := ps.named(sub[1])
+		if err == nil {
+			err = p.check(sub[2], sub[3])
+		}
+		if err != nil {
+			errs = append(errs, &placeholderError{placeholder: sub[0], reason: err.Error()})
+		}
+	}
+	return found, errors.Join(errs...)
 }
 
 // allowedPaths is a provider's allowed.paths (KIP-993): when set, only files
@@ -139,15 +169,71 @@ func parseAllowedPaths(name, v string) (allowedPaths, error) {
 	return out, nil
 }
 
-func (a allowedPaths) check(path string) error {
+// check returns the file to read for path, and refuses a path outside
+// allowed.paths. Kafka compares the normalised path with the roots; here
+// symbolic links are resolved too (in the path and in the roots), so that
+// a link under an allowed directory cannot lead out of it, and a relative
+// path, which would depend on the daemon's working directory, is refused.
+// The resolved path is what the caller reads. Without allowed.paths any
+// path is read as given, as in Kafka.
+func (a allowedPaths) check(path string) (string, error) {
 	if len(a) == 0 {
-		return nil
+		return path, nil
 	}
+	clean, err := a.checkWritten(path)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(clean)
+	if err != nil {
+		return "", err
+	}
+	if !a.holds(real, resolvedRoot) {
+		return "", a.outside(path, real)
+	}
+	return real, nil
+}
+
+// checkWritten is the part of check that needs no file: the path as
+// written, cleaned, is absolute and under a root. It returns the cleaned
+// path.
+func (a allowedPaths) checkWritten(path string) (string, error) {
 	clean := filepath.Clean(path)
-	for _, root := range a {
-		if rel, err := filepath.Rel(root, clean); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return nil
+	if len(a) == 0 {
+		return clean, nil
+	}
+	if !filepath.IsAbs(clean) {
+		return "", fmt.Errorf("%s is a relative path: with allowed.paths (%s) a provider reads absolute paths only", path, strings.Join(a, ","))
+	}
+	if !a.holds(clean, func(root string) string { return root }) {
+		return "", a.outside(path, "")
+	}
+	return clean, nil
+}
+
+// holds reports whether p lies under one of the roots (as root maps them).
+func (a allowedPaths) holds(p string, root func(string) string) bool {
+	for _, r := range a {
+		if rel, err := filepath.Rel(root(r), p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
 		}
+	}
+	return false
+}
+
+// resolvedRoot is an allowed directory with its symbolic links resolved
+// (a root that is a link, such as /etc/secrets to /run/secrets, allows
+// what it leads to); as written when it cannot be resolved.
+func resolvedRoot(root string) string {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		return r
+	}
+	return root
+}
+
+func (a allowedPaths) outside(path, real string) error {
+	if real != "" && real != path {
+		path += " (a link to " + real + ")"
 	}
 	return fmt.Errorf("%s is outside allowed.paths (%s)", path, strings.Join(a, ","))
 }
@@ -160,14 +246,23 @@ func newFileProvider(name string, params map[string]string) (provider, error) {
 	return fileProvider{allowed: a}, err
 }
 
-func (p fileProvider) get(path, key string) (string, error) {
+func (p fileProvider) check(path, _ string) error {
 	if path == "" {
-		return "", errors.New("FileConfigProvider needs a file: ${file:/path/to/file.properties:key}")
+		return errors.New("FileConfigProvider needs a file: ${file:/path/to/file.properties:key}")
 	}
-	if err := p.allowed.check(path); err != nil {
+	_, err := p.allowed.checkWritten(path)
+	return err
+}
+
+func (p fileProvider) get(path, key string) (string, error) {
+	if err := p.check(path, key); err != nil {
 		return "", err
 	}
-	data, err := readLimited(path)
+	real, err := p.allowed.check(path)
+	if err != nil {
+		return "", err
+	}
+	data, err := readLimited(real)
 	if err != nil {
 		return "", err
 	}
@@ -192,21 +287,30 @@ func newDirProvider(name string, params map[string]string) (provider, error) {
 	return dirProvider{allowed: a}, err
 }
 
-func (p dirProvider) get(dir, file string) (string, error) {
+func (p dirProvider) check(dir, file string) error {
 	if dir == "" {
-		return "", errors.New("DirectoryConfigProvider needs a directory: ${directory:/path/to/dir:file}")
+		return errors.New("DirectoryConfigProvider needs a directory: ${directory:/path/to/dir:file}")
 	}
 	if strings.ContainsRune(file, filepath.Separator) || file == ".." {
-		return "", fmt.Errorf("%q must be a file name in %s", file, dir)
+		return fmt.Errorf("%q must be a file name in %s", file, dir)
 	}
-	path := filepath.Join(dir, file)
-	if err := p.allowed.check(path); err != nil {
+	_, err := p.allowed.checkWritten(filepath.Join(dir, file))
+	return err
+}
+
+func (p dirProvider) get(dir, file string) (string, error) {
+	if err := p.check(dir, file); err != nil {
 		return "", err
 	}
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+	path := filepath.Join(dir, file)
+	real, err := p.allowed.check(path)
+	if err != nil {
+		return "", err
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
-	data, err := readLimited(path)
+	data, err := readLimited(real)
 	return string(data), err
 }
 
@@ -229,12 +333,19 @@ func newEnvProvider(name string, params map[string]string) (provider, error) {
 	return envProvider{allow: re}, nil
 }
 
-func (p envProvider) get(path, key string) (string, error) {
+func (p envProvider) check(path, key string) error {
 	if path != "" {
-		return "", fmt.Errorf("EnvVarConfigProvider takes no path (write ${env:%s})", key)
+		return fmt.Errorf("EnvVarConfigProvider takes no path (write ${env:%s})", key)
 	}
 	if !p.allow.MatchString(key) {
-		return "", fmt.Errorf("environment variable %s does not match allowlist.pattern", key)
+		return fmt.Errorf("environment variable %s does not match allowlist.pattern", key)
+	}
+	return nil
+}
+
+func (p envProvider) get(path, key string) (string, error) {
+	if err := p.check(path, key); err != nil {
+		return "", err
 	}
 	v, ok := lookupEnv(key)
 	if !ok {

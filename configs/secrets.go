@@ -21,8 +21,9 @@ var secretSuffixes = []string{
 
 // IsSecretKey reports whether values of key are secrets by their type
 // (ssl.truststore.password, sasl.jaas.config, *.basic.auth.user.info, ...).
-// A value resolved from a config provider is a secret whatever its key:
-// Redactor knows those too.
+// Only these are hidden: a value a config provider resolved is a secret
+// when its key is (Kafka hides PASSWORD-typed values only), and shown when
+// it is an address, a URL or a user name.
 func IsSecretKey(key string) bool {
 	k := strings.ToLower(key)
 	for _, s := range secretSuffixes {
@@ -35,11 +36,12 @@ func IsSecretKey(key string) bool {
 
 // Redactor hides secrets wherever hdfs-sink prints something: config
 // values by key (Show, ShowMap), and any text (Text) that might quote a
-// secret value, such as a client library's error. It knows every value of
-// a secret-typed key and every value a config provider resolved.
+// secret value, such as a client library's error. It knows the values of
+// the secret-typed keys, and the passwords written into URLs; nothing
+// else, so that an address or a number in a log line is never taken for a
+// secret.
 type Redactor struct {
 	values []string // longest first, so a secret's prefix never hides half of it
-	keys   map[string]bool
 }
 
 // minSecretLen keeps Text from blanking common short words: a shorter
@@ -48,15 +50,12 @@ const minSecretLen = 4
 
 // NewRedactor collects the secrets of a worker (may be nil) and connectors.
 func NewRedactor(w *Worker, conns ...*Connector) *Redactor {
-	r := &Redactor{keys: map[string]bool{}}
+	r := &Redactor{}
 	seen := map[string]bool{}
 	add := func(s settings) {
 		for k, st := range s {
-			if st.secret || IsSecretKey(k) {
-				r.keys[k] = true
-				for _, v := range secretParts(st.value) {
-					seen[v] = true
-				}
+			for _, v := range secretParts(k, st.value) {
+				seen[v] = true
 			}
 		}
 	}
@@ -69,21 +68,38 @@ func NewRedactor(w *Worker, conns ...*Connector) *Redactor {
 	for v := range seen {
 		r.values = append(r.values, v)
 	}
-	sort.Slice(r.values, func(i, j int) bool { return len(r.values[i]) > len(r.values[j]) })
+	sort.Slice(r.values, func(i, j int) bool {
+		if len(r.values[i]) != len(r.values[j]) {
+			return len(r.values[i]) > len(r.values[j])
+		}
+		return r.values[i] < r.values[j]
+	})
 	return r
 }
 
-var jaasSecret = regexp.MustCompile(`(?i)(?:password|secret|token)\s*=\s*"([^"]*)"`)
+var (
+	jaasSecret  = regexp.MustCompile(`(?i)(?:password|secret|token)\s*=\s*"([^"]*)"`)
+	urlPassword = regexp.MustCompile(`//[^/@\s:]*:([^/@\s]+)@`)
+)
 
-// secretParts is a secret value and the pieces of it that may be quoted
-// alone: the password of "user:password", the password="..." of a JAAS
-// line.
-func secretParts(v string) []string {
-	out := []string{v}
-	if _, pw, ok := strings.Cut(v, ":"); ok && !strings.Contains(v, " ") {
-		out = append(out, pw)
+// secretParts are the secrets the value of key holds, and the pieces of
+// them that may be quoted alone: the whole value of a secret key, the
+// password of a "user:password" user info, the password="..." of a JAAS
+// line; and, for any key, the password of a URL's user info.
+func secretParts(key, v string) []string {
+	var out []string
+	if IsSecretKey(key) {
+		out = append(out, v)
+		if strings.HasSuffix(strings.ToLower(key), "user.info") {
+			if _, pw, ok := strings.Cut(v, ":"); ok {
+				out = append(out, pw)
+			}
+		}
+		for _, m := range jaasSecret.FindAllStringSubmatch(v, -1) {
+			out = append(out, m[1])
+		}
 	}
-	for _, m := range jaasSecret.FindAllStringSubmatch(v, -1) {
+	for _, m := range urlPassword.FindAllStringSubmatch(v, -1) {
 		out = append(out, m[1])
 	}
 	var long []string
@@ -97,7 +113,7 @@ func secretParts(v string) []string {
 
 // Show is how hdfs-sink prints the value of key: Hidden for a secret.
 func (r *Redactor) Show(key, value string) string {
-	if IsSecretKey(key) || (r != nil && r.keys[key]) {
+	if IsSecretKey(key) {
 		return Hidden
 	}
 	return r.Text(value)
@@ -112,7 +128,8 @@ func (r *Redactor) ShowMap(m map[string]string) map[string]string {
 	return out
 }
 
-// Text replaces every known secret value inside s.
+// Text replaces every known secret value inside s, and the user info of
+// URLs.
 func (r *Redactor) Text(s string) string {
 	if r == nil {
 		return redactURL(s)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -24,22 +25,27 @@ type rawConnector struct {
 // "tasks" and "type"); a PUT /connectors/<name>/config body (a flat map,
 // named by its "name" key or else by the file name, as the PUT URL names
 // it); or an export of GET /connectors?expand=info holding several.
-func splitConnectors(source string, data []byte) ([]rawConnector, error) {
+func splitConnectors(source string, data []byte) ([]rawConnector, []Warning, error) {
 	if strings.EqualFold(filepath.Ext(source), ".properties") {
-		return propertiesConnector(source, data)
+		rcs, err := propertiesConnector(source, data)
+		return rcs, nil, err
 	}
 	top, err := decodeJSON(source, data)
+	if err != nil && looksLikeProperties(data) {
+		return nil, nil, &SyntaxError{Source: source, Line: 1, Col: 1, Msg: "not JSON: this looks like a Java .properties file (key=value lines); name it " +
+			fileName(source) + ".properties to load it as one"}
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if isExport(top) {
 		return exportConnectors(source, top)
 	}
 	rc, err := jsonConnector(source, top, fileName(source))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []rawConnector{rc}, nil
+	return []rawConnector{rc}, nil, nil
 }
 
 func propertiesConnector(source string, data []byte) ([]rawConnector, error) {
@@ -56,6 +62,23 @@ func propertiesConnector(source string, data []byte) ([]rawConnector, error) {
 		name = fileName(source)
 	}
 	return []rawConnector{{name: name, raw: raw, nameOK: name != ""}}, nil
+}
+
+// propertiesLine is how a .properties file's first setting or comment
+// starts; no JSON document starts so.
+var propertiesLine = regexp.MustCompile(`^(?:[#!]|[A-Za-z][A-Za-z0-9._-]*\s*[=:])`)
+
+// looksLikeProperties reports a file whose first non-blank line is a
+// properties comment or key=value: a standalone .properties connector
+// saved under a .json name, which deserves better than a JSON syntax
+// error at line 1.
+func looksLikeProperties(data []byte) bool {
+	for _, line := range splitLines(string(trimBOM(data))) {
+		if line = strings.TrimSpace(line); line != "" {
+			return propertiesLine.MatchString(line)
+		}
+	}
+	return false
 }
 
 // fileName is the base name without extension: what a PUT URL would say.
@@ -84,8 +107,15 @@ func isExport(top *jsonObject) bool {
 	return true
 }
 
-func exportConnectors(source string, top *jsonObject) ([]rawConnector, error) {
+// exportConnectors reads an export connector by connector. An export of
+// a Connect cluster holds its other connectors too (JDBC, S3, sources):
+// those are skipped with a warning naming them, the HDFS sinks loaded. A
+// file left with none is an error: loading nothing from it cannot be
+// what was meant.
+func exportConnectors(source string, top *jsonObject) ([]rawConnector, []Warning, error) {
 	var out []rawConnector
+	var warns []Warning
+	var skipped []string
 	var errs []error
 	for _, k := range top.keys {
 		entry := top.vals[k].(*jsonObject)
@@ -102,9 +132,18 @@ func exportConnectors(source string, top *jsonObject) ([]rawConnector, error) {
 			errs = append(errs, err)
 			continue
 		}
+		if class := strings.TrimSpace(rc.raw["connector.class"]); class != "" && !connectorClasses[class] {
+			skipped = append(skipped, fmt.Sprintf("%s (%s)", k, class))
+			warns = append(warns, Warning{Connector: k, Key: "connector.class",
+				Message: "skipped: " + class + " is not an HDFS sink connector; the export's HDFS sink connectors are loaded"})
+			continue
+		}
 		out = append(out, rc)
 	}
-	return out, errors.Join(errs...)
+	if len(out) == 0 && len(skipped) > 0 && len(errs) == 0 {
+		errs = append(errs, &FileError{Source: source, Err: fmt.Errorf("the export holds no HDFS sink connector (skipped: %s)", strings.Join(skipped, ", "))})
+	}
+	return out, warns, errors.Join(errs...)
 }
 
 // jsonConnector reads the {"name", "config"} shape or a flat map; fallback

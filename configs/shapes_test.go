@@ -111,3 +111,104 @@ func TestFileSizeLimit(t *testing.T) {
 		t.Fatalf("error %v, want %s", err, want)
 	}
 }
+
+// TestPropertiesNamedJSON: a .properties connector saved as .json is
+// named as such, not reported as a JSON syntax error at line 1; a broken
+// JSON file keeps its JSON error.
+func TestPropertiesNamedJSON(t *testing.T) {
+	for body, props := range map[string]bool{
+		"name=orders\ntopics=orders\n":            true,
+		"\n  # a comment\nname=orders\n":          true,
+		"\ufeffname : orders\n":                   true,
+		"connector.class=HdfsSinkConnector":       true,
+		`{"name": "orders", "config": {"a": 1,}}`: false,
+		`"name": "orders"`:                        false,
+		"[1]":                                     false,
+		"":                                        false,
+	} {
+		_, _, err := ParseFile("orders.json", []byte(body), nil)
+		if err == nil {
+			t.Fatalf("%q accepted", body)
+		}
+		if got := strings.Contains(err.Error(), "looks like a Java .properties file"); got != props {
+			t.Errorf("%q: %v (properties hint: %v, want %v)", body, err, got, props)
+		}
+	}
+}
+
+// TestExportWithOtherConnectors: an expand=info export of a Connect
+// cluster holds its other connectors too; the HDFS sinks load and each
+// other one is skipped with a warning naming it and its class. An export
+// with none left is an error naming what was skipped.
+func TestExportWithOtherConnectors(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081")
+	data, err := os.ReadFile("testdata/shapes/export-mixed.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns, warns, err := ParseFile("export-mixed.json", data, w)
+	if err != nil || len(conns) != 1 || conns[0].Name != "orders" {
+		t.Fatalf("ParseFile = %v, %v", conns, err)
+	}
+	got := strings.Join(warnStrings(warns), "\n")
+	for _, want := range []string{
+		`connector "jdbc-sink": connector.class: skipped: io.confluent.connect.jdbc.JdbcSinkConnector is not an HDFS sink connector`,
+		`connector "datagen": connector.class: skipped: io.confluent.kafka.connect.datagen.DatagenConnector is not an HDFS sink connector`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "connection.url") || strings.Contains(got, "kafka.topic") {
+		t.Errorf("a skipped connector's keys were read:\n%s", got)
+	}
+	others := strings.Replace(string(data), `"connector.class": "io.confluent.connect.hdfs.HdfsSinkConnector"`, `"connector.class": "io.confluent.connect.s3.S3SinkConnector"`, 1)
+	_, _, err = ParseFile("export-others.json", []byte(others), w)
+	want := "export-others.json: the export holds no HDFS sink connector (skipped: orders (io.confluent.connect.s3.S3SinkConnector), jdbc-sink (io.confluent.connect.jdbc.JdbcSinkConnector), datagen (io.confluent.kafka.connect.datagen.DatagenConnector))"
+	if err == nil || err.Error() != want {
+		t.Errorf("export of other connectors only: %v\nwant %s", err, want)
+	}
+}
+
+// TestDirectorySkipsEditorFiles: hidden files and what editors leave
+// beside a file they edit are never read from a config directory, even
+// with a connector file's extension (Emacs' lock is a dangling link); they
+// are listed as skipped, and loading is not broken.
+func TestDirectorySkipsEditorFiles(t *testing.T) {
+	dir := t.TempDir()
+	good, err := os.ReadFile("testdata/good/minimal-rest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"orders.json":           string(good),
+		"orders.json~":          "{half an edit",
+		".orders.json.swp":      "b0VIM 9.0\x00\x00",
+		"#orders.json#":         "{autosave",
+		".hidden.json":          "not json",
+		".orders.json.123.tmp":  "{",
+		".hidden.properties":    "a b c\\u12",
+		"README.md":             "notes",
+		".2024_01_01_00_00.123": "",
+	}
+	for name, body := range files {
+		writeFile(t, filepath.Join(dir, name), body)
+	}
+	symlink(t, "someone@host.1234:1700000000", filepath.Join(dir, ".#orders.json"))
+	conns, _, err := Load(dir, nil)
+	if err != nil || len(conns) != 1 || conns[0].Name != "orders" {
+		t.Fatalf("Load = %v, %v", conns, err)
+	}
+	got, skipped, err := ConnectorFiles(dir)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("ConnectorFiles = %v, %v", got, err)
+	}
+	var names []string
+	for _, f := range skipped {
+		names = append(names, filepath.Base(f))
+	}
+	want := []string{"#orders.json#", ".#orders.json", ".2024_01_01_00_00.123", ".hidden.json", ".hidden.properties", ".orders.json.123.tmp", ".orders.json.swp", "orders.json~"}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Errorf("skipped %q, want %q", names, want)
+	}
+}

@@ -15,6 +15,7 @@ func (p *parser) validate(c *Connector) {
 	p.validateHive(c)
 	p.validateRegistry(c)
 	p.validateDLQ(c)
+	p.warnWeakSecurity(c)
 }
 
 // validateDLQ: a dead-letter topic the connector also consumes would feed

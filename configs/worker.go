@@ -12,7 +12,11 @@ import (
 type setting struct {
 	value  string
 	origin string // "" for the connector file itself; else "worker <file>" or "environment <VAR>"
-	secret bool   // resolved from a config provider
+	// unresolved: the value holds config provider placeholders left as
+	// written, read offline (check --offline): it is not validated. (A
+	// value a provider resolved is no secret for that alone: only its key
+	// makes it one, IsSecretKey.)
+	unresolved bool
 }
 
 // settings are config values by key.
@@ -38,6 +42,10 @@ type Worker struct {
 	// first HTTP listener) or else rest.host.name / rest.port; "" when the
 	// worker sets none of them.
 	HTTPAddr string
+	// HTTPOrigin says where HTTPAddr was set, for messages: "listeners in
+	// worker file /etc/kafka/connect.properties", "CONNECT_REST_PORT in
+	// the environment".
+	HTTPOrigin string
 	// NotApplicable are the keys that describe a Connect cluster (group.id,
 	// offset.storage.*, plugin.path, ...) and mean nothing to hdfs-sink.
 	NotApplicable []string
@@ -47,6 +55,19 @@ type Worker struct {
 
 	set       settings
 	providers providers
+	offline   bool // placeholders are checked, not resolved (ReadOptions)
+}
+
+// ReadOptions change how a worker, and the connectors read with it, are
+// read.
+type ReadOptions struct {
+	// Offline reads the files away from the daemon's host (check
+	// --offline): config provider placeholders are checked (the provider
+	// is declared, the path's form, allowed.paths as written) but not
+	// resolved, since the files and the environment they name are the
+	// host's; the keys holding them are not validated and
+	// Connector.Unresolved lists them.
+	Offline bool
 }
 
 // Worker sources.
@@ -58,6 +79,11 @@ const (
 // LoadWorker reads a worker properties file and resolves its config
 // provider placeholders (KIP-421).
 func LoadWorker(path string) (*Worker, []Warning, error) {
+	return LoadWorkerWith(path, ReadOptions{})
+}
+
+// LoadWorkerWith is LoadWorker with options.
+func LoadWorkerWith(path string, o ReadOptions) (*Worker, []Warning, error) {
 	data, err := readLimited(path)
 	if err != nil {
 		return nil, nil, &FileError{Source: path, Err: err}
@@ -70,7 +96,7 @@ func LoadWorker(path string) (*Worker, []Warning, error) {
 	for _, p := range props {
 		m[p.key] = p.value
 	}
-	return newWorker(path, m, func(string) string { return "worker " + path })
+	return newWorker(path, m, func(string) string { return "worker " + path }, o)
 }
 
 // WorkerFromEnv builds a worker from CONNECT_* variables, as Confluent's
@@ -78,6 +104,11 @@ func LoadWorker(path string) (*Worker, []Warning, error) {
 // "__" → "-", "_" → "." (CONNECT_BOOTSTRAP_SERVERS → bootstrap.servers).
 // It returns nil when no such variable is set.
 func WorkerFromEnv(environ []string) (*Worker, []Warning, error) {
+	return WorkerFromEnvWith(environ, ReadOptions{})
+}
+
+// WorkerFromEnvWith is WorkerFromEnv with options.
+func WorkerFromEnvWith(environ []string, o ReadOptions) (*Worker, []Warning, error) {
 	m := map[string]string{}
 	vars := map[string]string{}
 	for _, kv := range environ {
@@ -91,7 +122,7 @@ func WorkerFromEnv(environ []string) (*Worker, []Warning, error) {
 	if len(m) == 0 {
 		return nil, nil, nil
 	}
-	return newWorker(envSource, m, func(k string) string { return "environment " + vars[k] })
+	return newWorker(envSource, m, func(k string) string { return "environment " + vars[k] }, o)
 }
 
 // EnvToProperty maps a CONNECT_* variable to its property name.
@@ -104,8 +135,8 @@ func EnvToProperty(name string) string {
 	return strings.NewReplacer(us, "_", dash, "-").Replace(s)
 }
 
-func newWorker(source string, props map[string]string, origin func(string) string) (*Worker, []Warning, error) {
-	w := &Worker{Source: source, set: settings{}}
+func newWorker(source string, props map[string]string, origin func(string) string, o ReadOptions) (*Worker, []Warning, error) {
+	w := &Worker{Source: source, set: settings{}, offline: o.Offline}
 	var errs []error
 	var perrs []error
 	w.providers, perrs = parseProviders(props)
@@ -126,6 +157,7 @@ func newWorker(source string, props map[string]string, origin func(string) strin
 	if err := w.readPolicy(); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, w.hiddenValueErrors()...)
 	if len(errs) > 0 {
 		return nil, warns, errors.Join(errs...)
 	}
@@ -147,7 +179,8 @@ func (w *Worker) resolveOne(k, v, origin string) (setting, error) {
 	if isProviderKey(k) {
 		return st, nil
 	}
-	out, secret, err := w.providers.resolve(v)
+	var err error
+	st.value, st.unresolved, err = w.resolve(v)
 	if err != nil {
 		key := k
 		if note := originNote(w.Source, origin); note != "" {
@@ -155,8 +188,23 @@ func (w *Worker) resolveOne(k, v, origin string) (setting, error) {
 		}
 		return st, &ResolveError{Source: w.Source, Key: key, Err: err}
 	}
-	st.value, st.secret = out, secret
 	return st, nil
+}
+
+// resolve replaces the placeholders of v with the worker's providers, or,
+// offline, only checks them (unresolved: v holds some, kept as written).
+// A nil worker has no providers.
+func (w *Worker) resolve(v string) (out string, unresolved bool, err error) {
+	var ps providers
+	if w != nil {
+		ps = w.providers
+	}
+	if w != nil && w.offline {
+		found, err := ps.checkOffline(v)
+		return v, found, err
+	}
+	out, _, err = ps.resolve(v)
+	return out, false, err
 }
 
 // originNote is the origin to print next to a key of source: for a worker
@@ -210,6 +258,7 @@ func (w *Worker) readHTTP() error {
 		return w.fail("rest.port", "must be a port number (1-65535)")
 	}
 	w.HTTPAddr = net.JoinHostPort(host, port)
+	w.HTTPOrigin = w.keyOrigin("rest.host.name", "rest.port")
 	return nil
 }
 
@@ -221,6 +270,7 @@ func (w *Worker) readListeners(ls []string) error {
 		}
 		if strings.EqualFold(u.Scheme, "http") {
 			w.HTTPAddr = net.JoinHostPort(u.Hostname(), u.Port())
+			w.HTTPOrigin = w.keyOrigin("listeners")
 			return nil
 		}
 	}
@@ -253,11 +303,10 @@ func (w *Worker) readPolicy() error {
 
 // Show prints the value of key with secrets hidden.
 func (w *Worker) Show(key string) string {
-	st := w.set[key]
-	if st.secret || IsSecretKey(key) {
+	if IsSecretKey(key) {
 		return Hidden
 	}
-	return redactURL(st.value)
+	return redactURL(w.set[key].value)
 }
 
 // PropertyToEnv is the CONNECT_* variable that sets property k (the

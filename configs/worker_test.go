@@ -110,7 +110,7 @@ func workerOf(t *testing.T, props string) *Worker {
 		k, v, _ := strings.Cut(line, "=")
 		m[k] = v
 	}
-	w, _, err := newWorker("w.properties", m, func(string) string { return "worker w.properties" })
+	w, _, err := newWorker("w.properties", m, func(string) string { return "worker w.properties" }, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func workerOf(t *testing.T, props string) *Worker {
 
 func TestWorkerUnknownKeyWarns(t *testing.T) {
 	_, warns, err := newWorker("w.properties", map[string]string{"bootstrap.server": "k:9092", "plugin.path": "/x"},
-		func(string) string { return "worker w.properties" })
+		func(string) string { return "worker w.properties" }, ReadOptions{})
 	got := warnStrings(warns)
 	want := []string{`w.properties: bootstrap.server: unknown worker key, ignored (did you mean "bootstrap.servers"?)`}
 	if err != nil || !reflect.DeepEqual(got, want) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -37,79 +38,162 @@ func (d *Daemon) writableDir() (string, error) {
 }
 
 // fileFor is where connector name lives: its own file if it came from the
-// directory, else <dir>/<name>.json.
-func (d *Daemon) fileFor(dir, name string) string {
+// directory, else <dir>/<name>.json. A file that holds other connectors
+// too (an export), or a new connector's <name>.json that holds another
+// one, is a *rest.ForbiddenError: writing one connector there would delete
+// the others.
+func (d *Daemon) fileFor(dir, name string) (string, error) {
+	file := filepath.Join(dir, name+".json")
 	if s := d.supervisor(name); s != nil && filepath.Dir(s.config().Source) == filepath.Clean(dir) {
-		return s.config().Source
+		file = s.config().Source
 	}
-	return filepath.Join(dir, name+".json")
+	var others []string
+	for _, s := range d.supervisors() {
+		if s.name != name && s.config().Source == file {
+			others = append(others, s.name)
+		}
+	}
+	if len(others) > 0 {
+		return "", &rest.ForbiddenError{Err: fmt.Errorf("connector %s would be written to %s, which also defines %s: "+
+			"edit that file, or move %s to a file of its own", name, file, strings.Join(others, ", "), name)}
+	}
+	return file, nil
 }
 
-// Put is PUT /connectors/<name>/config: body is the config map. The file
-// is checked as run checks it, together with the other files, then written
-// atomically and reloaded. created: the connector is new. A config that
-// cannot be used is a *rest.ConfigError, a directory the daemon cannot
-// write a *rest.ForbiddenError.
+// staged is a connector file the REST API is about to write, checked as
+// run would load it.
+type staged struct {
+	file    string
+	data    []byte
+	conn    *configs.Connector // as the daemon will run it: the worker under it
+	created bool
+}
+
+// Put is PUT /connectors/<name>/config: body is the config map. It is
+// staged (checked as run would load it, the worker under it, together
+// with the other files), then written atomically and reloaded. created:
+// the connector is new. A config that cannot be used is a
+// *rest.ConfigError, a directory the daemon cannot write a
+// *rest.ForbiddenError.
 func (d *Daemon) Put(name string, body io.Reader) (c *configs.Connector, created bool, err error) {
-	dir, err := d.writableDir()
+	cfg, err := decodeConfig(body, name)
+	if err != nil {
+		return nil, false, &rest.ConfigError{Messages: []string{err.Error()}}
+	}
+	f, err := d.stage(name, cfg)
 	if err != nil {
 		return nil, false, err
 	}
-	if !safeName(name) {
-		return nil, false, &rest.ConfigError{Messages: []string{fmt.Sprintf("connector name %q cannot be a file name", name)}}
-	}
-	file := d.fileFor(dir, name)
-	data, c, err := candidate(body, name)
-	refused := wiring.RedactedErrors(d.board.redactor(), err)
-	if err == nil {
-		refused = d.checkWithOthers(dir, file, data)
-	}
-	if refused != nil {
-		return nil, false, &rest.ConfigError{Messages: refused}
-	}
-	existed := d.supervisor(name) != nil
-	if err := writeAtomic(file, data); err != nil {
+	if err := d.write(f); err != nil {
 		return nil, false, err
 	}
-	d.log.Info("connector file written through the REST API; reloading", "connector", name)
+	return f.conn, f.created, nil
+}
+
+// stage makes connector name's file from cfg (a config map as a REST body
+// gives it, changed in place) and checks it exactly as run would load it:
+// with the worker file or CONNECT_* environment the daemon runs with, and
+// with every other file of the directory. What GET …/config showed hidden
+// (a literal secret as [hidden], a URL's credentials) and came back
+// unchanged is the stored value again (wiring.RestoreHidden); a [hidden]
+// left over is refused by configs. A connector from a .properties file
+// stays one. Every REST route that writes a connector file (PUT …/config,
+// POST /connectors, PATCH …/config) goes through stage, then write.
+func (d *Daemon) stage(name string, cfg map[string]any) (*staged, error) {
+	dir, err := d.writableDir()
+	if err != nil {
+		return nil, err
+	}
+	if !safeName(name) {
+		return nil, &rest.ConfigError{Messages: []string{fmt.Sprintf("connector name %q cannot be a file name", name)}}
+	}
+	file, err := d.fileFor(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	s := d.supervisor(name)
+	if s != nil {
+		if keys := wiring.RestoreHidden(d.board.redactor(), s.config().Written, cfg); len(keys) > 0 {
+			d.log.Info("REST config change: values shown hidden came back unchanged; the stored ones are kept", "connector", name, "keys", keys)
+		}
+	}
+	data, err := encodeConnector(file, name, cfg)
+	if err != nil {
+		return nil, &rest.ConfigError{Messages: []string{err.Error()}}
+	}
+	c, refused := d.checkWithOthers(dir, file, name, data)
+	if refused != nil {
+		return nil, &rest.ConfigError{Messages: refused}
+	}
+	return &staged{file: file, data: data, conn: c, created: s == nil}, nil
+}
+
+// write puts a staged file in place atomically and reloads.
+func (d *Daemon) write(f *staged) error {
+	if err := writeAtomic(f.file, f.data); err != nil {
+		return err
+	}
+	d.log.Info("connector file written through the REST API; reloading", "connector", f.conn.Name, "file", f.file)
 	d.reloadNow()
-	return c, !existed, nil
+	return nil
 }
 
 func safeName(name string) bool {
 	return name != "" && !strings.ContainsAny(name, `/\`) && !strings.HasPrefix(name, ".")
 }
 
-// candidate decodes a config map and parses it as connector name's file.
-func candidate(body io.Reader, name string) ([]byte, *configs.Connector, error) {
+// decodeConfig reads a config map for connector name: a JSON object whose
+// "name", if any, is name. Numbers keep their text.
+func decodeConfig(body io.Reader, name string) (map[string]any, error) {
 	var cfg map[string]any
-	if err := json.NewDecoder(io.LimitReader(body, 1<<20)).Decode(&cfg); err != nil {
-		return nil, nil, fmt.Errorf("the body must be a JSON object of config keys: %v", err)
+	dec := json.NewDecoder(io.LimitReader(body, 1<<20))
+	dec.UseNumber()
+	if err := dec.Decode(&cfg); err != nil || cfg == nil {
+		return nil, fmt.Errorf("the body must be a JSON object of config keys: %v", err)
 	}
 	if n, ok := cfg["name"]; ok && n != name {
-		return nil, nil, fmt.Errorf("the config's name %v is not the connector's name %s", n, name)
+		return nil, fmt.Errorf("the config's name %v is not the connector's name %s", n, name)
 	}
 	cfg["name"] = name
-	data, err := json.MarshalIndent(map[string]any{"name": name, "config": cfg}, "", "  ")
-	if err != nil {
-		return nil, nil, err
-	}
-	c, _, err := configs.Parse(name+".json", data)
-	if err != nil {
-		return nil, nil, err
-	}
-	return append(data, '\n'), c, nil
+	return cfg, nil
 }
 
-// checkWithOthers checks the candidate file with every other file of dir,
-// exactly as a reload would load them (two connectors writing one
-// directory, duplicate names, what the wiring refuses), on a copy of the
-// directory: configs checks files, and the real directory must not hold a
-// bad file even for a moment. It returns the errors, redacted; nil: none.
-func (d *Daemon) checkWithOthers(dir, target string, data []byte) []string {
+// encodeConnector is connector name's file: {"name", "config"} JSON, or
+// key=value lines for a .properties file (a connector defined in one is
+// written back in its own format, where it was).
+func encodeConnector(file, name string, cfg map[string]any) ([]byte, error) {
+	if !strings.EqualFold(filepath.Ext(file), ".properties") {
+		data, err := json.MarshalIndent(map[string]any{"name": name, "config": cfg}, "", "  ")
+		return append(data, '\n'), err
+	}
+	props := make(map[string]string, len(cfg))
+	for k, v := range cfg {
+		switch v := v.(type) {
+		case string:
+			props[k] = v
+		case json.Number:
+			props[k] = v.String()
+		case bool:
+			props[k] = strconv.FormatBool(v)
+		default:
+			return nil, fmt.Errorf("%s: the connector is a .properties file, whose values are strings, numbers or booleans, not JSON objects, lists or null", k)
+		}
+	}
+	header := []string{"Connector " + name + ", written by hdfs-sink's REST API; comments of the previous file are not kept."}
+	return configs.FormatProperties(header, props), nil
+}
+
+// checkWithOthers checks the candidate file of connector name with every
+// other file of dir and the daemon's worker, exactly as a reload would
+// load them (two connectors writing one directory, duplicate names, what
+// the wiring refuses), on a copy of the directory: configs checks files,
+// and the real directory must not hold a bad file even for a moment. It
+// returns the connector as it will run (its Source the real file), or the
+// errors, redacted.
+func (d *Daemon) checkWithOthers(dir, target, name string, data []byte) (*configs.Connector, []string) {
 	tmp, err := os.MkdirTemp("", "hdfs-sink-check-")
 	if err != nil {
-		return []string{err.Error()}
+		return nil, []string{err.Error()}
 	}
 	defer os.RemoveAll(tmp)
 	files, _ := connectorFiles(dir)
@@ -118,18 +202,27 @@ func (d *Daemon) checkWithOthers(dir, target string, data []byte) []string {
 			continue
 		}
 		if err := copyFile(f, filepath.Join(tmp, filepath.Base(f))); err != nil {
-			return []string{err.Error()}
+			return nil, []string{err.Error()}
 		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, filepath.Base(target)), data, 0o600); err != nil {
-		return []string{err.Error()}
+		return nil, []string{err.Error()}
 	}
-	_, err = wiring.LoadChecked(wiring.Files{Config: tmp, Worker: d.files.Worker}, slog.New(slog.DiscardHandler))
-	msgs := wiring.RedactedErrors(d.board.redactor(), err)
-	for i := range msgs {
-		msgs[i] = strings.ReplaceAll(msgs[i], tmp, filepath.Clean(dir))
+	l, err := wiring.LoadChecked(wiring.Files{Config: tmp, Worker: d.files.Worker}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		msgs := wiring.RedactedErrors(d.board.redactor(), err)
+		for i := range msgs {
+			msgs[i] = strings.ReplaceAll(msgs[i], tmp, filepath.Clean(dir))
+		}
+		return nil, msgs
 	}
-	return msgs
+	for _, c := range l.Conns {
+		if c.Name == name {
+			c.Source = target
+			return c, nil
+		}
+	}
+	return nil, []string{fmt.Sprintf("%s does not define connector %s", target, name)}
 }
 
 func copyFile(from, to string) error {

@@ -43,12 +43,51 @@ type BuildInfo = rest.BuildInfo
 // HTTPOptions are the daemon's HTTP server: the REST API, /status,
 // /metrics, /healthz and /readyz.
 type HTTPOptions struct {
-	// Listen is the address given the worker file loaded (its listeners);
-	// nil or "": no server.
-	Listen            func(worker *configs.Worker) string
+	// Listen is the address given the worker file loaded (its listeners),
+	// and where it came from, for messages ("--listen", "listeners in
+	// worker file …"); nil or "": no server.
+	Listen            func(worker *configs.Worker) (addr, origin string)
 	ReadOnly          bool   // refuse every REST request that changes something
 	AuthFile          string // user:password lines: basic authentication
 	CertFile, KeyFile string // serve HTTPS
+	// ClientCAFile is PEM CA certificates: every request but the probes
+	// needs a client certificate one of them signed (with CertFile).
+	ClientCAFile string
+	// InsecureListen lets the server listen where other hosts can reach it
+	// without authentication or ReadOnly; a WARN says so at every start.
+	// Without it such an address is refused (docs/security.md).
+	InsecureListen bool
+	// AllowedHosts are host names (".domain": every name under it) that a
+	// changing request's Host header may name besides localhost, IP
+	// addresses and this machine's name: a Kubernetes Service's names.
+	AllowedHosts []string
+}
+
+// serverConfig is the HTTP server of h given the worker loaded; false: no
+// server.
+func (h HTTPOptions) serverConfig(w *configs.Worker) (rest.ServerConfig, bool) {
+	if h.Listen == nil {
+		return rest.ServerConfig{}, false
+	}
+	addr, origin := h.Listen(w)
+	if addr == "" {
+		return rest.ServerConfig{}, false
+	}
+	return rest.ServerConfig{Addr: addr, Origin: origin, AuthFile: h.AuthFile, CertFile: h.CertFile, KeyFile: h.KeyFile,
+		ClientCAFile: h.ClientCAFile, InsecureListen: h.InsecureListen, AllowedHosts: h.AllowedHosts}, true
+}
+
+// CheckHTTP checks h as run does before anything starts, given the worker
+// the files load (nil: none): the files it names, the TLS flags that go
+// together, and the binding rule (an address other hosts can reach needs
+// authentication or ReadOnly, or InsecureListen). `hdfs-sink check`
+// reports its error; New refuses with it.
+func CheckHTTP(h HTTPOptions, w *configs.Worker) error {
+	cfg, on := h.serverConfig(w)
+	if !on {
+		return nil
+	}
+	return rest.CheckServer(cfg, h.ReadOnly)
 }
 
 // RestartPolicy is what happens to a connector that failed: restarted

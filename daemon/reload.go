@@ -5,10 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"os"
-	"path/filepath"
 	"reflect"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -75,21 +72,15 @@ func configFingerprint(path string) [32]byte {
 	return out
 }
 
-// connectorFiles are the *.json files of a directory, or the file itself.
+// connectorFiles are the files a reload reads (configs.ConnectorFiles:
+// the *.json and *.properties files of the directory, without hidden and
+// editor files), or the file itself.
 func connectorFiles(path string) ([]string, error) {
-	st, err := os.Stat(path)
-	if err != nil || !st.IsDir() {
+	files, _, err := configs.ConnectorFiles(path)
+	if err != nil {
 		return []string{path}, err
 	}
-	entries, err := os.ReadDir(path)
-	var files []string
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") {
-			files = append(files, filepath.Join(path, e.Name()))
-		}
-	}
-	sort.Strings(files)
-	return files, err
+	return files, nil
 }
 
 // reload reads the connector files again and applies the difference:

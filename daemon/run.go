@@ -48,6 +48,10 @@ func New(o Options) (*Daemon, error) {
 	for _, line := range wiring.WorkerLines(l.Worker) {
 		log.Info(line)
 	}
+	if err := CheckHTTP(o.HTTP, l.Worker); err != nil {
+		log.Error("the REST API cannot start as configured; nothing consumed", "err", err)
+		return nil, err
+	}
 	o.Logger = log
 	d := newDaemon(o, faults, wiring.NewProcessMemory(o.MemoryMax, len(l.Conns), log))
 	d.openStore = failRenames(d.openStore, renameEvery)
@@ -87,17 +91,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 
 // serve starts the HTTP server, or returns nil when it is off.
 func (d *Daemon) serve() (*rest.Server, error) {
-	if d.http.Listen == nil {
+	cfg, on := d.http.serverConfig(d.board.loadedWorker())
+	if !on {
 		return nil, nil
 	}
-	addr := d.http.Listen(d.board.loadedWorker())
-	if addr == "" {
-		return nil, nil
-	}
-	srv, err := rest.Serve(rest.ServerConfig{Addr: addr, AuthFile: d.http.AuthFile, CertFile: d.http.CertFile, KeyFile: d.http.KeyFile},
-		d.restAPI(""), d.log)
+	srv, err := rest.Serve(cfg, d.restAPI(""), d.log)
 	if err != nil {
-		d.log.Error("cannot serve the REST API, metrics and health endpoints", "addr", addr, "err", err)
+		d.log.Error("cannot serve the REST API, metrics and health endpoints", "addr", cfg.Addr, "err", err)
 		return nil, err
 	}
 	return srv, nil

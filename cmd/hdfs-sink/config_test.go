@@ -13,6 +13,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
 // bareConnector has none of the worker's settings, as published files.
@@ -95,29 +96,29 @@ func TestCheckWithEnvironmentWorker(t *testing.T) {
 
 // TestListenAddr: --status-addr (the old name) wins when set, then
 // --listen when given (empty: no server), then the worker file's
-// listeners, then the default.
+// listeners, then the default; each says where it came from.
 func TestListenAddr(t *testing.T) {
-	w := &configs.Worker{HTTPAddr: "0.0.0.0:28083"}
+	w := &configs.Worker{HTTPAddr: "0.0.0.0:28083", HTTPOrigin: "listeners in worker file w.properties"}
 	for _, tt := range []struct {
-		args   []string
-		worker *configs.Worker
-		want   string
+		args               []string
+		worker             *configs.Worker
+		wantAddr, wantFrom string
 	}{
-		{nil, nil, defaultListen},
-		{nil, w, "0.0.0.0:28083"},
-		{[]string{"--listen", "127.0.0.1:9999"}, w, "127.0.0.1:9999"},
-		{[]string{"--listen", ""}, w, ""},
-		{nil, &configs.Worker{}, defaultListen},
-		{[]string{"--status-addr", "127.0.0.1:7777", "--listen", "127.0.0.1:9999"}, w, "127.0.0.1:7777"},
-		{[]string{"--status-addr", ""}, w, "0.0.0.0:28083"},
+		{nil, nil, defaultListen, "the default --listen"},
+		{nil, w, "0.0.0.0:28083", "listeners in worker file w.properties"},
+		{[]string{"--listen", "127.0.0.1:9999"}, w, "127.0.0.1:9999", "--listen"},
+		{[]string{"--listen", ""}, w, "", "--listen"},
+		{nil, &configs.Worker{}, defaultListen, "the default --listen"},
+		{[]string{"--status-addr", "127.0.0.1:7777", "--listen", "127.0.0.1:9999"}, w, "127.0.0.1:7777", "--status-addr"},
+		{[]string{"--status-addr", ""}, w, "0.0.0.0:28083", "listeners in worker file w.properties"},
 	} {
 		var rf runFlags
 		fs := rf.flagSet(io.Discard)
 		if err := fs.Parse(tt.args); err != nil {
 			t.Fatal(err)
 		}
-		if got := rf.listenAddr(fs, tt.worker); got != tt.want {
-			t.Errorf("args %v, worker %+v: %q, want %q", tt.args, tt.worker, got, tt.want)
+		if addr, from := rf.http.listenAddr(fs, tt.worker); addr != tt.wantAddr || from != tt.wantFrom {
+			t.Errorf("args %v, worker %+v: %q from %q, want %q from %q", tt.args, tt.worker, addr, from, tt.wantAddr, tt.wantFrom)
 		}
 	}
 }
@@ -142,6 +143,38 @@ func TestLogsHideSecrets(t *testing.T) {
 		}
 		if format == "json" && !strings.Contains(out.String(), `"attempt":3`) {
 			t.Errorf("a number lost its type: %s", out.String())
+		}
+	}
+}
+
+// TestLogsKeepResolvedAddresses: the log handler hides secrets, not the
+// addresses a config provider resolved: a log line naming the broker (or
+// an offset that equals its port) reaches the log as it was written.
+func TestLogsKeepResolvedAddresses(t *testing.T) {
+	dir := conftest.WriteFiles(t, map[string]string{
+		"kafka.properties": "brokers=kafka-1:9092\nregistry=http://registry:8081\nuser.info=svc:pw-resolved-77\n"})
+	conftest.NoConnectEnv(t)
+	worker := filepath.Join(dir, "worker.properties")
+	props := filepath.Join(dir, "kafka.properties")
+	write(t, worker, "config.providers=file\nconfig.providers.file.class=FileConfigProvider\n"+
+		"bootstrap.servers=${file:"+props+":brokers}\nvalue.converter.schema.registry.url=${file:"+props+":registry}\n"+
+		"value.converter.basic.auth.credentials.source=USER_INFO\nvalue.converter.basic.auth.user.info=${file:"+props+":user.info}\n")
+	write(t, filepath.Join(dir, "orders.json"), strings.Replace(bareConnector, "file:///tmp/hdfs-sink-unused", "file://"+t.TempDir(), 1))
+	l, err := configFlags{wiring.Files{Config: filepath.Join(dir, "orders.json"), Worker: worker}}.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	lf := logFlags{level: "info", format: "text"}
+	log, err := lf.logger(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf.hide(l.Redact)
+	log.Info("fetch from kafka-1:9092 at offset 9092", "registry", "http://registry:8081/subjects", "err", errors.New("401 for svc:pw-resolved-77"))
+	for _, want := range []string{"fetch from kafka-1:9092 at offset 9092", "registry=http://registry:8081/subjects", `err="401 for [hidden]"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("log lacks %q: %s", want, out.String())
 		}
 	}
 }

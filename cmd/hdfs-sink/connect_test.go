@@ -153,3 +153,13 @@ func TestCheckHelpListsConnect(t *testing.T) {
 		t.Errorf("the default bound is %v; the issue asks a hang to be reported within 10 s", defaultProbeBound)
 	}
 }
+
+// TestCheckConnectAndOfflineExclude: --connect reaches the services from
+// this host, --offline reads nothing of it: both at once is a usage error.
+func TestCheckConnectAndOfflineExclude(t *testing.T) {
+	cfg, _ := toolConnector(t)
+	code, _, stderr := runTool("check", "--connect", "--offline", "--config", cfg)
+	if code != exitUsage || !strings.Contains(stderr, "--connect and --offline exclude each other") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

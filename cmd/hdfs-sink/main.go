@@ -3,7 +3,7 @@
 // Kafka Connect HDFS sink connector files and worker files unchanged.
 //
 //	hdfs-sink run   [--worker <file>] --config <file | directory>  run the daemon
-//	hdfs-sink check [--worker <file>] --config <file | directory>  validate and report, then exit
+//	hdfs-sink check [--worker <file>] --config <file | directory>  validate and report, then exit (--offline: away from the daemon's host)
 //	hdfs-sink demo                                    the whole pipeline in one process, nothing installed (built with -tags demo only)
 //	hdfs-sink offsets [reset]                         where partitions stand; resume one at an offset (a fenced WAL claim)
 //	hdfs-sink verify                                  committed files against Kafka and the WAL
@@ -96,7 +96,7 @@ func printUsage(w io.Writer) {
   hdfs-sink run   [--worker FILE] --config <file|dir> [--listen 127.0.0.1:8083] [--read-only] [--log-level debug|info|warn] [--log-format text|json]
                   (hdfs-sink run -h lists the REST, TLS, restart and reload flags)
   hdfs-sink health [--addr 127.0.0.1:8083] [--live] [--tls [--insecure]]
-  hdfs-sink check [--worker FILE] --config <file|dir> [--connect [--timeout 10s]]
+  hdfs-sink check [--worker FILE] --config <file|dir> [--connect [--timeout 10s] | --offline]
 `+demoUsage+`  hdfs-sink version [--json]
 
   --worker is a Kafka Connect worker properties file; without it, CONNECT_* variables

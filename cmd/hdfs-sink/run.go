@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/daemon"
 )
 
@@ -55,11 +54,8 @@ func (rf *runFlags) options(fs *flag.FlagSet, log *slog.Logger, hup <-chan os.Si
 	return daemon.Options{
 		Config: rf.cf.Config, Worker: rf.cf.Worker, Logger: log, Hide: rf.log.hide,
 		MemoryMax: rf.memMax, Restart: rf.restartPolicy(), HealthInterval: rf.healthEvery, WatchInterval: rf.watchEvery,
-		Reload: hup,
-		HTTP: daemon.HTTPOptions{
-			Listen:   func(w *configs.Worker) string { return rf.listenAddr(fs, w) },
-			ReadOnly: rf.readOnly, AuthFile: rf.authFile, CertFile: rf.tlsCert, KeyFile: rf.tlsKey,
-		},
+		Reload:  hup,
+		HTTP:    rf.http.options(fs),
 		Version: version, Build: daemon.BuildInfo{Version: b.Version, Commit: b.Commit},
 	}
 }

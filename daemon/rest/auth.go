@@ -52,13 +52,25 @@ func (u users) allows(r *http.Request) bool {
 	return ok && known && subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-// authenticated wraps h with basic authentication when u is not nil.
-func (u users) authenticated(h http.Handler) http.Handler {
-	if u == nil {
+// access is what a request must show: basic credentials of users (nil:
+// none asked) and, with clientCert, a client certificate the TLS
+// handshake verified against --rest-tls-client-ca. With both, both.
+type access struct {
+	users      users
+	clientCert bool
+}
+
+// authenticated wraps h with the access checks asked for.
+func (a access) authenticated(h http.Handler) http.Handler {
+	if a.users == nil && !a.clientCert {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !u.allows(r) {
+		if a.clientCert && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) {
+			writeError(w, http.StatusUnauthorized, "a client certificate signed by a CA of --rest-tls-client-ca is required")
+			return
+		}
+		if a.users != nil && !a.users.allows(r) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="hdfs-sink"`)
 			writeError(w, http.StatusUnauthorized, "authentication required")
 			return

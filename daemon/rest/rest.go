@@ -1,11 +1,14 @@
 // Package rest is the daemon's HTTP face: the Kafka Connect REST API where
 // its concepts match hdfs-sink's (docs/operations.md lists what is and is
 // not there), the probes /healthz and /readyz, the status document and the
-// metrics the daemon hands it, basic authentication and TLS. It speaks to
-// the daemon only through Connectors, the interface it declares, so it is
-// tested against a fake and knows nothing of supervisors or the status
-// board. Every config value and error it shows goes through the daemon's
-// Redactor.
+// metrics the daemon hands it, basic authentication, client certificates
+// and TLS; the binding rule (exposure.go: an address other hosts can reach
+// needs authentication or read-only mode) and the browser guards on
+// changing requests (guard.go). It speaks to the daemon only through
+// Connectors, the interface it declares, so it is tested against a fake
+// and knows nothing of supervisors or the status board. Every config
+// value and error it shows goes through the daemon's Redactor; a
+// connector's config is shown as its file states it.
 package rest
 
 import (
@@ -48,6 +51,7 @@ type API struct {
 	workerID string
 	o        Options
 	log      *slog.Logger
+	hosts    hostRule // the names a changing request's Host may give (Serve sets it)
 }
 
 // New is the API over c.
@@ -55,15 +59,18 @@ func New(c Connectors, o Options) *API {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	return &API{c: c, readOnly: o.ReadOnly, workerID: o.WorkerID, o: o, log: o.Log}
+	return &API{c: c, readOnly: o.ReadOnly, workerID: o.WorkerID, o: o, log: o.Log, hosts: newHostRule("", nil)}
 }
 
-// Handler is every endpoint, without authentication.
-func (a *API) Handler() http.Handler { return a.routes(nil) }
+// Handler is every endpoint, without authentication, behind the browser
+// guards (guard.go).
+func (a *API) Handler() http.Handler { return a.routes(access{}) }
 
 // routes is every endpoint; only /healthz and /readyz skip authentication:
-// probes carry no credentials and learn nothing secret there.
-func (a *API) routes(u users) http.Handler {
+// probes carry no credentials and learn nothing secret there. Changing
+// requests pass the browser guards first (guard.go), so that a page in a
+// browser is refused before a credentials dialog could show.
+func (a *API) routes(u access) http.Handler {
 	api := http.NewServeMux()
 	api.HandleFunc("GET /{$}", a.serverInfo)
 	api.HandleFunc("GET /connectors", a.list)
@@ -88,7 +95,7 @@ func (a *API) routes(u users) http.Handler {
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	mux.Handle("/", u.authenticated(api))
-	return mux
+	return a.browserGuard(mux)
 }
 
 // changing refuses requests that change something in read-only mode.
@@ -159,8 +166,18 @@ type taskID struct {
 	Task      int    `json:"task"`
 }
 
+// infoOf is a connector's ConnectorInfo; its config is the file as written
+// (shownConfig).
 func infoOf(r *configs.Redactor, c *configs.Connector) connectorInfo {
-	return connectorInfo{Name: c.Name, Config: wiring.RedactConfig(r, c.Raw), Tasks: []taskID{{Connector: c.Name, Task: 0}}, Type: "sink"}
+	return connectorInfo{Name: c.Name, Config: shownConfig(r, c), Tasks: []taskID{{Connector: c.Name, Task: 0}}, Type: "sink"}
+}
+
+// shownConfig is what Kafka Connect returns as a connector's config: the
+// connector's own keys as its file states them, config provider
+// placeholders intact and literal secrets hidden (wiring.RedactWritten),
+// so that a client can send it back (the daemon restores what it hid).
+func shownConfig(r *configs.Redactor, c *configs.Connector) map[string]string {
+	return wiring.RedactWritten(r, c.Written)
 }
 
 func (a *API) info(w http.ResponseWriter, _ *http.Request, c Connector) {
@@ -168,7 +185,7 @@ func (a *API) info(w http.ResponseWriter, _ *http.Request, c Connector) {
 }
 
 func (a *API) config(w http.ResponseWriter, _ *http.Request, c Connector) {
-	writeJSON(w, http.StatusOK, wiring.RedactConfig(a.c.Redactor(), c.Config.Raw))
+	writeJSON(w, http.StatusOK, shownConfig(a.c.Redactor(), c.Config))
 }
 
 func (a *API) status(w http.ResponseWriter, _ *http.Request, c Connector) {

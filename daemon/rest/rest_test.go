@@ -5,8 +5,11 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,12 +45,16 @@ func fakeAPI(t *testing.T, o Options) (*fakeConnectors, *httptest.Server) {
 	return f, srv
 }
 
-// call makes one request and returns the status and the body.
+// call makes one request and returns the status and the body; a body is
+// sent as JSON.
 func call(t *testing.T, srv *httptest.Server, method, path, body string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -202,5 +209,46 @@ func TestReadyzSaysWhy(t *testing.T) {
 	want := "connector clicks is failed: registry said no to " + configs.Hidden
 	if code != 503 || doc.Status != "not ready" || len(doc.Reasons) != 2 || doc.Reasons[0] != want {
 		t.Fatalf("%d %s", code, body)
+	}
+}
+
+// TestConfigAsWritten: GET …/config and the config in GET /connectors/<n>
+// are the file as written, as Connect returns them: a config provider
+// placeholder intact, a literal secret hidden, none of the worker's keys.
+func TestConfigAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	secrets := filepath.Join(dir, "registry.properties")
+	if err := os.WriteFile(secrets, []byte("user.info=svc:"+secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := configs.WorkerFromEnv([]string{"CONNECT_BOOTSTRAP_SERVERS=kafka:9092",
+		"CONNECT_VALUE_CONVERTER_SCHEMA_REGISTRY_URL=http://reg:8081",
+		"CONNECT_CONFIG_PROVIDERS=file", "CONNECT_CONFIG_PROVIDERS_FILE_CLASS=org.apache.kafka.common.config.provider.FileConfigProvider"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := "${file:" + secrets + ":user.info}"
+	conns, _, err := configs.ParseFile("orders.json", []byte(`{"name":"orders","config":{"topics":"orders","store.url":"file:///tmp/x","flush.size":"3",
+		"value.converter.basic.auth.credentials.source":"USER_INFO","value.converter.basic.auth.user.info":"`+ref+`",
+		"consumer.override.sasl.jaas.config":"literal-jaas-`+secret+`","consumer.override.security.protocol":"SASL_PLAINTEXT"}}`), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeConnectors{conns: map[string]Connector{"orders": {Config: conns[0], State: "RUNNING"}}, redact: configs.NewRedactor(w, conns...)}
+	srv := httptest.NewServer(New(f, Options{}).Handler())
+	defer srv.Close()
+	want := map[string]string{"name": "orders", "topics": "orders", "store.url": "file:///tmp/x", "flush.size": "3",
+		"value.converter.basic.auth.credentials.source": "USER_INFO", "value.converter.basic.auth.user.info": ref,
+		"consumer.override.sasl.jaas.config": configs.Hidden, "consumer.override.security.protocol": "SASL_PLAINTEXT"}
+	_, body := call(t, srv, "GET", "/connectors/orders/config", "")
+	if got := decode[map[string]string](t, body); !maps.Equal(got, want) {
+		t.Errorf("GET config = %v\nwant %v", got, want)
+	}
+	_, body = call(t, srv, "GET", "/connectors/orders", "")
+	if got := decode[connectorInfo](t, body); !maps.Equal(got.Config, want) {
+		t.Errorf("GET connector's config = %v\nwant %v", got.Config, want)
+	}
+	if strings.Contains(body, secret) {
+		t.Fatalf("a secret is shown: %s", body)
 	}
 }

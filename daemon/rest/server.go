@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -11,9 +12,23 @@ import (
 
 // ServerConfig is where and how the HTTP server listens.
 type ServerConfig struct {
-	Addr              string
+	Addr string
+	// Origin says where Addr came from ("--listen", "listeners in worker
+	// file /etc/kafka/connect.properties"), for the binding rule's error.
+	Origin            string
 	AuthFile          string // user:password lines; "" = no authentication
 	CertFile, KeyFile string // both or neither
+	// ClientCAFile is a PEM file of CA certificates: with it (and
+	// CertFile), every request but the probes needs a client certificate
+	// one of them signed.
+	ClientCAFile string
+	// InsecureListen lets the API listen where other hosts can reach it
+	// without authentication or read-only mode (a WARN at every start).
+	InsecureListen bool
+	// AllowedHosts are host names a changing request's Host header may
+	// name besides localhost, IP addresses, this machine's host name and
+	// Addr's own host (a leading "." allows every name under a domain).
+	AllowedHosts []string
 }
 
 // Server serves the REST API, /metrics, /healthz, /readyz and /status.
@@ -26,11 +41,12 @@ type Server struct {
 // Serve listens on cfg.Addr and serves api until Shutdown. A bind failure is
 // an error: a daemon whose probes and metrics cannot be reached must not
 // look healthy by being silent.
+//
+// Before it listens it applies the binding rule (CheckServer): an address
+// other hosts can reach without authentication or read-only mode is an
+// *OpenListenerError unless cfg.InsecureListen.
 func Serve(cfg ServerConfig, api *API, log *slog.Logger) (*Server, error) {
-	if (cfg.CertFile == "") != (cfg.KeyFile == "") {
-		return nil, errors.New("--rest-tls-cert and --rest-tls-key go together")
-	}
-	users, err := loadUsers(cfg.AuthFile)
+	g, err := cfg.guards(api.readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -43,11 +59,19 @@ func Serve(cfg ServerConfig, api *API, log *slog.Logger) (*Server, error) {
 		scheme = "https"
 	}
 	h := &Server{done: make(chan struct{}), url: scheme + "://" + ln.Addr().String()}
-	h.srv = &http.Server{Handler: api.routes(users), ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	api.hosts = newHostRule(cfg.Addr, cfg.AllowedHosts)
+	h.srv = &http.Server{Handler: api.routes(access{users: g.users, clientCert: g.clientCAs != nil}),
+		ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	if g.clientCAs != nil {
+		// Asked for, not required, in the handshake: the probes are
+		// answered without one (kubelet has none); access requires it of
+		// everything else.
+		h.srv.TLSConfig = &tls.Config{ClientAuth: tls.VerifyClientCertIfGiven, ClientCAs: g.clientCAs, MinVersion: tls.VersionTLS12}
+	}
 	api.workerID = ln.Addr().String()
 	go h.serve(ln, cfg, log)
 	log.Info("status endpoint", "url", h.url+"/status")
-	log.Info("REST API, metrics and health", "url", h.url, "read_only", api.readOnly, "basic_auth", users != nil)
+	g.logStart(cfg, h.url, api.readOnly, log)
 	return h, nil
 }
 

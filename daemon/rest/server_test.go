@@ -33,7 +33,7 @@ func TestBasicAuthGuardsAllButProbes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(New(&fakeConnectors{}, Options{Status: okHandler, Metrics: okHandler}).routes(u))
+	srv := httptest.NewServer(New(&fakeConnectors{}, Options{Status: okHandler, Metrics: okHandler}).routes(access{users: u}))
 	defer srv.Close()
 	get := func(path, user, pass string) int {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)

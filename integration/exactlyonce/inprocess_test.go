@@ -84,7 +84,7 @@ func startInProcess(t *testing.T, dir string) (*daemonlib.Daemon, string) {
 	t.Cleanup(func() { logf.Close() })
 	log := slog.New(slog.NewTextHandler(logf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	d, err := daemonlib.New(daemonlib.Options{Config: dir, Logger: log, Version: "test",
-		HTTP: daemonlib.HTTPOptions{Listen: func(*configs.Worker) string { return "127.0.0.1:0" }}})
+		HTTP: daemonlib.HTTPOptions{Listen: func(*configs.Worker) (string, string) { return "127.0.0.1:0", "the test" }}})
 	if err != nil {
 		t.Fatalf("daemon.New: %v\n%s", err, tail(logf.Name(), 20))
 	}

@@ -17,7 +17,7 @@ func Check(cf Files, stdout, stderr io.Writer) bool {
 	}
 	var reports []report
 	if err == nil {
-		reports, err = checkWiring(l.Conns, l.Redact)
+		reports, err = checkWiring(l.Conns, l.Redact, cf.Offline)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, l.Redact.Text(err.Error()))
@@ -42,13 +42,16 @@ func Check(cf Files, stdout, stderr io.Writer) bool {
 // configs, then what the wiring refuses; warnings go to log.
 func LoadChecked(cf Files, log *slog.Logger) (Loaded, error) {
 	l, err := cf.Load()
+	for _, f := range l.Skipped {
+		log.Debug("config: skipped a hidden or editor file", "file", f)
+	}
 	for _, w := range l.Warns {
 		log.Warn("config", "warning", w.String())
 	}
 	if err != nil {
 		return l, err
 	}
-	reports, err := checkWiring(l.Conns, l.Redact)
+	reports, err := checkWiring(l.Conns, l.Redact, cf.Offline)
 	for i, r := range reports {
 		for _, w := range r.warns {
 			log.Warn("config", "connector", l.Conns[i].Name, "warning", w)

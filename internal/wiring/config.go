@@ -13,6 +13,12 @@ import (
 // connector file or a directory of them) and --worker.
 type Files struct {
 	Config, Worker string
+	// Offline reads the files away from the daemon's host (check
+	// --offline): config provider placeholders are checked but not
+	// resolved, and what only the host has (hadoop.conf.dir, hive.conf.dir,
+	// keytabs, krb5.conf, stores and token files) is not read; check lists
+	// each as not checked.
+	Offline bool
 }
 
 // Loaded is everything a command reads before it acts.
@@ -21,6 +27,9 @@ type Loaded struct {
 	Conns  []*configs.Connector
 	Warns  []configs.Warning
 	Redact *configs.Redactor
+	// Skipped are the hidden and editor files of the config directory,
+	// which are never read (a debug line each).
+	Skipped []string
 }
 
 // Load reads the worker (--worker, else the CONNECT_* environment, as
@@ -33,6 +42,7 @@ func (cf Files) Load() (Loaded, error) {
 		return l, err
 	}
 	l.Worker = w
+	_, l.Skipped, _ = configs.ConnectorFiles(cf.Config) // Load reports the error
 	conns, cwarns, err := configs.Load(cf.Config, w)
 	l.Warns = append(l.Warns, cwarns...)
 	if err != nil {
@@ -42,16 +52,20 @@ func (cf Files) Load() (Loaded, error) {
 	return l, nil
 }
 
+// LoadWorker reads the worker alone, as Load does (nil: none).
+func (cf Files) LoadWorker() (*configs.Worker, []configs.Warning, error) { return cf.loadWorker() }
+
 func (cf Files) loadWorker() (*configs.Worker, []configs.Warning, error) {
+	opts := configs.ReadOptions{Offline: cf.Offline}
 	if cf.Worker != "" {
-		w, warns, err := configs.LoadWorker(cf.Worker)
+		w, warns, err := configs.LoadWorkerWith(cf.Worker, opts)
 		if n := connectEnvCount(); n > 0 && err == nil {
 			warns = append(warns, configs.Warning{Source: "environment", Key: "CONNECT_*",
 				Message: fmt.Sprintf("%d CONNECT_* variables ignored: --worker %s is given", n, cf.Worker)})
 		}
 		return w, warns, err
 	}
-	return configs.WorkerFromEnv(os.Environ())
+	return configs.WorkerFromEnvWith(os.Environ(), opts)
 }
 
 func connectEnvCount() int {

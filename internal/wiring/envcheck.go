@@ -34,7 +34,14 @@ func storeCheck(c *configs.Connector) (report, error) {
 	if c.Store.Scheme != "hdfs" {
 		return report{lines: []string{"store: " + c.Store.Raw + " (local disk)"}}, nil
 	}
-	opts := hdfsOptions(c)
+	opts, err := hdfsOptions(c)
+	if err != nil {
+		return report{}, err
+	}
+	var rep report
+	if _, warning, _ := confDirFor(c); warning != "" {
+		rep.warns = append(rep.warns, warning)
+	}
 	if _, krb := kerberosConfig(c); krb {
 		opts.Kerberos = placeholderClient // Check only looks at whether there is one
 	}
@@ -43,10 +50,12 @@ func storeCheck(c *configs.Connector) (report, error) {
 		return report{}, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err) // the error names the URL or conf dir
 	}
 	if !sec.Kerberos {
-		return report{lines: []string{fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser)}}, nil
+		rep.lines = []string{fmt.Sprintf("store: %s: %s; user %s", c.Store.Raw, t, c.HDFSUser)}
+		return rep, nil
 	}
-	lines := []string{fmt.Sprintf("store: %s: %s; user from the Kerberos principal", c.Store.Raw, t), "hdfs: " + sec.String()}
-	return report{lines: lines, warns: hdfsWarnings(c, sec)}, nil
+	rep.lines = []string{fmt.Sprintf("store: %s: %s; user from the Kerberos principal", c.Store.Raw, t), "hdfs: " + sec.String()}
+	rep.warns = append(rep.warns, hdfsWarnings(c, sec)...)
+	return rep, nil
 }
 
 // kerberosReport checks a connector's Kerberos login as far as it can be
@@ -102,8 +111,13 @@ func MetastoreURIs(c *configs.Connector) (string, error) {
 	return t.uris, err
 }
 
-// connectorReport is what check says of a connector that passed.
-func connectorReport(c *configs.Connector, r *configs.Redactor) (report, error) {
+// connectorReport is what check says of a connector that passed. Offline
+// (h not nil), hadoop.conf.dir, the Kerberos login and hive.conf.dir are
+// not read, and the report ends with what h leaves to the daemon's host.
+func connectorReport(c *configs.Connector, r *configs.Redactor, h *hostOnly) (report, error) {
+	if h != nil {
+		return offlineReport(c, r, *h)
+	}
 	rep, err := storeCheck(c)
 	if err != nil {
 		return report{}, err
@@ -113,12 +127,29 @@ func connectorReport(c *configs.Connector, r *configs.Redactor) (report, error) 
 		return report{}, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 	}
 	rep.add(krb)
-	rep.lines = append(rep.lines, "kafka consumer: "+showProps(r, c.Kafka.Consumer))
+	return clientsReport(c, r, rep, hiveReport)
+}
+
+// offlineReport is connectorReport for check --offline.
+func offlineReport(c *configs.Connector, r *configs.Redactor, h hostOnly) (report, error) {
+	rep, err := clientsReport(c, r, offlineStore(c, h), func(c *configs.Connector) (string, error) { return offlineHive(c, h) })
+	rep.lines = append(rep.lines, h.lines()...)
+	return rep, err
+}
+
+// clientsReport adds the Kafka consumer, the registry and the metastore
+// (as hive describes it) to rep.
+func clientsReport(c *configs.Connector, r *configs.Redactor, rep report, hive func(*configs.Connector) (string, error)) (report, error) {
+	applied, ignored := consumerUse(c)
+	rep.lines = append(rep.lines, "kafka consumer: "+showProps(r, applied))
+	if len(ignored) > 0 {
+		rep.lines = append(rep.lines, "kafka consumer, ignored: "+showIgnored(r, c.Kafka.Consumer, ignored))
+	}
 	if !c.Schemaless {
 		rep.lines = append(rep.lines, "schema registry: "+strings.Join(c.Registry.URLs, ", "))
 	}
 	if c.Hive.Enabled {
-		line, err := hiveReport(c)
+		line, err := hive(c)
 		if err != nil {
 			return report{}, err
 		}
@@ -158,4 +189,14 @@ func showProps(r *configs.Redactor, m map[string]string) string {
 		parts = append(parts, k+"="+shown[k])
 	}
 	return strings.Join(parts, " ")
+}
+
+// showIgnored prints the ignored consumer properties sorted, each with its
+// value (secrets hidden) and why it is ignored.
+func showIgnored(r *configs.Redactor, props, why map[string]string) string {
+	parts := make([]string, 0, len(why))
+	for _, k := range slices.Sorted(maps.Keys(why)) {
+		parts = append(parts, fmt.Sprintf("%s=%s (%s)", k, r.Show(k, props[k]), why[k]))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -43,7 +43,7 @@ func TestEnvironmentErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = checkWiring([]*configs.Connector{c}, nil)
+			_, err = checkWiring([]*configs.Connector{c}, nil, false)
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("error\n got: %v\nwant: %s", err, tt.want)
 			}
@@ -58,7 +58,7 @@ func TestHiveURIsFromHiveSite(t *testing.T) {
   <property><name>hive.metastore.uris</name><value>thrift://hms1:9083,thrift://hms2:9083</value></property>
 </configuration>`})
 	c := hiveSiteConnector(t, dir)
-	reports, err := checkWiring([]*configs.Connector{c}, nil)
+	reports, err := checkWiring([]*configs.Connector{c}, nil, false)
 	want := "hive: metastore thrift://hms1:9083,thrift://hms2:9083 (from " + filepath.Join(dir, "hive-site.xml") + "), database default"
 	if err != nil || reports[0].lines[len(reports[0].lines)-1] != want {
 		t.Fatalf("report %q, %v; want last line %q", reports, err, want)
@@ -73,7 +73,7 @@ func TestHiveSocketTimeoutFromHiveSite(t *testing.T) {
   <property><name>hive.metastore.client.socket.timeout</name><value>300s</value></property>
 </configuration>`})
 	c := hiveSiteConnector(t, dir)
-	reports, err := checkWiring([]*configs.Connector{c}, nil)
+	reports, err := checkWiring([]*configs.Connector{c}, nil, false)
 	want := "; calls time out after 5m0s (hive.metastore.client.socket.timeout in " + filepath.Join(dir, "hive-site.xml") + ")"
 	if err != nil || !strings.HasSuffix(reports[0].lines[len(reports[0].lines)-1], want) {
 		t.Fatalf("report %q, %v; want the last line to end with %q", reports, err, want)

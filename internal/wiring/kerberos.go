@@ -123,13 +123,26 @@ func hdfsWarnings(c *configs.Connector, sec hdfs.Security) []string {
 		return nil
 	}
 	var warns []string
-	if strings.Contains(sec.RPCProtection, "i") { // integrity or privacy
+	if wrapsRPC(sec.RPCProtection) {
 		warns = append(warns, fmt.Sprintf("hadoop.rpc.protection=%s: colinmarc/hdfs verifies or decrypts the NameNode's replies but sends its requests unwrapped (paths and metadata in clear; file data goes to the DataNodes under dfs.data.transfer.protection)", sec.RPCProtection))
 	}
 	if isIPHost(c.Store.Host) && strings.Contains(sec.NameNodePrincipal, "_HOST") {
 		warns = append(warns, fmt.Sprintf("store.url names the NameNode by address (%s): _HOST in %s becomes that address, which is rarely a principal; name the NameNode by its host name", c.Store.Host, sec.NameNodePrincipal))
 	}
 	return warns
+}
+
+// wrapsRPC reports a hadoop.rpc.protection (a comma list, as Hadoop
+// reads it) asking for integrity or privacy; authentication alone wraps
+// nothing.
+func wrapsRPC(protection string) bool {
+	for _, p := range strings.Split(protection, ",") {
+		switch strings.ToLower(strings.TrimSpace(p)) {
+		case "integrity", "privacy":
+			return true
+		}
+	}
+	return false
 }
 
 func isIPHost(hostport string) bool {

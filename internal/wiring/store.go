@@ -1,7 +1,10 @@
 package wiring
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -62,16 +65,47 @@ func hadoopConfDir(c *configs.Connector) string {
 
 // hdfsOptions is how the connector reaches HDFS, without its login
 // (hdfsLoginOptions adds it).
-func hdfsOptions(c *configs.Connector) hdfs.Options {
-	return hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: hostPath(hadoopConfDir(c)), User: c.HDFSUser,
-		NameNodePrincipal: c.Kerberos.NameNodePrincipal}
+func hdfsOptions(c *configs.Connector) (hdfs.Options, error) {
+	dir, _, err := confDirFor(c)
+	return hdfs.Options{URL: "hdfs://" + c.Store.Host, ConfDir: dir, User: c.HDFSUser,
+		NameNodePrincipal: c.Kerberos.NameNodePrincipal}, err
+}
+
+// confDirFor is the Hadoop configuration directory the store is reached
+// with: hadoop.conf.dir, else <hadoop.home>/etc/hadoop; "" for none. One
+// that does not exist is skipped with a warning when the URL names its
+// NameNode by host and port, as Hadoop skips missing resources and such a
+// URL needs nothing from them. A URL without a port may name a
+// nameservice, which only the directory's hdfs-site.xml resolves: then the
+// missing directory is an error.
+func confDirFor(c *configs.Connector) (dir, warning string, err error) {
+	dir = hostPath(hadoopConfDir(c))
+	if dir == "" {
+		return "", "", nil
+	}
+	if _, serr := os.Stat(dir); !errors.Is(serr, fs.ErrNotExist) {
+		return dir, "", nil // present, or unreadable: loading it says which
+	}
+	key := "hadoop.conf.dir"
+	if c.HadoopConfDir == "" {
+		key = "hadoop.home"
+	}
+	if _, port, _ := net.SplitHostPort(c.Store.Host); port == "" {
+		return "", "", fmt.Errorf("connector %q (%s): %s: %s does not exist, and %s has no port, so %s may be a nameservice, which only that directory's hdfs-site.xml resolves; "+
+			"create the directory, or give the NameNode's port (hdfs://%s:8020) if %s is a host", c.Name, c.Source, key, dir, c.Store.Raw, c.Store.Host, c.Store.Host, c.Store.Host)
+	}
+	return "", fmt.Sprintf("%s: %s does not exist: skipped, as Hadoop skips missing configuration files (%s names its NameNode directly; authentication and data transfer protection are the defaults)",
+		key, dir, c.Store.Raw), nil
 }
 
 // hdfsLoginOptions are the store's connection options; with Kerberos the
 // process's shared login for the connector's principal and keytab is
 // obtained (or reused) here, so a refused login fails the connector.
 func hdfsLoginOptions(c *configs.Connector, logins *kerberos.Logins) (hdfs.Options, error) {
-	opts := hdfsOptions(c)
+	opts, err := hdfsOptions(c)
+	if err != nil {
+		return opts, err
+	}
 	kc, ok := kerberosConfig(c)
 	if !ok || logins == nil {
 		return opts, nil

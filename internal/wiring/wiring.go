@@ -5,7 +5,8 @@
 // (kafkaclient.Security, parsed once per connector run) and the Hive
 // metastore's dial options. It also loads the worker and connector files
 // as every command does (LoadChecked), checks what configs alone cannot
-// (CheckWiring, Check: what `hdfs-sink check` says), plans the process's
+// (CheckWiring, Check: what `hdfs-sink check` says, also away from the
+// daemon's host with --offline: offline.go), plans the process's
 // memory and hides secrets in what is shown (Redact, RedactedErrors).
 // The daemon and every tool of cmd/hdfs-sink use it, so that a tool
 // reaches Kafka and the store exactly as the daemon would.
@@ -15,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -163,32 +165,78 @@ func kafkaOverrides(over map[string]string, log *slog.Logger) []kgo.Opt {
 		if kafkaclient.IsSecurityKey(k) {
 			continue
 		}
-		switch k {
-		case "session.timeout.ms":
-			if d, err := time.ParseDuration(v + "ms"); err == nil {
-				opts = append(opts, kgo.SessionTimeout(d))
-				continue
-			}
-		case "heartbeat.interval.ms":
-			if d, err := time.ParseDuration(v + "ms"); err == nil {
-				opts = append(opts, kgo.HeartbeatInterval(d))
-				continue
-			}
-		case "client.id":
-			opts = append(opts, kgo.ClientID(v))
-			continue
-		case "group.instance.id":
-			// Static membership: a restarted process with the same id takes
-			// its partitions back at once, without waiting for a session to
-			// expire or a rebalance. Each process needs its own id.
-			opts = append(opts, kgo.InstanceID(v))
-			continue
-		case "enable.auto.commit", "key.deserializer", "value.deserializer":
-			continue // owned by hdfs-sink
+		switch opt, use := consumerOverride(k, v); use {
+		case overrideApplied:
+			opts = append(opts, opt)
+		case overrideNoEquivalent:
+			log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
 		}
-		log.Warn("consumer override has no franz-go equivalent here; ignored", "key", "consumer.override."+k)
 	}
 	return opts
+}
+
+// overrideUse is what the daemon does with one consumer property.
+type overrideUse int
+
+const (
+	overrideApplied      overrideUse = iota
+	overrideOwned                    // hdfs-sink sets it itself; the value is ignored
+	overrideNoEquivalent             // franz-go has nothing like it here; ignored
+)
+
+// consumerOverride is the franz-go option of one consumer property (not a
+// security one), and whether it is applied at all.
+func consumerOverride(k, v string) (kgo.Opt, overrideUse) {
+	switch k {
+	case "session.timeout.ms":
+		if d, err := time.ParseDuration(v + "ms"); err == nil {
+			return kgo.SessionTimeout(d), overrideApplied
+		}
+	case "heartbeat.interval.ms":
+		if d, err := time.ParseDuration(v + "ms"); err == nil {
+			return kgo.HeartbeatInterval(d), overrideApplied
+		}
+	case "client.id":
+		return kgo.ClientID(v), overrideApplied
+	case "group.instance.id":
+		// Static membership: a restarted process with the same id takes
+		// its partitions back at once, without waiting for a session to
+		// expire or a rebalance. Each process needs its own id.
+		return kgo.InstanceID(v), overrideApplied
+	case "enable.auto.commit", "key.deserializer", "value.deserializer":
+		return nil, overrideOwned
+	}
+	return nil, overrideNoEquivalent
+}
+
+// consumerUse splits the consumer's properties as check shows them: those
+// the daemon applies (the typed ones, security, and the overrides franz-go
+// has an equivalent for) and those it ignores, with why. A group.id from
+// consumer.group.id is ignored: the group is consumer.override.group.id,
+// else connect-<name>.
+func consumerUse(c *configs.Connector) (applied map[string]string, ignored map[string]string) {
+	applied, ignored = map[string]string{}, map[string]string{}
+	for k, v := range c.Kafka.Consumer {
+		applied[k] = v
+	}
+	if _, ok := applied["group.id"]; ok && strings.HasPrefix(c.Kafka.KeyOf("consumer", "group.id"), "consumer.group.id") {
+		delete(applied, "group.id")
+		ignored["group.id"] = "the group is consumer.override.group.id, else connect-<name>"
+	}
+	for k, v := range c.Consumer.Overrides {
+		if kafkaclient.IsSecurityKey(k) {
+			continue
+		}
+		switch _, use := consumerOverride(k, v); use {
+		case overrideOwned:
+			delete(applied, k)
+			ignored[k] = "hdfs-sink sets it"
+		case overrideNoEquivalent:
+			delete(applied, k)
+			ignored[k] = "no franz-go equivalent"
+		}
+	}
+	return applied, ignored
 }
 
 // checkSecurity: the Kafka and registry security settings, stores read.
@@ -217,13 +265,18 @@ func checkSecurity(c *configs.Connector) []error {
 // say (envcheck.go).
 // check and run both use it, so run refuses what check refuses. It returns
 // what check reports of each connector.
-func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, error) {
+func checkWiring(conns []*configs.Connector, r *configs.Redactor, offline bool) ([]report, error) {
 	var errs []error
 	reports := make([]report, len(conns))
 	for i, c := range conns {
-		warns, cerrs := checkConnector(c)
+		var h *hostOnly // nil: on the daemon's host
+		if offline {
+			ho := hostOnlyOf(c, r)
+			h = &ho
+		}
+		warns, cerrs := checkConnector(c, h)
 		errs = append(errs, cerrs...)
-		rep, err := connectorReport(c, r)
+		rep, err := connectorReport(c, r, h)
 		rep.warns = append(rep.warns, warns...)
 		reports[i] = rep
 		errs = append(errs, err)
@@ -233,15 +286,23 @@ func checkWiring(conns []*configs.Connector, r *configs.Redactor) ([]report, err
 
 // CheckWiring is what checkWiring refuses, without the reports.
 func CheckWiring(conns []*configs.Connector, r *configs.Redactor) error {
-	_, err := checkWiring(conns, r)
+	_, err := checkWiring(conns, r, false)
 	return err
 }
 
-func checkConnector(c *configs.Connector) (warns []string, errs []error) {
-	if _, err := OutputPartitioner(c); err != nil {
-		errs = append(errs, err)
+// checkConnector is what the wired packages refuse of c; offline (h not
+// nil), not what h leaves to the daemon's host.
+func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []error) {
+	if h == nil || !unresolvedAny(c, partitionerKeys) {
+		if _, err := OutputPartitioner(c); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	errs = append(errs, checkSecurity(c)...)
+	if h == nil {
+		errs = append(errs, checkSecurity(c)...)
+	} else {
+		errs = append(errs, h.drop(checkSecurity(c))...)
+	}
 	f, err := OutputFormat(c)
 	if err != nil {
 		return nil, append(errs, err)

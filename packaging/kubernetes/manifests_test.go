@@ -8,11 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -24,6 +26,7 @@ type manifests struct {
 	secrets    map[string]corev1.Secret
 	services   map[string]corev1.Service
 	sts        appsv1.StatefulSet
+	policies   []networkingv1.NetworkPolicy
 }
 
 func load(t *testing.T) manifests {
@@ -64,6 +67,11 @@ func (m *manifests) add(doc []byte) error {
 		return err
 	case "apps/v1 StatefulSet":
 		return yaml.UnmarshalStrict(doc, &m.sts)
+	case "networking.k8s.io/v1 NetworkPolicy":
+		var o networkingv1.NetworkPolicy
+		err := yaml.UnmarshalStrict(doc, &o)
+		m.policies = append(m.policies, o)
+		return err
 	}
 	return fmt.Errorf("unexpected %s %s", head.APIVersion, head.Kind)
 }
@@ -85,7 +93,7 @@ func TestProbesUseHealthAndReadiness(t *testing.T) {
 	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
 		t.Errorf("readiness probe: %+v", c.ReadinessProbe)
 	}
-	if !contains(c.Args, "--listen=0.0.0.0:8083") || len(c.Ports) != 1 || c.Ports[0].ContainerPort != 8083 {
+	if !contains(c.Args, "--listen=0.0.0.0:8083") || len(c.Ports) != 1 || c.Ports[0].ContainerPort != 8083 || c.Ports[0].Name != "http" {
 		t.Errorf("the probes' port must be the one the daemon listens on: args %v, ports %+v", c.Args, c.Ports)
 	}
 }
@@ -176,6 +184,47 @@ func TestMountsAndVolumesMatch(t *testing.T) {
 	}
 	if g := m.sts.Spec.Template.Spec.TerminationGracePeriodSeconds; g == nil || *g < 40 {
 		t.Errorf("terminationGracePeriodSeconds must exceed the daemon's shutdown bound (>= 40 s): %v", g)
+	}
+}
+
+// TestHTTPEndpointIsNotOpen: the endpoint listens on the pod's addresses,
+// so the daemon must guard it (read-only or authenticated: without either
+// it refuses to start), and a NetworkPolicy lets only Prometheus reach the
+// pods, on the HTTP port alone.
+func TestHTTPEndpointIsNotOpen(t *testing.T) {
+	m := load(t)
+	c := m.container(t)
+	guarded := contains(c.Args, "--read-only")
+	for _, a := range c.Args {
+		guarded = guarded || strings.HasPrefix(a, "--rest-basic-auth-file=") || strings.HasPrefix(a, "--rest-tls-client-ca=")
+	}
+	if !guarded {
+		t.Errorf("args %v: listening on 0.0.0.0 needs --read-only, --rest-basic-auth-file or --rest-tls-client-ca", c.Args)
+	}
+	if len(m.policies) != 1 {
+		t.Fatalf("want one NetworkPolicy, got %d", len(m.policies))
+	}
+	p := m.policies[0]
+	for k, v := range p.Spec.PodSelector.MatchLabels {
+		if m.sts.Spec.Template.Labels[k] != v {
+			t.Errorf("the policy selects %v, not the StatefulSet's pods %v", p.Spec.PodSelector.MatchLabels, m.sts.Spec.Template.Labels)
+		}
+	}
+	if len(p.Spec.PodSelector.MatchLabels) == 0 || !slices.Contains(p.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) || len(p.Spec.Ingress) == 0 {
+		t.Fatalf("the policy does not restrict ingress to the pods: %+v", p.Spec)
+	}
+	for i, rule := range p.Spec.Ingress {
+		if len(rule.From) == 0 {
+			t.Errorf("ingress rule %d admits every source", i)
+		}
+		for _, from := range rule.From {
+			if from.PodSelector == nil || len(from.PodSelector.MatchLabels) == 0 {
+				t.Errorf("ingress rule %d admits every pod of %+v", i, from)
+			}
+		}
+		if len(rule.Ports) != 1 || rule.Ports[0].Port == nil || rule.Ports[0].Port.String() != c.Ports[0].Name {
+			t.Errorf("ingress rule %d: ports %+v, want only the %s port", i, rule.Ports, c.Ports[0].Name)
+		}
 	}
 }
 

@@ -36,7 +36,9 @@ func StartDaemon(bin, config, logPath string, ns *Netns, statusHost string, env 
 	if err != nil {
 		return nil, err
 	}
-	argv := []string{bin, "run", "--config", config, "--status-addr", statusHost + ":0"}
+	// Read-only: the harness only reads /status, from another network
+	// namespace, and an address other hosts reach needs it (or auth).
+	argv := []string{bin, "run", "--config", config, "--status-addr", statusHost + ":0", "--read-only"}
 	if ns != nil {
 		argv = ns.Exec(argv...) // ip netns exec execs the daemon: same pid
 	}
