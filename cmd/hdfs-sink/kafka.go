@@ -15,6 +15,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
+	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
@@ -28,6 +29,7 @@ type kafkaTool struct {
 	c      *configs.Connector
 	cl     *kgo.Client
 	adm    *kadm.Client
+	sec    *kafkaclient.Security
 	logins *kerberos.Logins // the tool's own: it runs beside the daemon, not in it
 }
 
@@ -46,7 +48,7 @@ func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*ka
 		logins.Close()
 		return nil, fmt.Errorf("connector %q: Kafka client: %w", c.Name, err)
 	}
-	return &kafkaTool{c: c, cl: cl, adm: kadm.NewClient(cl), logins: logins}, nil
+	return &kafkaTool{c: c, cl: cl, adm: kadm.NewClient(cl), sec: sec, logins: logins}, nil
 }
 
 // openTopics is a kafkaTool and the connector's topics (the caller closes
