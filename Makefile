@@ -40,8 +40,10 @@ UNIT_ENV = env -i PATH="$$PATH" TMPDIR="$$TMPDIR" HOME=$(UNIT_HOME) \
 
 ## unit: formatting, a tidy go.mod and go.sum, go vet (including
 ## integration-tagged files) and race tests; no services, nothing of this
-## machine's (UNIT_ENV).
+## machine's (UNIT_ENV). The alert rules' test runs promtool, a unit test
+## since it needs no service: testenv.sh unit-tools installs it if missing.
 unit: static
+	$(TESTENV) unit-tools
 	rm -rf $(UNIT_HOME) && mkdir $(UNIT_HOME)
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
 	$(UNIT_ENV) $(GO) mod tidy -diff

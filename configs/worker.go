@@ -274,7 +274,7 @@ func (w *Worker) readListeners(ls []string) error {
 			return nil
 		}
 	}
-	return w.fail("listeners", "needs an HTTP listener: HTTPS is not supported by hdfs-sink's HTTP endpoint yet")
+	return w.fail("listeners", "needs an http:// listener for the address: hdfs-sink serves HTTPS with run --rest-tls-cert and --rest-tls-key, not with listeners.https.* stores")
 }
 
 // Override policies (connector.client.config.override.policy).

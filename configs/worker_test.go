@@ -81,7 +81,7 @@ func TestWorkerFromEnv(t *testing.T) {
 		t.Fatalf("connector key over the environment's: %v", err)
 	}
 	_, _, err = WorkerFromEnv([]string{"CONNECT_LISTENERS=https://:8443"})
-	if want := envSource + `: listeners = "https://:8443" (from environment CONNECT_LISTENERS): needs an HTTP listener: HTTPS is not supported by hdfs-sink's HTTP endpoint yet`; err == nil || err.Error() != want {
+	if want := envSource + `: listeners = "https://:8443" (from environment CONNECT_LISTENERS): needs an http:// listener for the address: hdfs-sink serves HTTPS with run --rest-tls-cert and --rest-tls-key, not with listeners.https.* stores`; err == nil || err.Error() != want {
 		t.Fatalf("error %v\nwant %s", err, want)
 	}
 }

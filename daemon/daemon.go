@@ -153,16 +153,22 @@ func (d *Daemon) supervisor(name string) *supervisor {
 	return d.sups[name]
 }
 
-// shutdown waits for every supervisor, shutdownBound at most.
-func (d *Daemon) shutdown(conns []*configs.Connector) int {
+// shutdown waits for every supervisor once ctx has ended, bound at most
+// (shutdownBound). It says so first, with why (ctx's cause: the signal,
+// for `hdfs-sink run`) and the bound, so that a stop is never silent.
+func (d *Daemon) shutdown(ctx context.Context, bound time.Duration) int {
+	d.log.Info("graceful shutdown started: connectors commit their open files and leave their groups",
+		"cause", context.Cause(ctx).Error(), "timeout", bound)
 	var wg sync.WaitGroup
 	d.mu.Lock()
 	for _, s := range d.sups {
 		wg.Go(func() { <-s.done })
 	}
 	d.mu.Unlock()
-	if !waitBounded(context.Background(), &wg, shutdownBound(conns)) {
+	if !waitBounded(ctx, &wg, bound) {
 		d.log.Warn("shutdown took too long; exiting with work left for recovery", "still_running", d.board.unfinished())
+	} else {
+		d.log.Info("shutdown complete")
 	}
 	if d.allGaveUp() {
 		return 1
@@ -375,10 +381,16 @@ func (d *Daemon) openStoreRetrying(ctx context.Context, c *configs.Connector) (s
 // kafkaReady waits until a broker answers with the connector's security
 // settings. A broker that is down is waited for; one that refuses the
 // credentials or fails the TLS handshake stops the connector at once, with
-// the broker's address and the reason (kafkaclient.AuthError).
+// the broker's address and the reason (kafkaclient.AuthError). Each
+// attempt is the Kafka health check until the connector runs: a Kafka down
+// from the start is dependency_up 0 and a reason of /readyz from the first
+// attempt, and the probes' connection errors are the connector's Kafka
+// client series, so the shipped alerts fire for it.
 func (d *Daemon) kafkaReady(ctx context.Context, c *configs.Connector, sec *kafkaclient.Security) error {
 	sec.SetLogger(d.log.With("connector", c.Name))
-	if err := sec.WaitReady(ctx, c.Consumer.BootstrapServers, kgo.ClientID("hdfs-sink-"+c.Name)); err != nil {
+	report := func(err error) { d.board.setDep(c.Name, depKafka, err) }
+	if err := sec.WaitReadyReporting(ctx, c.Consumer.BootstrapServers, report,
+		kgo.ClientID("hdfs-sink-"+c.Name), kafkaMetrics(c.Name, d.metrics)); err != nil {
 		return fmt.Errorf("connector %q: %w", c.Name, err)
 	}
 	return nil

@@ -126,7 +126,7 @@ func (d *Daemon) runConnectors(ctx context.Context, conns []*configs.Connector) 
 	for {
 		select {
 		case <-ctx.Done():
-			return d.shutdown(conns)
+			return d.shutdown(ctx, shutdownBound(conns))
 		case <-d.reloads:
 			conns = d.reload(ctx, conns, ended)
 		case <-d.pings: // Health: the loop answers

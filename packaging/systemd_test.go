@@ -43,6 +43,9 @@ func TestSystemdUnitSettings(t *testing.T) {
 	for _, want := range []string{
 		"Restart=on-failure", "ExecReload=/bin/kill -HUP $MAINPID", "KillSignal=SIGTERM", "TimeoutStopSec=60",
 		"NoNewPrivileges=yes", "ProtectSystem=strict", "DynamicUser=yes", "CapabilityBoundingSet=\n",
+		// The dynamic user cannot read the root-only secrets the unit tells
+		// operators to keep in /etc/hdfs-sink/secrets: systemd hands them over.
+		"LoadCredential=secrets:/etc/hdfs-sink/secrets\n",
 	} {
 		if !strings.Contains(string(unit), want) {
 			t.Errorf("the unit lacks %q", strings.TrimSpace(want))

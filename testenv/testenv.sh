@@ -12,6 +12,7 @@
 #   testenv.sh down            stop what up started; wipe state unless KEEP=1
 #   testenv.sh status          exit 1 and name every service that is down
 #   testenv.sh logs <service>  tail a service's log (FOLLOW=1 to follow)
+#   testenv.sh unit-tools      install what `make unit` runs beside go test (promtool)
 #
 # Versions: testenv/versions.env. Downloads: ~/.m2, pip's cache and
 # $HDFS_SINK_TESTENV_CACHE (default ~/.cache/hdfs-sink-testenv).
@@ -124,6 +125,13 @@ ensure_prereqs() {
   NGINX=$(command -v nginx || echo /usr/sbin/nginx)
   REGISTRY_JAVA=${REGISTRY_JAVA:-$(find_java 21 || true)}
   [ -n "$REGISTRY_JAVA" ] || die "Apicurio Registry $APICURIO_VERSION needs Java 21+; none found (set REGISTRY_JAVA=/path/to/java)"
+}
+
+# unit_tools installs what the unit step runs beside go test: promtool
+# (Debian's prometheus package), for the test of the shipped alert rules
+# (daemon/outage_test.go). `make unit` calls it, so a fresh machine has it.
+unit_tools() {
+  command -v promtool >/dev/null || apt_install prometheus
 }
 
 # ---------------------------------------------------------------- downloads
@@ -842,5 +850,6 @@ case ${1:-} in
   free-datanode) cmd_free_datanode ;;
   truncate-kafka-log) shift; cmd_truncate_kafka_log "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|fetch" >&2; exit 2 ;;
+  unit-tools) unit_tools ;; # promtool, for `make unit`
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|fetch|unit-tools" >&2; exit 2 ;;
 esac

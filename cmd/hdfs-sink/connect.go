@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,9 +13,11 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
@@ -27,39 +28,29 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
-// wantsConnect reports whether `check` was asked to connect (--connect).
-func wantsConnect(args []string) bool {
-	return slices.ContainsFunc(args, func(a string) bool { return a == "--connect" || a == "-connect" })
-}
+// defaultProbeBound is how long `check --connect` waits for each service
+// (--timeout): a refused connection answers at once, a hung service is
+// reported after it.
+const defaultProbeBound = 10 * time.Second
 
-// cmdCheckConnect is `hdfs-sink check --connect`: the usual check, then
+// cmdCheckConnect is `hdfs-sink check --connect`, after the usual check:
 // for each connector a connection to every service it needs, made through
 // the daemon's own wiring (internal/wiring: OpenStore, RegistryFor,
 // KafkaOpts, HiveDialOptions) so that it tests the settings the daemon
-// would use. Each service is OK or
-// FAILED with the exact error; the exit status is 1 if any failed.
-func cmdCheckConnect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	rest := slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--connect" || a == "-connect" })
-	fs := flag.NewFlagSet("check --connect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var cf configFlags
-	cf.register(fs)
-	timeout := fs.Duration("timeout", 15*time.Second, "how long each service may take to answer")
-	if err := fs.Parse(rest); err != nil {
-		return exitUsage
-	}
-	if code := cmdCheck([]string{"--config", cf.Config, "--worker", cf.Worker}, stdout, stderr); code != 0 {
-		return code
-	}
+// would use. Every connector's services are asked at once, each bounded by
+// bound, so the answer takes one bound at most however many connectors and
+// services are down. Each service is OK or FAILED with the exact error
+// (secrets hidden); the exit status is 1 if any failed.
+func cmdCheckConnect(ctx context.Context, cf configFlags, bound time.Duration, stdout, stderr io.Writer) int {
 	conns, redact, err := loadConnectors(cf)
 	if err != nil { // cmdCheck accepted them: only a file changed meanwhile
 		fmt.Fprintln(stderr, "hdfs-sink check --connect:", redact.Text(err.Error()))
 		return exitUsage
 	}
 	failed := false
-	for _, c := range conns {
-		for _, r := range connectChecks(ctx, c, *timeout) {
-			fmt.Fprintln(stdout, r)
+	for _, results := range checkAll(ctx, conns, serviceChecks, bound) {
+		for _, r := range results {
+			fmt.Fprintln(stdout, redact.Text(r.String()))
 			failed = failed || r.err != nil
 		}
 	}
@@ -87,37 +78,89 @@ func (r serviceResult) String() string {
 	return head + "OK"
 }
 
-// connectChecks runs each service's check with its own time limit, so one
-// service hanging cannot hide the state of the others.
-func connectChecks(ctx context.Context, c *configs.Connector, timeout time.Duration) []serviceResult {
-	checks := []struct {
-		service, addr string
-		run           func(context.Context, *configs.Connector) (skip string, err error)
-	}{
-		{"Kafka", strings.Join(c.Consumer.BootstrapServers, ","), checkKafka},
-		{"Schema Registry", redactedURLs(c.Registry.URLs), checkRegistry},
-		{"store", c.Store.Raw, checkStore},
-		{"Hive Metastore", metastoreAddr(c), checkMetastore},
+// serviceCheck is how one service of a connector is checked: run answers
+// why the service is not needed, or its error; it is given the probe
+// bound, which its own clients' timeouts follow.
+type serviceCheck struct {
+	service string
+	addr    func(*configs.Connector) string
+	run     func(ctx context.Context, c *configs.Connector, bound time.Duration) (skip string, err error)
+}
+
+// serviceChecks are the services every connector is checked against, in
+// the order of the report (tests replace them).
+var serviceChecks = []serviceCheck{
+	{"Kafka", func(c *configs.Connector) string { return strings.Join(c.Consumer.BootstrapServers, ",") }, checkKafka},
+	{"Schema Registry", func(c *configs.Connector) string { return redactedURLs(c.Registry.URLs) }, checkRegistry},
+	{"store", func(c *configs.Connector) string { return c.Store.Raw }, checkStore},
+	{"Hive Metastore", metastoreAddr, checkMetastore},
+}
+
+// checkAll runs every check of every connector at once and returns the
+// results by connector, in the order of conns and checks.
+func checkAll(ctx context.Context, conns []*configs.Connector, checks []serviceCheck, bound time.Duration) [][]serviceResult {
+	out := make([][]serviceResult, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		out[i] = make([]serviceResult, len(checks))
+		for j, ch := range checks {
+			wg.Go(func() { out[i][j] = checkBounded(ctx, c, ch, bound) })
+		}
 	}
-	var out []serviceResult
-	for _, ch := range checks {
-		cctx, cancel := context.WithTimeout(ctx, timeout)
-		skip, err := ch.run(cctx, c)
-		cancel()
-		out = append(out, serviceResult{connector: c.Name, service: ch.service, addr: ch.addr, err: err, skipped: skip})
-	}
+	wg.Wait()
 	return out
 }
 
-// checkKafka asks for the cluster's metadata and the connector's topics,
-// and checks the topics' committed file names at their highest partition
+// checkBounded runs one check with bound as its time limit: one service
+// hanging cannot hide the state of the others, nor hold the report. A
+// check that has not answered by then is reported as timed out and left to
+// end in the background, its clients bounded by bound too.
+func checkBounded(ctx context.Context, c *configs.Connector, ch serviceCheck, bound time.Duration) serviceResult {
+	r := serviceResult{connector: c.Name, service: ch.service, addr: ch.addr(c)}
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	type answer struct {
+		skip string
+		err  error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		skip, err := ch.run(cctx, c, bound)
+		done <- answer{skip, err}
+	}()
+	select {
+	case a := <-done:
+		r.skipped, r.err = a.skip, a.err
+		// The check's clients are bounded by bound too, from after start:
+		// an error once bound has passed is theirs running out of time,
+		// whichever timer fired first.
+		if a.err != nil && ctx.Err() == nil && (cctx.Err() != nil || time.Since(start) >= bound) {
+			r.err = fmt.Errorf("timed out after %v: %w", bound, a.err)
+		}
+	case <-cctx.Done():
+		r.err = fmt.Errorf("timed out after %v: no answer", bound)
+		if ctx.Err() != nil {
+			r.err = fmt.Errorf("interrupted: %w", ctx.Err())
+		}
+	}
+	return r
+}
+
+// checkKafka asks the seed brokers for metadata once, as the daemon's
+// readiness probe does (a refusal answers at once, where a client would
+// retry), then for the cluster's metadata and the connector's topics, and
+// checks the topics' committed file names at their highest partition
 // number, which only Kafka knows (wiring.CheckPartitionNames).
-func checkKafka(ctx context.Context, c *configs.Connector) (string, error) {
+func checkKafka(ctx context.Context, c *configs.Connector, _ time.Duration) (string, error) {
 	kt, err := newKafkaTool(c, toolLogger(io.Discard))
 	if err != nil {
 		return "", err
 	}
 	defer kt.close()
+	if err := kt.sec.Probe(ctx, c.Consumer.BootstrapServers, kgo.ClientID("hdfs-sink-tool-"+c.Name)); err != nil {
+		return "", err
+	}
 	md, err := kt.adm.BrokerMetadata(ctx)
 	if err != nil {
 		return "", fmt.Errorf("metadata: %w", err)
@@ -172,15 +215,20 @@ func topicErr(err error) error {
 	return err
 }
 
-// checkRegistry looks up a schema id no registry hands out: "not found"
-// is an answer, so the registry is reachable and the credentials work.
-func checkRegistry(ctx context.Context, c *configs.Connector) (string, error) {
-	reg, err := wiring.RegistryFor(c, toolLogger(io.Discard))
+// checkRegistry asks for the global compatibility level, as the daemon's
+// health check does (no retry: a refusal answers at once), then looks up
+// a schema id no registry hands out: "not found" is an answer, so the
+// registry is reachable and the credentials work.
+func checkRegistry(ctx context.Context, c *configs.Connector, bound time.Duration) (string, error) {
+	reg, err := wiring.RegistryWithin(c, toolLogger(io.Discard), bound)
 	if err != nil {
 		return "", err
 	}
 	if reg == nil {
 		return "schemaless values", nil
+	}
+	if err := reg.Ping(ctx); err != nil {
+		return "", err
 	}
 	_, err = reg.SchemaByID(ctx, math.MaxInt32)
 	if err == nil || errors.Is(err, schema.ErrUnknownSchema) {
@@ -190,20 +238,16 @@ func checkRegistry(ctx context.Context, c *configs.Connector) (string, error) {
 }
 
 // checkStore connects and, in the directories the sink writes, creates,
-// renames and removes a probe: the operations a commit needs.
-func checkStore(ctx context.Context, c *configs.Connector) (string, error) {
-	done := make(chan error, 1)
-	go func() { done <- storeProbe(c) }()
-	select {
-	case err := <-done:
-		return "", err
-	case <-ctx.Done():
-		return "", fmt.Errorf("no answer: %w", ctx.Err())
-	}
+// renames and removes a probe: the operations a commit needs. Every HDFS
+// call is bounded by bound.
+func checkStore(_ context.Context, c *configs.Connector, bound time.Duration) (string, error) {
+	return "", storeProbe(c, bound)
 }
 
-func storeProbe(c *configs.Connector) error {
-	store, err := openToolStore(c)
+func storeProbe(c *configs.Connector, bound time.Duration) error {
+	logins := kerberos.NewLogins(slog.New(slog.DiscardHandler))
+	defer logins.Close()
+	store, err := wiring.OpenStoreWithin(c, logins, bound)
 	if err != nil {
 		return err
 	}
@@ -255,9 +299,9 @@ func metastoreAddr(c *configs.Connector) string {
 }
 
 // checkMetastore dials as the daemon does (the URIs of the connector or of
-// hive-site.xml, its timeout, SASL with a login of the check's own) and
-// asks for the first topic's table: "not found" is an answer too.
-func checkMetastore(ctx context.Context, c *configs.Connector) (string, error) {
+// hive-site.xml, SASL with a login of the check's own), bounded by bound,
+// and asks for the first topic's table: "not found" is an answer too.
+func checkMetastore(ctx context.Context, c *configs.Connector, bound time.Duration) (string, error) {
 	if !c.Hive.Enabled {
 		return "hive.integration=false", nil
 	}
@@ -271,7 +315,7 @@ func checkMetastore(ctx context.Context, c *configs.Connector) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ms, err := hive.Dial(ctx, uris, opts...)
+	ms, err := hive.Dial(ctx, uris, append(opts, hive.WithDialTimeout(bound), hive.WithCallTimeout(bound))...)
 	if err != nil {
 		return "", err
 	}

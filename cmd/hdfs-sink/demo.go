@@ -11,6 +11,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/demo"
 )
 
+// demoUsage is the demo's line of the usage: only a build with the demo
+// has one.
+const demoUsage = "  hdfs-sink demo  [--records N] [--partitions N] [--dir DIR]\n"
+
 // cmdDemo runs the whole pipeline in one process (package internal/demo).
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)

@@ -19,3 +19,11 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatalf("demo output lacks the check:\n%s", out.String())
 	}
 }
+
+// TestDemoIsInTheUsage: a build with the demo lists it.
+func TestDemoIsInTheUsage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "hdfs-sink demo  [--records N]") {
+		t.Fatalf("exit %d, usage:\n%s", code, out.String())
+	}
+}

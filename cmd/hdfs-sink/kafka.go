@@ -14,6 +14,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
+	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 )
 
 // The operator tools ask Kafka what the daemon's consumer would see, so
@@ -26,7 +27,8 @@ type kafkaTool struct {
 	c     *configs.Connector
 	cl    *kgo.Client
 	adm   *kadm.Client
-	admin *wiring.KafkaAdmin // with Kerberos logins of its own: it runs beside the daemon, not in it
+	sec   *kafkaclient.Security // the connector's Kafka security, for the probes of check --connect
+	admin *wiring.KafkaAdmin    // with Kerberos logins of its own: it runs beside the daemon, not in it
 }
 
 func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*kafkaTool, error) {
@@ -34,7 +36,7 @@ func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*ka
 	if err != nil {
 		return nil, err
 	}
-	return &kafkaTool{c: c, cl: admin.Client(), adm: admin.Admin(), admin: admin}, nil
+	return &kafkaTool{c: c, cl: admin.Client(), adm: admin.Admin(), sec: admin.Security(), admin: admin}, nil
 }
 
 // openTopics is a kafkaTool and the connector's topics (the caller closes

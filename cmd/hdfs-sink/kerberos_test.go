@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,7 +72,7 @@ func krbConnector(t *testing.T, dtp string, extra map[string]string) string {
 func runCheck(t *testing.T, file string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code := cmdCheck([]string{"--config", file}, &out, &errOut)
+	code := cmdCheck(context.Background(), []string{"--config", file}, &out, &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 func TestCheckReportsBadConfig(t *testing.T) {
@@ -65,5 +68,27 @@ func TestUnknownCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := dispatch([]string{"frobnicate"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "frobnicate") {
 		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+}
+
+// TestSignalsEndTheContextNamingThem: SIGTERM and SIGINT end the commands'
+// context with a cause that names the signal, which `run` logs as the
+// reason its graceful shutdown starts.
+func TestSignalsEndTheContextNamingThem(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		ctx, stop := signalContext(context.Background())
+		if err := syscall.Kill(os.Getpid(), sig); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v did not end the context", sig)
+		}
+		want := map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM received", syscall.SIGINT: "SIGINT received"}[sig]
+		if got := context.Cause(ctx).Error(); got != want {
+			t.Errorf("cause %q, want %q", got, want)
+		}
+		stop()
 	}
 }

@@ -16,3 +16,15 @@ func TestProductionBuildHasNoDemo(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// TestProductionUsageOffersNoDemo: the usage of a production build does
+// not list a command it does not have.
+func TestProductionUsageOffersNoDemo(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := dispatch([]string{"-h"}, &out, &errOut); code != 0 || !strings.Contains(out.String(), "hdfs-sink run") {
+		t.Fatalf("exit %d, usage:\n%s", code, out.String())
+	}
+	if strings.Contains(out.String(), "demo") {
+		t.Fatalf("the usage of a build without the demo lists it:\n%s", out.String())
+	}
+}

@@ -428,3 +428,52 @@ func health(t *testing.T, addr string) (bool, string) {
 	out, err := exec.Command(binary(t), "health", "--addr", addr).CombinedOutput()
 	return err == nil, string(out)
 }
+
+// TestKafkaDownFromStartIsVisible: Kafka is stopped before the daemon
+// starts. The connector never runs, and yet dependency_up for Kafka is 0,
+// its Kafka client counts connection errors and /readyz (hdfs-sink health)
+// names the outage; once Kafka is started, dependency_up is 1, the daemon
+// is ready and the records are on HDFS exactly once. SIGTERM then logs the
+// graceful shutdown with the signal.
+func TestKafkaDownFromStartIsVisible(t *testing.T) {
+	s := newSetup(t, 1)
+	counts := map[int32]int64{}
+	s.produce(counts, 200)
+	t.Cleanup(func() { testenv(t, "up") })
+	testenv(t, "stop", "kafka")
+	d := s.startWith(s.connector("early", nil), ops)
+	addr := strings.TrimPrefix(d.api(), "http://")
+	up := `hdfs_sink_dependency_up{connector="early",dependency="kafka"}`
+	until(t, "dependency_up 0 and /readyz naming Kafka", 2*time.Minute, func() bool {
+		ok, out := health(t, addr)
+		return metricValue(t, d, up) == 0 && !ok && strings.Contains(out, "connector early: kafka unreachable: ")
+	})
+	if st := d.connStatus("early"); st.Connector.State != "UNASSIGNED" {
+		t.Fatalf("state %q during the outage, want UNASSIGNED", st.Connector.State)
+	}
+	if !strings.Contains(scrapeText(t, d), `hdfs_sink_kafka_connect_errors_total{connector="early",`) {
+		t.Fatal("no Kafka client series during the outage")
+	}
+	testenv(t, "up")
+	until(t, "dependency_up 1 and ready", 3*time.Minute, func() bool {
+		ok, _ := health(t, addr)
+		return metricValue(t, d, up) == 1 && ok
+	})
+	s.waitCommitted(200, 2*time.Minute)
+	d.stop()
+	if log := readLog(d); !strings.Contains(log, `msg="graceful shutdown started: connectors commit their open files and leave their groups" cause="SIGTERM received" timeout=`) {
+		t.Fatalf("no shutdown line naming SIGTERM in the log:\n%s", tail(d.log, 20))
+	}
+	s.check(counts)
+}
+
+// scrapeText is the daemon's whole /metrics.
+func scrapeText(t *testing.T, d *daemon) string {
+	resp, err := http.Get(d.api() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
@@ -22,6 +23,7 @@ import (
 // and security setting the daemon honours, it does.
 type KafkaAdmin struct {
 	c      *configs.Connector
+	sec    *kafkaclient.Security
 	cl     *kgo.Client
 	adm    *kadm.Client
 	logins *kerberos.Logins // its own, closed with it; nil: the caller's
@@ -55,13 +57,17 @@ func NewKafkaAdmin(c *configs.Connector, logins *kerberos.Logins, log *slog.Logg
 		closeOwn()
 		return nil, fmt.Errorf("connector %q: Kafka client: %w", c.Name, err)
 	}
-	return &KafkaAdmin{c: c, cl: cl, adm: kadm.NewClient(cl), logins: own}, nil
+	return &KafkaAdmin{c: c, sec: sec, cl: cl, adm: kadm.NewClient(cl), logins: own}, nil
 }
 
 // Client and Admin are the admin's Kafka clients, for requests of its
 // callers' own.
 func (k *KafkaAdmin) Client() *kgo.Client { return k.cl }
 func (k *KafkaAdmin) Admin() *kadm.Client { return k.adm }
+
+// Security is the connector's Kafka security settings the admin connects
+// with (a probe of each broker uses them too).
+func (k *KafkaAdmin) Security() *kafkaclient.Security { return k.sec }
 
 // Close closes the client (and the admin's own logins).
 func (k *KafkaAdmin) Close() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
@@ -104,10 +105,26 @@ func RegistryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error
 	if c.Schemaless {
 		return nil, nil // values are not Avro: no registry
 	}
+	reg, err := RegistryWithin(c, log, 0)
+	if err != nil {
+		return nil, err
+	}
+	return reg, nil
+}
+
+// RegistryWithin is RegistryFor with each registry request bounded by
+// bound (0: registry.DefaultTimeout): `hdfs-sink check --connect` reports
+// a hung registry after its probe bound and leaves no request waiting much
+// longer. Schemaless values: nil.
+func RegistryWithin(c *configs.Connector, log *slog.Logger, bound time.Duration) (*registry.Client, error) {
+	if c.Schemaless {
+		return nil, nil // values are not Avro: no registry
+	}
 	cfg, err := registryConfig(c, log)
 	if err != nil {
 		return nil, err
 	}
+	cfg.Timeout = bound
 	reg, err := registry.NewClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: schema registry: %w", c.Name, err)

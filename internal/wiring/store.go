@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
@@ -19,6 +20,19 @@ import (
 // when the store is Kerberized. The returned FS is rooted at
 // "/" of the store; paths from configs already include the URL's path.
 func OpenStore(c *configs.Connector, logins *kerberos.Logins) (storage.FS, error) {
+	return openStore(c, logins, 0)
+}
+
+// OpenStoreWithin is OpenStore with every NameNode and DataNode dial, read
+// and write bounded by bound: `hdfs-sink check --connect` reports a hung
+// NameNode after its probe bound and leaves no call waiting much longer.
+func OpenStoreWithin(c *configs.Connector, logins *kerberos.Logins, bound time.Duration) (storage.FS, error) {
+	return openStore(c, logins, bound)
+}
+
+// openStore opens the store, its HDFS calls bounded by bound (0: the
+// store's defaults).
+func openStore(c *configs.Connector, logins *kerberos.Logins, bound time.Duration) (storage.FS, error) {
 	switch c.Store.Scheme {
 	case "file":
 		if err := os.MkdirAll(c.Store.Path, 0o755); err != nil {
@@ -30,6 +44,7 @@ func OpenStore(c *configs.Connector, logins *kerberos.Logins) (storage.FS, error
 		if err != nil {
 			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
 		}
+		opts.DialTimeout, opts.IOTimeout = bound, bound
 		fs, err := hdfs.New(opts)
 		if err != nil {
 			return nil, fmt.Errorf("connector %q: %w", c.Name, err)
