@@ -36,31 +36,42 @@ func (d *Daemon) Connector(name string) (rest.Connector, bool) {
 }
 
 // Pause stops the connector fetching (its partitions stay assigned), now
-// and across restarts, until Resume.
-func (d *Daemon) Pause(name string) error { return d.setPaused(name, true) }
+// and across restarts, until Resume. A stopped connector starts paused.
+func (d *Daemon) Pause(name string) error { return d.setTarget(name, targetPaused) }
 
-// Resume undoes Pause.
-func (d *Daemon) Resume(name string) error { return d.setPaused(name, false) }
+// Resume undoes Pause and Stop.
+func (d *Daemon) Resume(name string) error { return d.setTarget(name, targetRunning) }
 
-func (d *Daemon) setPaused(name string, paused bool) error {
+// Stop ends the connector's run gracefully (its partitions commit and
+// leave the group) and starts none until Resume or Pause: Kafka Connect's
+// STOPPED, the state in which its offsets may be changed. The target state
+// lives in the process: a restarted process starts every connector.
+func (d *Daemon) Stop(name string) error { return d.setTarget(name, targetStopped) }
+
+func (d *Daemon) setTarget(name string, t targetState) error {
 	s := d.supervisor(name)
 	if s == nil {
 		return rest.ErrNotFound
 	}
-	s.setPaused(paused)
+	if s.gaveUp() != nil && t == targetStopped {
+		d.revive(s.config(), t) // its loop has ended: a new one, halted at once
+		return nil
+	}
+	s.setTarget(t)
 	return nil
 }
 
 // Restart ends the connector's run gracefully (its partitions commit and
 // leave the group) and starts it again at once; a connector the restart
-// policy gave up on gets a new supervisor.
+// policy gave up on gets a new supervisor. A stopped connector stays
+// stopped: its next run is at Resume.
 func (d *Daemon) Restart(name string) error {
 	s := d.supervisor(name)
 	if s == nil {
 		return rest.ErrNotFound
 	}
 	if s.gaveUp() != nil {
-		d.revive(s.config()) // the policy gave up: a new supervisor
+		d.revive(s.config(), s.targetState()) // the policy gave up: a new supervisor
 	} else {
 		s.requestRestart(nil)
 	}

@@ -46,6 +46,7 @@ type Daemon struct {
 	// logins are the process's Kerberos logins, one per principal and
 	// keytab, shared by every connector's HDFS, Metastore and Kafka clients.
 	logins      *kerberos.Logins
+	levels      *logLevels              // the process's loggers (loggers.go)
 	files       wiring.Files            // --config and --worker, read again on reload
 	hide        func(*configs.Redactor) // gives the log handler the secrets of a reload
 	restart     RestartPolicy
@@ -60,10 +61,15 @@ type Daemon struct {
 	limitMemory func([]*configs.Connector) // nil: leave Go's memory limit alone
 	reloads     chan struct{}
 
-	mu     sync.Mutex
-	sups   map[string]*supervisor
-	runCtx context.Context // runConnectors', for supervisors started later
-	ended  chan struct{}   // told when a supervisor ends
+	edits sync.Mutex    // one Create or Patch at a time: each reads what is there, then writes
+	pings chan struct{} // the loop's answer to Health
+
+	mu         sync.Mutex
+	clusterIDs map[string]string // Kafka cluster ids by bootstrapKey, once known
+	sups       map[string]*supervisor
+	initial    map[string]targetState // the target state a connector's next supervisor starts in (POST's initial_state, a revived one's)
+	runCtx     context.Context        // runConnectors', for supervisors started later
+	ended      chan struct{}          // told when a supervisor ends
 
 	openStore func(*configs.Connector) (storage.FS, error)
 	registry  func(*configs.Connector, *slog.Logger) (schema.Registry, error)
@@ -72,15 +78,16 @@ type Daemon struct {
 
 // newDaemon is a daemon of o that has loaded nothing (New loads).
 func newDaemon(o Options, faults sink.Faults, mem wiring.ProcessMemory) *Daemon {
+	o = withLevels(o)
 	board := newStatusBoard()
 	m := metrics.New(o.Version)
 	board.metrics = m
 	m.SetStates(board.states)
-	d := &Daemon{faults: &connectorFaults{process: faults}, mem: mem, board: board, metrics: m, log: o.Logger, logins: kerberos.NewLogins(o.Logger),
+	d := &Daemon{faults: &connectorFaults{process: faults}, mem: mem, board: board, metrics: m, log: o.Logger, levels: o.levels, logins: kerberos.NewLogins(o.Logger),
 		files: wiring.Files{Config: o.Config, Worker: o.Worker}, hide: o.Hide,
 		restart: o.Restart, healthEvery: o.HealthInterval, watchEvery: o.WatchInterval, hup: o.Reload,
 		http: o.HTTP, version: o.Version, build: o.Build,
-		reloads: make(chan struct{}, 1), sups: map[string]*supervisor{},
+		reloads: make(chan struct{}, 1), pings: make(chan struct{}), sups: map[string]*supervisor{}, initial: map[string]targetState{}, clusterIDs: map[string]string{},
 		registry: wiring.RegistryFor, dialHive: wiring.DialHive}
 	if d.restart == (RestartPolicy{}) {
 		d.restart = DefaultRestart
@@ -93,7 +100,11 @@ func newDaemon(o Options, faults sink.Faults, mem wiring.ProcessMemory) *Daemon 
 }
 
 func (d *Daemon) startSupervisor(ctx context.Context, c *configs.Connector, ended chan<- struct{}) {
-	s := newSupervisor(c, d.runConnector, d.restart, d.board, d.log)
+	d.mu.Lock()
+	target := d.initial[c.Name]
+	delete(d.initial, c.Name)
+	d.mu.Unlock()
+	s := newSupervisor(c, d.runConnector, d.restart, d.board, d.log, target)
 	d.board.set(c.Name, func(cs *connStatus) {
 		cs.paused = func() bool { _, effective := s.pauseState(); return effective }
 	})
@@ -124,10 +135,12 @@ func (d *Daemon) allGaveUp() bool {
 }
 
 // revive starts a new supervisor for a connector whose restart policy gave
-// up, with cfg: a restart asked through the API, or a changed file.
-func (d *Daemon) revive(cfg *configs.Connector) {
+// up, with cfg (a restart asked through the API, or a changed file) and in
+// target state t.
+func (d *Daemon) revive(cfg *configs.Connector, t targetState) {
 	d.mu.Lock()
 	ctx, ended := d.runCtx, d.ended
+	d.initial[cfg.Name] = t
 	d.mu.Unlock()
 	if ctx != nil {
 		d.startSupervisor(ctx, cfg, ended)
@@ -207,6 +220,7 @@ func (d *Daemon) runConnector(ctx context.Context, c *configs.Connector, started
 		}
 		return err
 	}
+	d.learnClusterID(ctx, c, sec)
 	store, err := d.openStoreRetrying(ctx, c)
 	if err != nil {
 		return err

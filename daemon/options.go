@@ -17,6 +17,11 @@ type Options struct {
 	// CONNECT_* environment, if any).
 	Config, Worker string
 	Logger         *slog.Logger // nil: discard
+	// LogLevel is the root logger's level at start, which PUT
+	// /admin/loggers changes (nil: the lowest level Logger lets through).
+	// Logger's handler must let through every level that may be set:
+	// cmd/hdfs-sink gives one that lets all through, and --log-level here.
+	LogLevel slog.Leveler
 	// Hide, when set, is told the secrets of every load and reload, so a
 	// log handler can hide them (cmd/hdfs-sink's does).
 	Hide func(*configs.Redactor)
@@ -35,6 +40,22 @@ type Options struct {
 	// list; Build is what GET / reports.
 	Version string
 	Build   BuildInfo
+
+	levels *logLevels // set by withLevels
+}
+
+// withLevels puts o.Logger under the levels of the process's loggers
+// (GET/PUT /admin/loggers), once.
+func withLevels(o Options) Options {
+	if o.levels != nil {
+		return o
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	o.levels = newLogLevels(o.LogLevel, o.Logger)
+	o.Logger = slog.New(o.levels.handler(o.Logger.Handler()))
+	return o
 }
 
 // BuildInfo is the version and commit GET / reports.

@@ -137,7 +137,7 @@ func (d *Daemon) applyConnector(ctx context.Context, c *configs.Connector, ended
 	case reflect.DeepEqual(s.config().Raw, c.Raw):
 	case s.gaveUp() != nil:
 		d.log.Info("reload: failed connector changed; starting it again", "connector", c.Name)
-		d.revive(c)
+		d.revive(c, s.targetState())
 	default:
 		d.log.Info("reload: connector changed; restarting it", "connector", c.Name)
 		s.requestRestart(c)

@@ -175,6 +175,7 @@ func TestRESTContract(t *testing.T) {
 	contractControl(t, rc, f)
 	contractConfigFiles(t, rc, f)
 	contractValidate(t, rc)
+	contractConnect(t, rc, f)
 	var e kcErrorMessage
 	rc.do("GET", "/connectors/nope/status", "", 404, &e, true)
 	if e.ErrorCode != 404 || !strings.Contains(e.Message, "nope") {

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"sync"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
@@ -20,10 +19,8 @@ var ErrAllFailed = errors.New("every connector failed and the restart policy gav
 // them; a refusal is logged (nothing is consumed) and returned, secrets
 // hidden. Nothing runs before Run.
 func New(o Options) (*Daemon, error) {
+	o = withLevels(o)
 	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	faults, err := sink.FaultsFromEnv()
 	if err != nil {
 		log.Error("bad fault injection setting", "err", err)
@@ -132,6 +129,7 @@ func (d *Daemon) runConnectors(ctx context.Context, conns []*configs.Connector) 
 			return d.shutdown(ctx, shutdownBound(conns))
 		case <-d.reloads:
 			conns = d.reload(ctx, conns, ended)
+		case <-d.pings: // Health: the loop answers
 		case <-ended:
 			if d.allGaveUp() {
 				return 1

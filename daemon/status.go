@@ -117,6 +117,9 @@ func (b *statusBoard) notReady() []string {
 }
 
 func (cs *connStatus) notReady(name string) []string {
+	if cs.state == "stopped" {
+		return nil // stopped on purpose (PUT /stop) or at shutdown: nothing of it runs, as for a paused one nothing fetches
+	}
 	var out []string
 	if cs.state != "running" {
 		why := fmt.Sprintf("connector %s is %s", name, cs.state)

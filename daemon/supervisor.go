@@ -31,10 +31,22 @@ type statusSink interface {
 	restarting(name string, wait time.Duration)
 }
 
+// targetState is what the connector should be doing, as Kafka Connect's
+// target states: running, paused (it runs, owns its partitions and fetches
+// nothing), or stopped (it does not run at all: its partitions are
+// committed and released, and its offsets may be changed).
+type targetState int
+
+const (
+	targetRunning targetState = iota
+	targetPaused
+	targetStopped
+)
+
 // supervisor runs one connector for as long as it is configured: it
 // restarts it after a failure (restartPolicy) or when asked (the REST API,
-// a changed file), keeps it paused across restarts when asked, and stops it
-// when the connector is removed or the daemon stops.
+// a changed file), keeps its target state (paused, stopped) across
+// restarts, and stops it when the connector is removed or the daemon stops.
 type supervisor struct {
 	name   string
 	run    runFunc
@@ -49,13 +61,17 @@ type supervisor struct {
 	conn       *sink.Connector    // the running connector; nil between runs
 	cancelRun  context.CancelFunc // ends the current run gracefully
 	restartNow chan struct{}      // poked to skip a backoff or end a run
+	wake       chan struct{}      // poked when a stopped connector may run again
 	restart    bool               // a restart was asked for
-	paused     bool               // the target state, kept across restarts
+	target     targetState        // kept across restarts
+	halted     bool               // stopped: no run, none starts until the target changes
+	held       int                // offset changes under way: the connector stays halted until they end
 	failed     error              // set when the policy gave up
 }
 
-func newSupervisor(c *configs.Connector, run runFunc, p RestartPolicy, status statusSink, log *slog.Logger) *supervisor {
-	return &supervisor{name: c.Name, run: run, policy: p, status: status, log: log, cfg: c, done: make(chan struct{}), restartNow: make(chan struct{}, 1)}
+func newSupervisor(c *configs.Connector, run runFunc, p RestartPolicy, status statusSink, log *slog.Logger, target targetState) *supervisor {
+	return &supervisor{name: c.Name, run: run, policy: p, status: status, log: log, cfg: c, done: make(chan struct{}),
+		restartNow: make(chan struct{}, 1), wake: make(chan struct{}, 1), target: target}
 }
 
 // start runs the supervisor until parent ends or stop is called.
@@ -73,6 +89,10 @@ func (s *supervisor) start(parent context.Context) {
 func (s *supervisor) loop(ctx context.Context) {
 	attempt := 0
 	for {
+		if !s.waitWhileStopped(ctx) {
+			s.status.set(s.name, func(cs *connStatus) { cs.state, cs.err = "stopped", nil })
+			return
+		}
 		began := time.Now()
 		err := s.runOnce(ctx)
 		if ctx.Err() != nil {
@@ -89,6 +109,31 @@ func (s *supervisor) loop(ctx context.Context) {
 		attempt++
 		if !s.backoff(ctx, attempt, err) {
 			return
+		}
+	}
+}
+
+// waitWhileStopped holds the loop while the target state is stopped (or
+// an offset change holds the connector), and reports false when ctx ends
+// meanwhile. The connector is halted only here: no run is under way, its
+// partitions were committed and released when the last run ended.
+func (s *supervisor) waitWhileStopped(ctx context.Context) bool {
+	for waited := false; ; waited = true {
+		s.mu.Lock()
+		stop := s.target == targetStopped || s.held > 0
+		s.halted = stop
+		s.mu.Unlock()
+		if !stop {
+			if waited {
+				s.takeRestart() // a restart asked while stopped is done by this start
+			}
+			return true
+		}
+		s.status.set(s.name, func(cs *connStatus) { cs.state, cs.err, cs.nextRestart = "stopped", nil, time.Time{} })
+		select {
+		case <-ctx.Done():
+			return false
+		case <-s.wake:
 		}
 	}
 }
@@ -147,7 +192,7 @@ func (s *supervisor) running(conn *sink.Connector) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.conn = conn
-	if s.paused {
+	if s.target == targetPaused {
 		conn.Pause()
 	}
 }
@@ -185,27 +230,70 @@ func (s *supervisor) takeRestart() bool {
 	return r
 }
 
-// setPaused sets the target state and applies it to the running connector.
-func (s *supervisor) setPaused(paused bool) {
+// setTarget sets the target state and applies it: to the running
+// connector (pause, resume), by ending its run gracefully (stop: its
+// partitions commit and leave the group), or by waking a stopped loop.
+func (s *supervisor) setTarget(t targetState) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.paused = paused
-	if s.conn == nil {
-		return
-	}
-	if paused {
-		s.conn.Pause()
-	} else {
-		s.conn.Resume()
+	s.target = t
+	conn := s.conn
+	s.mu.Unlock()
+	switch {
+	case t == targetStopped:
+		s.requestRestart(nil) // ends the run; the loop then waits while stopped
+	case conn == nil:
+		poke(s.wake)
+	case t == targetPaused:
+		conn.Pause()
+	default:
+		conn.Resume()
 	}
 }
 
-// pauseState reports the target state and whether the running connector
-// has stopped fetching.
+// pauseState reports whether the target state is paused and whether the
+// running connector has stopped fetching.
 func (s *supervisor) pauseState() (wanted, effective bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.paused, s.conn != nil && s.conn.Paused()
+	return s.target == targetPaused, s.conn != nil && s.conn.Paused()
+}
+
+// targetState is what the connector should be doing.
+func (s *supervisor) targetState() targetState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.target
+}
+
+// errNotHalted refuses an offset change while the connector runs or its
+// last run is still ending.
+var errNotHalted = errors.New("the connector is not stopped")
+
+// hold keeps a halted connector halted, whatever its target state becomes,
+// until release is called: an offset change runs while nothing of the
+// connector does. It fails with errNotHalted unless the connector is
+// halted.
+func (s *supervisor) hold() (release func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.halted {
+		return nil, errNotHalted
+	}
+	s.held++
+	return func() {
+		s.mu.Lock()
+		s.held--
+		s.mu.Unlock()
+		poke(s.wake)
+	}, nil
+}
+
+// poke wakes whoever waits on c, once.
+func poke(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
 }
 
 func (s *supervisor) config() *configs.Connector {

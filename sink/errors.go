@@ -100,7 +100,7 @@ type OverlapError struct {
 func (e *OverlapError) Error() string {
 	return fmt.Sprintf("topic %s partition %d: the WAL in %s belongs to connector %q, not %q: two connectors must not write one topic into the same logs.dir "+
 		"(give each its own topics.dir and logs.dir). If %q was renamed to %q and no longer runs, hand the partition over with "+
-		"hdfs-sink offsets reset --connector %s --topic %s --partition %d --to committed --take-over",
+		"hdfs-sink offsets reset --connector %s --topic %s --partition %d --to committed --take-over --yes",
 		e.Topic, e.Partition, e.Dir, e.Owner, e.Connector, e.Owner, e.Connector, e.Connector, e.Topic, e.Partition)
 }
 

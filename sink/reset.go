@@ -50,20 +50,45 @@ type Reset struct {
 // above r.Next remain, since new files would take their names
 // (docs/operations.md, "Kafka offsets below HDFS").
 func ResetOffset(ctx context.Context, s WriteSettings, r Reset, log *slog.Logger) error {
+	if err := r.negative(); err != nil {
+		return err
+	}
+	part := resetPartition(s, r, log)
+	if r.KeepCommitted {
+		return part.handOver(ctx, r)
+	}
+	return part.resetTo(ctx, r)
+}
+
+// CheckReset is ResetOffset's refusal for committed files (a *ResetError)
+// without claiming anything: a reset of several partitions (the REST
+// API's PATCH and DELETE of a connector's offsets) checks all of them
+// before it changes any. ResetOffset checks again: files may be committed
+// in between.
+func CheckReset(s WriteSettings, r Reset) error {
+	if err := r.negative(); err != nil || r.KeepCommitted {
+		return err
+	}
+	return resetPartition(s, r, slog.New(slog.DiscardHandler)).refuseOverlap(r.Next)
+}
+
+func (r Reset) negative() error {
 	if r.Next < 0 && !r.KeepCommitted {
 		return fmt.Errorf("topic %s partition %d: offset %d is negative", r.Topic, r.Partition, r.Next)
 	}
+	return nil
+}
+
+// resetPartition is the partition a reset claims as, under an owner name
+// that says so.
+func resetPartition(s WriteSettings, r Reset, log *slog.Logger) *partition {
 	host, _ := os.Hostname()
-	part := newPartition(partitionConfig{
+	return newPartition(partitionConfig{
 		WriteSettings: s,
 		Layout:        layout.Topic{TopicsDir: s.TopicsDir(r.Topic), LogsDir: s.LogsDir(r.Topic), Name: r.Topic},
 		Partition:     r.Partition, Owner: fmt.Sprintf("%s:%d offsets reset", host, os.Getpid()), Epoch: newEpoch(), Logger: log,
 		Connector: r.Connector,
 	})
-	if r.KeepCommitted {
-		return part.handOver(ctx, r)
-	}
-	return part.resetTo(ctx, r)
 }
 
 // resetTo publishes a claim that says r.Next-1 is committed.

@@ -186,7 +186,7 @@ func TestOffsetsResetReadsWorker(t *testing.T) {
 		"worker.properties": "bootstrap.servers=127.0.0.1:1\nvalue.converter.schema.registry.url=http://127.0.0.1:1\n"})
 	var out, errOut bytes.Buffer
 	code := dispatch([]string{"offsets", "reset", "--worker", filepath.Join(dir, "worker.properties"), "--config", filepath.Join(dir, "orders.json"),
-		"--topic", "orders", "--partition", "0", "--to", "42"}, &out, &errOut)
+		"--topic", "orders", "--partition", "0", "--to", "42", "--yes", "--force"}, &out, &errOut)
 	if code != 0 || !strings.Contains(out.String(), `ok: connector "orders" topic orders partition 0 resumes at offset 42`) {
 		t.Fatalf("exit %d\n%s%s", code, out.String(), errOut.String())
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -16,39 +15,28 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
-	"github.com/hdfs-sink/hdfs-sink/kerberos"
 )
 
 // The operator tools ask Kafka what the daemon's consumer would see, so
-// they build their clients from the same wiring.KafkaOpts the daemon uses: every
+// they build their clients as wiring.KafkaAdmin does for the daemon: every
 // consumer.override.* and security setting the daemon honours, they do.
 
 // kafkaTool is a client of one connector's cluster for the tools: no
 // group, so it never joins or disturbs the connector's consumer group.
 type kafkaTool struct {
-	c      *configs.Connector
-	cl     *kgo.Client
-	adm    *kadm.Client
-	sec    *kafkaclient.Security
-	logins *kerberos.Logins // the tool's own: it runs beside the daemon, not in it
+	c     *configs.Connector
+	cl    *kgo.Client
+	adm   *kadm.Client
+	sec   *kafkaclient.Security // the connector's Kafka security, for the probes of check --connect
+	admin *wiring.KafkaAdmin    // with Kerberos logins of its own: it runs beside the daemon, not in it
 }
 
 func newKafkaTool(c *configs.Connector, log *slog.Logger, extra ...kgo.Opt) (*kafkaTool, error) {
-	logins := kerberos.NewLogins(log)
-	sec, err := wiring.KafkaSecurity(c, logins)
+	admin, err := wiring.NewKafkaAdmin(c, nil, log, "hdfs-sink-tool-"+c.Name, extra...)
 	if err != nil {
-		logins.Close()
 		return nil, err
 	}
-	mem := wiring.NewProcessMemory(0, 1, log).Connector(c)
-	opts := append([]kgo.Opt{kgo.SeedBrokers(c.Consumer.BootstrapServers...)}, wiring.KafkaOpts(c, mem, sec, log)...)
-	opts = append(opts, kgo.ClientID("hdfs-sink-tool-"+c.Name), kgo.RequestRetries(2), kgo.RetryTimeout(10*time.Second))
-	cl, err := kgo.NewClient(append(opts, extra...)...)
-	if err != nil {
-		logins.Close()
-		return nil, fmt.Errorf("connector %q: Kafka client: %w", c.Name, err)
-	}
-	return &kafkaTool{c: c, cl: cl, adm: kadm.NewClient(cl), sec: sec, logins: logins}, nil
+	return &kafkaTool{c: c, cl: admin.Client(), adm: admin.Admin(), sec: admin.Security(), admin: admin}, nil
 }
 
 // openTopics is a kafkaTool and the connector's topics (the caller closes
@@ -66,54 +54,24 @@ func openTopics(ctx context.Context, c *configs.Connector) (*kafkaTool, []string
 	return kt, topics, nil
 }
 
-func (k *kafkaTool) close() {
-	k.cl.Close()
-	k.logins.Close()
-}
+func (k *kafkaTool) close() { k.admin.Close() }
 
 // where names the cluster in errors.
-func (k *kafkaTool) where() string {
-	return "Kafka at " + strings.Join(k.c.Consumer.BootstrapServers, ",")
-}
+func (k *kafkaTool) where() string { return k.admin.Where() }
 
 // topics are the connector's topics: the listed ones, or those Kafka has
 // that match topics.regex.
-func (k *kafkaTool) topics(ctx context.Context) ([]string, error) {
-	if k.c.TopicsRegex == nil {
-		return k.c.Topics, nil
-	}
-	listed, err := k.adm.ListTopics(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: list topics for topics.regex: %w", k.where(), err)
-	}
-	var out []string
-	for _, t := range listed.Names() {
-		if k.c.TopicsRegex.MatchString(t) {
-			out = append(out, t)
-		}
-	}
-	return out, nil
-}
+func (k *kafkaTool) topics(ctx context.Context) ([]string, error) { return k.admin.Topics(ctx) }
 
 // logOffsets is every partition's log start and end offset.
 func (k *kafkaTool) logOffsets(ctx context.Context, topic string) (map[int32]verify.LogOffsets, error) {
-	starts, err := k.adm.ListStartOffsets(ctx, topic)
-	if err == nil {
-		err = starts.Error()
-	}
+	ranges, err := k.admin.LogRanges(ctx, topic)
 	if err != nil {
-		return nil, fmt.Errorf("%s: log start offsets of %s: %w", k.where(), topic, err)
+		return nil, err
 	}
-	ends, err := k.adm.ListEndOffsets(ctx, topic)
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: log end offsets of %s: %w", k.where(), topic, err)
-	}
-	out := map[int32]verify.LogOffsets{}
-	for p, s := range starts[topic] {
-		out[p] = verify.LogOffsets{Start: s.Offset, End: ends[topic][p].Offset}
+	out := make(map[int32]verify.LogOffsets, len(ranges))
+	for p, r := range ranges {
+		out[p] = verify.LogOffsets{Start: r.Start, End: r.End}
 	}
 	return out, nil
 }
@@ -163,35 +121,10 @@ func assignedTo(m kadm.DescribedGroupMember, topic string, p int32) bool {
 	return false
 }
 
-// offsetAt resolves an offsets reset target: a number, earliest, latest,
-// or an RFC 3339 time (the first offset whose record timestamp is at or
-// after it, through Kafka's ListOffsets).
+// offsetAt resolves an offsets reset target: earliest, latest, or an
+// RFC 3339 time.
 func (k *kafkaTool) offsetAt(ctx context.Context, topic string, p int32, to string) (int64, error) {
-	var listed kadm.ListedOffsets
-	var err error
-	switch to {
-	case "earliest":
-		listed, err = k.adm.ListStartOffsets(ctx, topic)
-	case "latest":
-		listed, err = k.adm.ListEndOffsets(ctx, topic)
-	default:
-		t, perr := time.Parse(time.RFC3339Nano, to)
-		if perr != nil {
-			return 0, fmt.Errorf("--to %q: want an offset, earliest, latest, or an RFC 3339 time such as 2026-12-01T09:00:00Z", to)
-		}
-		listed, err = k.adm.ListOffsetsAfterMilli(ctx, t.UnixMilli(), topic)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%s: list offsets of %s: %w", k.where(), topic, err)
-	}
-	o, ok := listed.Lookup(topic, p)
-	if !ok {
-		return 0, fmt.Errorf("%s: topic %s has no partition %d", k.where(), topic, p)
-	}
-	if o.Err != nil {
-		return 0, fmt.Errorf("%s: offsets of %s partition %d: %w", k.where(), topic, p, o.Err)
-	}
-	return o.Offset, nil
+	return k.admin.OffsetAt(ctx, topic, p, to)
 }
 
 // kafkaProber asks Kafka, as the sink reads it (read_committed), for the

@@ -82,10 +82,34 @@ func (l *logFlags) register(fs *flag.FlagSet) {
 }
 
 func (l *logFlags) logger(w io.Writer) (*slog.Logger, error) {
+	lvl, err := l.parsedLevel()
+	if err != nil {
+		return nil, err
+	}
+	return l.loggerAt(w, lvl)
+}
+
+// daemonLogger is the daemon's logger, which lets every level through:
+// the daemon filters by the levels of its loggers (GET/PUT
+// /admin/loggers), the root one starting at --log-level, returned.
+func (l *logFlags) daemonLogger(w io.Writer) (*slog.Logger, slog.Level, error) {
+	lvl, err := l.parsedLevel()
+	if err != nil {
+		return nil, lvl, err
+	}
+	log, err := l.loggerAt(w, slog.Level(-1<<30))
+	return log, lvl, err
+}
+
+func (l *logFlags) parsedLevel() (slog.Level, error) {
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(l.level)); err != nil {
-		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", l.level)
+		return lvl, fmt.Errorf("--log-level %q: want debug, info, warn or error", l.level)
 	}
+	return lvl, nil
+}
+
+func (l *logFlags) loggerAt(w io.Writer, lvl slog.Level) (*slog.Logger, error) {
 	opts := &slog.HandlerOptions{Level: lvl}
 	var h slog.Handler
 	switch l.format {

@@ -9,11 +9,11 @@ import (
 	"sort"
 	"strconv"
 	"text/tabwriter"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -41,13 +41,7 @@ func cmdOffsetsReset(ctx context.Context, args []string, stdout, stderr io.Write
 		fmt.Fprintln(stderr, "hdfs-sink offsets reset:", err)
 		return exitUsage
 	}
-	next, name, err := r.run(ctx, stderr)
-	if err != nil {
-		fmt.Fprintln(stderr, "hdfs-sink offsets reset:", err)
-		return exitFinding
-	}
-	fmt.Fprintf(stdout, "ok: connector %q topic %s partition %d resumes at offset %d\n", name, r.topic, r.partition, next)
-	return exitOK
+	return r.run(ctx, stdout, stderr)
 }
 
 type resetArgs struct {
@@ -56,6 +50,7 @@ type resetArgs struct {
 	partition        int
 	to               string
 	takeOver         bool
+	yes, force       bool
 }
 
 func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
@@ -69,6 +64,8 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	fs.StringVar(&r.to, "to", "", "where to resume: an offset, earliest, latest, an RFC 3339 time (the first record at or after it), "+
 		"or committed (where the WAL says: with --take-over, hands a renamed connector's partition over unchanged)")
 	fs.BoolVar(&r.takeOver, "take-over", false, "allow a WAL written by another connector (one that was renamed and no longer runs)")
+	fs.BoolVar(&r.yes, "yes", false, "apply the reset (without it, only say what it would do)")
+	fs.BoolVar(&r.force, "force", false, "reset without comparing the offset with Kafka's log (an offset outside it, or Kafka unreachable)")
 	if err := fs.Parse(args); err != nil {
 		return r, err
 	}
@@ -78,55 +75,143 @@ func parseReset(args []string, stderr io.Writer) (resetArgs, error) {
 	return r, nil
 }
 
-// run resolves the target offset (through Kafka unless it is a number)
-// and publishes the reset claim; it returns the offset and the connector.
-func (r resetArgs) run(ctx context.Context, stderr io.Writer) (next int64, connector string, err error) {
+// run checks the reset (the connector consumes the topic; the offset is
+// inside the partition's log, unless --force), says what it would do,
+// and with --yes publishes the reset claim.
+func (r resetArgs) run(ctx context.Context, stdout, stderr io.Writer) int {
+	fail := func(code int, err error) int {
+		fmt.Fprintln(stderr, "hdfs-sink offsets reset:", err)
+		return code
+	}
 	conns, redact, err := loadConnectors(r.cf)
 	if err != nil {
-		return 0, "", errors.New(redact.Text(err.Error()))
+		return fail(exitUsage, errors.New(redact.Text(err.Error())))
 	}
 	c, err := pickConnector(conns, r.connector)
 	if err != nil {
-		return 0, "", err
+		return fail(exitUsage, err)
 	}
-	keep := r.to == "committed"
-	if !keep {
-		if next, err = r.target(ctx, c); err != nil {
-			return 0, c.Name, err
+	p := int32(r.partition)
+	if err := wiring.CheckConsumes(c, r.topic, p); err != nil {
+		return fail(exitFinding, err)
+	}
+	plan := resetPlan{connector: c.Name, topic: r.topic, partition: p, keep: r.to == "committed", forced: r.force}
+	if !plan.keep {
+		if code, err := r.target(ctx, c, &plan); err != nil {
+			return fail(code, err)
 		}
 	}
-	log := toolLogger(stderr)
 	store, err := openToolStore(c)
 	if err != nil {
-		return 0, c.Name, errors.New(redact.Text(err.Error()))
+		return fail(exitCantLook, errors.New(redact.Text(err.Error())))
 	}
 	defer store.Close()
-	s := sink.WriteSettings{FS: store, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
-	reset := sink.Reset{Connector: c.Name, Topic: r.topic, Partition: int32(r.partition), Next: next, KeepCommitted: keep, TakeOver: r.takeOver}
-	if err := sink.ResetOffset(ctx, s, reset, log.With("connector", c.Name)); err != nil {
-		return 0, c.Name, err
+	s, err := writeSettings(c, store)
+	if err != nil {
+		return fail(exitUsage, err)
 	}
-	if keep {
-		committed, err := sink.CommittedOffset(s, r.topic, int32(r.partition))
-		return committed + 1, c.Name, err
+	plan.now, plan.nowErr = sink.CommittedOffset(s, r.topic, p)
+	plan.print(stdout)
+	if !r.yes {
+		fmt.Fprintln(stdout, "nothing changed: run again with --yes to apply this reset")
+		return exitFinding
 	}
-	return next, c.Name, nil
+	reset := sink.Reset{Connector: c.Name, Topic: r.topic, Partition: p, Next: plan.next, KeepCommitted: plan.keep, TakeOver: r.takeOver}
+	if err := sink.ResetOffset(ctx, s, reset, toolLogger(stderr).With("connector", c.Name)); err != nil {
+		return fail(exitFinding, err)
+	}
+	if plan.keep {
+		committed, err := sink.CommittedOffset(s, r.topic, p)
+		if err != nil {
+			return fail(exitCantLook, err)
+		}
+		plan.next = committed + 1
+	}
+	fmt.Fprintf(stdout, "ok: connector %q topic %s partition %d resumes at offset %d\n", c.Name, r.topic, p, plan.next)
+	return exitOK
 }
 
-// target is --to as an offset.
-func (r resetArgs) target(ctx context.Context, c *configs.Connector) (int64, error) {
-	if n, err := strconv.ParseInt(r.to, 10, 64); err == nil {
-		if n < 0 {
-			return 0, fmt.Errorf("--to %d: an offset is >= 0", n)
-		}
-		return n, nil
+// target resolves --to as an offset (through Kafka unless it is a
+// number) and, without --force, refuses one outside the partition's log
+// or a Kafka that cannot be asked. The code is the exit status of a
+// failure.
+func (r resetArgs) target(ctx context.Context, c *configs.Connector, plan *resetPlan) (int, error) {
+	n, err := strconv.ParseInt(r.to, 10, 64)
+	numeric := err == nil
+	if numeric && n < 0 {
+		return exitUsage, fmt.Errorf("--to %d: an offset is >= 0", n)
+	}
+	if numeric && r.force {
+		plan.next = n
+		return exitOK, nil
 	}
 	kt, err := newKafkaTool(c, toolLogger(io.Discard))
 	if err != nil {
-		return 0, err
+		return exitUsage, err
 	}
 	defer kt.close()
-	return kt.offsetAt(ctx, r.topic, int32(r.partition), r.to)
+	if plan.next = n; !numeric {
+		if plan.next, err = kt.offsetAt(ctx, r.topic, plan.partition, r.to); err != nil {
+			return exitFinding, err
+		}
+	}
+	if r.force {
+		return exitOK, nil
+	}
+	lr, err := wiring.CheckInLog(ctx, kt.admin, r.topic, plan.partition, plan.next)
+	var refused *wiring.ResetRefusedError
+	switch {
+	case errors.As(err, &refused):
+		return exitFinding, fmt.Errorf("%w (--force resets anyway)", err)
+	case err != nil:
+		return exitCantLook, fmt.Errorf("%w; --force resets without this check", err)
+	}
+	plan.log = &lr
+	return exitOK, nil
+}
+
+// resetPlan is what a reset will do, printed before it is applied.
+type resetPlan struct {
+	connector, topic string
+	partition        int32
+	keep, forced     bool
+	next             int64            // where the partition resumes after the reset
+	now              int64            // the committed offset now
+	nowErr           error            // why now could not be read
+	log              *wiring.LogRange // the partition's log; nil: not asked (--force)
+}
+
+func (p resetPlan) print(w io.Writer) {
+	fmt.Fprintf(w, "connector %q topic %s partition %d:\n", p.connector, p.topic, p.partition)
+	if p.nowErr != nil {
+		fmt.Fprintf(w, "  resumes at: cannot tell (%v)\n", p.nowErr)
+	} else {
+		fmt.Fprintf(w, "  resumes now at offset %d (what HDFS has committed)\n", p.now+1)
+	}
+	switch {
+	case p.keep:
+		fmt.Fprintln(w, "  the reset keeps where the WAL says it resumes, under this connector's name")
+		return
+	case p.log != nil:
+		fmt.Fprintf(w, "  Kafka's log holds %s\n", p.log)
+	case p.forced:
+		fmt.Fprintln(w, "  the offset is not compared with Kafka's log (--force)")
+	}
+	fmt.Fprintf(w, "  the reset makes it resume at offset %d%s\n", p.next, p.effect())
+}
+
+// effect says which offsets the reset skips or has written again.
+func (p resetPlan) effect() string {
+	from := p.now + 1
+	switch {
+	case p.nowErr != nil || p.next == from:
+		return ""
+	case p.next > from:
+		return fmt.Sprintf(": offsets %d to %d are skipped (verify reports them as a hole)", from, p.next-1)
+	case p.next == 0:
+		return ": nothing committed, it starts where consumer.auto.offset.reset says (refused while committed files hold offsets)"
+	}
+	return fmt.Sprintf(": offsets %d to %d are written again (refused while committed files hold them)", p.next, from-1)
 }
 
 // partitionOffsets is one row of `hdfs-sink offsets`.

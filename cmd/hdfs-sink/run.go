@@ -29,12 +29,14 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "hdfs-sink run: --config is required")
 		return 2
 	}
-	log, err := rf.log.logger(stderr)
+	log, level, err := rf.log.daemonLogger(stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "hdfs-sink run:", err)
 		return 2
 	}
-	d, err := daemon.New(rf.options(fs, log, hup))
+	o := rf.options(fs, log, hup)
+	o.LogLevel = level // the daemon's root logger; log lets every level through
+	d, err := daemon.New(o)
 	if err != nil {
 		return 2 // logged, secrets hidden
 	}

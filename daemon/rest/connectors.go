@@ -38,6 +38,8 @@ type Connectors interface {
 	// worker settings they were loaded with (nil: none).
 	Redactor() *configs.Redactor
 	Worker() *configs.Worker
+	// Operations are the rest of Connect's API (operations.go).
+	Operations
 }
 
 // Connector is one connector as the API shows it.

@@ -56,10 +56,29 @@ func statusOf(c Connector, workerID string, r *configs.Redactor) connectorStateI
 	}
 	out := connectorStateInfo{Name: c.Config.Name, Connector: st, Tasks: []taskState{{ID: 0, stateInfo: st}}, Type: "sink",
 		Partitions: partitionStatuses(r, c.Partitions), Restarts: c.Restarts}
+	if c.State == stopped {
+		out.Tasks = []taskState{} // a stopped connector has no task, as in Connect
+	}
 	if !c.NextRestart.IsZero() {
 		out.NextRestartSeconds = max(time.Until(c.NextRestart).Seconds(), 0)
 	}
 	return out
+}
+
+// stopped is Connect's state of a connector stopped through PUT …/stop: no
+// task runs, its offsets may be changed.
+const stopped = "STOPPED"
+
+// restarting is the status a restart answers with: the connector and its
+// task restart, except a stopped one, which stays stopped.
+func (st *connectorStateInfo) restarting() {
+	if st.Connector.State == stopped {
+		return
+	}
+	st.Connector.State = "RESTARTING"
+	for i := range st.Tasks {
+		st.Tasks[i].State = "RESTARTING"
+	}
 }
 
 func partitionStatuses(r *configs.Redactor, views []metrics.PartitionView) []partitionStatus {

@@ -24,6 +24,7 @@ type fakeConnectors struct {
 	notReady []string
 	redact   *configs.Redactor
 	worker   *configs.Worker
+	fakeOps  // the Operations' (fake_ops_test.go)
 }
 
 var _ Connectors = (*fakeConnectors)(nil)

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
@@ -36,6 +37,9 @@ type Options struct {
 	// Status answers GET /status, Metrics GET /metrics; nil: 404.
 	Status, Metrics http.Handler
 	Log             *slog.Logger // nil: discard
+	// HealthTimeout bounds GET /health's wait for the daemon (0: 10 s,
+	// Connect's default).
+	HealthTimeout time.Duration
 }
 
 // BuildInfo is the version and commit GET / reports.
@@ -66,8 +70,9 @@ func New(c Connectors, o Options) *API {
 // guards (guard.go).
 func (a *API) Handler() http.Handler { return a.routes(access{}) }
 
-// routes is every endpoint; only /healthz and /readyz skip authentication:
-// probes carry no credentials and learn nothing secret there. Changing
+// routes is every endpoint; only /healthz, /readyz and /health skip
+// authentication: probes carry no credentials and learn nothing secret
+// there. Changing
 // requests pass the browser guards first (guard.go), so that a page in a
 // browser is refused before a credentials dialog could show.
 func (a *API) routes(u access) http.Handler {
@@ -83,6 +88,7 @@ func (a *API) routes(u access) http.Handler {
 	api.HandleFunc("POST /connectors/{name}/restart", a.changing(a.withConnector(a.restart)))
 	api.HandleFunc("PUT /connectors/{name}/config", a.changing(a.putConfig))
 	api.HandleFunc("DELETE /connectors/{name}", a.changing(a.withConnector(a.deleteConnector)))
+	a.connectRoutes(api)
 	api.HandleFunc("GET /connector-plugins", a.plugins)
 	api.HandleFunc("PUT /connector-plugins/{class}/config/validate", a.validate)
 	if a.o.Status != nil {
@@ -94,6 +100,7 @@ func (a *API) routes(u access) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", a.healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
+	mux.HandleFunc("GET /health", a.health)
 	mux.Handle("/", u.authenticated(api))
 	return a.browserGuard(mux)
 }
@@ -127,30 +134,38 @@ func notFound(w http.ResponseWriter, name string) {
 }
 
 // writeFailure answers a Connectors error with its status: 404, 400, 403,
-// else 500.
+// 409, else 500.
 func (a *API) writeFailure(w http.ResponseWriter, name string, err error) {
 	var ce *ConfigError
 	var fe *ForbiddenError
+	var be *BadRequestError
+	var conflict *ConflictError
 	switch {
 	case errors.Is(err, ErrNotFound):
 		notFound(w, name)
 	case errors.As(err, &ce):
 		writeError(w, http.StatusBadRequest, ce.Error())
+	case errors.As(err, &be):
+		writeError(w, http.StatusBadRequest, be.Error())
 	case errors.As(err, &fe):
 		writeError(w, http.StatusForbidden, fe.Error())
+	case errors.As(err, &conflict):
+		writeError(w, http.StatusConflict, conflict.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())
 	}
 }
 
+// serverInfo is Connect's ServerInfo; kafka_cluster_id is left out while
+// the cluster is not known (or the connectors read several), never guessed.
 type serverInfo struct {
 	Version        string `json:"version"`
 	Commit         string `json:"commit"`
-	KafkaClusterID string `json:"kafka_cluster_id"`
+	KafkaClusterID string `json:"kafka_cluster_id,omitempty"`
 }
 
 func (a *API) serverInfo(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, serverInfo{Version: a.o.Build.Version, Commit: a.o.Build.Commit, KafkaClusterID: ""})
+	writeJSON(w, http.StatusOK, serverInfo{Version: a.o.Build.Version, Commit: a.o.Build.Commit, KafkaClusterID: a.c.KafkaClusterID()})
 }
 
 // connectorInfo is Connect's ConnectorInfo.
@@ -181,7 +196,7 @@ func shownConfig(r *configs.Redactor, c *configs.Connector) map[string]string {
 }
 
 func (a *API) info(w http.ResponseWriter, _ *http.Request, c Connector) {
-	writeJSON(w, http.StatusOK, infoOf(a.c.Redactor(), c.Config))
+	writeJSON(w, http.StatusOK, a.connectorInfo(c))
 }
 
 func (a *API) config(w http.ResponseWriter, _ *http.Request, c Connector) {
@@ -211,7 +226,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) {
 			e["status"] = statusOf(c, a.workerID, a.c.Redactor())
 		}
 		if slices.Contains(expand, "info") {
-			e["info"] = infoOf(a.c.Redactor(), c.Config)
+			e["info"] = a.connectorInfo(c)
 		}
 		out[name] = e
 	}
@@ -268,7 +283,7 @@ func (a *API) restart(w http.ResponseWriter, r *http.Request, c Connector) {
 			a.writeFailure(w, c.Config.Name, err)
 			return
 		}
-		st.Connector.State, st.Tasks[0].State = "RESTARTING", "RESTARTING"
+		st.restarting()
 	}
 	if q.Has("includeTasks") || q.Has("onlyFailed") {
 		writeJSON(w, http.StatusAccepted, st)

@@ -159,7 +159,7 @@ func resetAfterRecreate(t *testing.T, s *setup, cfg string) string {
 	if err := s.fs.Rename(path.Join(s.topicsDir(), s.topic), path.Join(old, s.topic)); err != nil {
 		t.Fatal(err)
 	}
-	reset := exec.Command(binary(t), "offsets", "reset", "--config", cfg, "--topic", s.topic, "--partition", "0", "--to", "0")
+	reset := exec.Command(binary(t), "offsets", "reset", "--config", cfg, "--topic", s.topic, "--partition", "0", "--to", "0", "--yes")
 	if out, err := reset.CombinedOutput(); err != nil {
 		t.Fatalf("offsets reset: %v\n%s", err, out)
 	}

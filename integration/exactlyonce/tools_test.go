@@ -256,7 +256,7 @@ func TestOffsetsResetToTimestamp(t *testing.T) {
 	at := time.Now().UTC().Format(time.RFC3339Nano)
 	time.Sleep(1500 * time.Millisecond)
 	s.produce(counts, 200) // 300-399
-	code, out, errOut = s.tool("offsets", "--reset-to", at, "--config", cfg, "--topic", s.topic, "--partition", "0")
+	code, out, errOut = s.tool("offsets", "--reset-to", at, "--config", cfg, "--topic", s.topic, "--partition", "0", "--yes")
 	if code != 0 || !strings.Contains(out, "resumes at offset 300") {
 		t.Fatalf("offsets --reset-to %s: exit %d\n%s%s", at, code, out, errOut)
 	}
