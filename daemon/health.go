@@ -68,13 +68,13 @@ func (h *healthCheck) pingRegistry(ctx context.Context) error {
 	return nil
 }
 
-// statStore stats the store URL's path: a NameNode round trip. The store
-// API takes no context, so a store that hangs is waited for checkTimeout
-// and left to answer in the background.
+// statStore stats the store URL's path: a NameNode round trip. A store
+// call may finish what it waits for before it returns, so a store that
+// hangs is waited for checkTimeout and left to answer in the background.
 func (h *healthCheck) statStore(ctx context.Context) error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.store.Stat(h.c.Store.Path)
+		_, err := h.store.Stat(ctx, h.c.Store.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil // the store answered; the path appears with the first commit
 		}

@@ -141,7 +141,7 @@ func (w *fakeWriter) Close() error {
 // must not report it durable.
 func TestFailedCloseStaysFailed(t *testing.T) {
 	w := &fakeWriter{closeErr: errors.New("ack: connection reset by peer")}
-	f := &file{w: w, retries: 3}
+	f := &file{w: w, ctx: t.Context(), retries: 3}
 	if _, err := f.Write([]byte("data")); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestFailedCloseStaysFailed(t *testing.T) {
 // completed either.
 func TestFailedWriteFailsClose(t *testing.T) {
 	w := &fakeWriter{writeErr: errors.New("broken pipe")}
-	f := &file{w: w, retries: 3}
+	f := &file{w: w, ctx: t.Context(), retries: 3}
 	if _, err := f.Write([]byte("data")); err == nil {
 		t.Fatal("write error not returned")
 	}

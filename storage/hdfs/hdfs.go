@@ -9,6 +9,7 @@
 package hdfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -166,15 +167,19 @@ func orDefault(d, def time.Duration) time.Duration {
 
 func (f *FS) abs(name string) string { return path.Join(f.base, name) }
 
-// Create creates name exclusively, creating its parent directories.
-func (f *FS) Create(name string) (storage.File, error) {
+// Create creates name exclusively, creating its parent directories. The
+// file's Write and Close check ctx.
+func (f *FS) Create(ctx context.Context, name string) (storage.File, error) {
 	p := f.abs(name)
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "create", p)
+	}
 	c := f.client()
 	w, err := withParent(c, p, func() (*hdfs.FileWriter, error) { return c.Create(p) })
 	if err != nil {
 		return nil, err
 	}
-	return &file{w: w, retries: f.opts.CloseRetries}, nil
+	return &file{w: w, ctx: ctx, name: p, retries: f.opts.CloseRetries}, nil
 }
 
 // withParent runs op, and once more after creating the parent of p if op
@@ -194,7 +199,10 @@ func withParent[T any](c *hdfs.Client, p string, op func() (T, error)) (T, error
 }
 
 // Open opens name for reading.
-func (f *FS) Open(name string) (io.ReadCloser, error) {
+func (f *FS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "open", f.abs(name))
+	}
 	r, err := f.client().Open(f.abs(name))
 	if err != nil || f.opts.Kerberos == nil {
 		return r, err
@@ -214,7 +222,10 @@ func (r explainingReader) Read(p []byte) (int, error) {
 }
 
 // Rename renames oldpath to newpath, creating newpath's parent.
-func (f *FS) Rename(oldpath, newpath string) error {
+func (f *FS) Rename(ctx context.Context, oldpath, newpath string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "rename", f.abs(oldpath))
+	}
 	np := f.abs(newpath)
 	c := f.client()
 	_, err := withParent(c, np, func() (struct{}, error) { return struct{}{}, c.Rename(f.abs(oldpath), np) })
@@ -222,19 +233,44 @@ func (f *FS) Rename(oldpath, newpath string) error {
 }
 
 // Remove removes a file or an empty directory.
-func (f *FS) Remove(name string) error { return f.client().Remove(f.abs(name)) }
+func (f *FS) Remove(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "remove", f.abs(name))
+	}
+	return f.client().Remove(f.abs(name))
+}
 
 // RemoveAll removes a tree; a missing name is not an error.
-func (f *FS) RemoveAll(name string) error { return f.client().RemoveAll(f.abs(name)) }
+func (f *FS) RemoveAll(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "removeall", f.abs(name))
+	}
+	return f.client().RemoveAll(f.abs(name))
+}
 
 // ReadDir lists a directory, sorted by name.
-func (f *FS) ReadDir(name string) ([]fs.FileInfo, error) { return f.client().ReadDir(f.abs(name)) }
+func (f *FS) ReadDir(ctx context.Context, name string) ([]fs.FileInfo, error) {
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "readdir", f.abs(name))
+	}
+	return f.client().ReadDir(f.abs(name))
+}
 
 // Stat describes name.
-func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.client().Stat(f.abs(name)) }
+func (f *FS) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "stat", f.abs(name))
+	}
+	return f.client().Stat(f.abs(name))
+}
 
 // MkdirAll creates a directory and its parents.
-func (f *FS) MkdirAll(name string) error { return f.client().MkdirAll(f.abs(name), 0o755) }
+func (f *FS) MkdirAll(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "mkdir", f.abs(name))
+	}
+	return f.client().MkdirAll(f.abs(name), 0o755)
+}
 
 // Close closes the NameNode connections; leases of open files lapse.
 func (f *FS) Close() error {
@@ -253,6 +289,8 @@ type fileWriter interface {
 
 type file struct {
 	w       fileWriter
+	ctx     context.Context // Create's: Write and Close check it
+	name    string
 	retries int
 	closed  bool
 	// broken is the write or close error after which the file can no
@@ -278,6 +316,10 @@ func (f *file) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if f.ctx.Err() != nil {
+		f.broken = storage.Interrupted(f.ctx, "write", f.name)
+		return 0, f.broken
+	}
 	n, err := f.w.Write(p)
 	if err != nil {
 		f.broken = fmt.Errorf("%w (the file cannot be completed)", err)
@@ -298,6 +340,9 @@ const firstCloseRetryWait = 5 * time.Millisecond
 func (f *file) Close() error {
 	if f.closed {
 		return nil
+	}
+	if f.broken == nil && f.ctx.Err() != nil {
+		f.broken = storage.Interrupted(f.ctx, "close", f.name)
 	}
 	if f.broken != nil {
 		f.release()

@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -78,6 +79,10 @@ type node struct {
 // bytes. Real HDFS, without hflush, shows readers only completed blocks, so
 // it can expose less than MemFS; both cases are "a prefix of what was
 // written", which is what readers must cope with.
+//
+// Contexts: a call whose context is done fails at once, without effect and
+// without consuming a fault; a file's Write and Close use its Create's
+// context, a reader's Read its Open's.
 type MemFS struct {
 	mu     sync.Mutex
 	nodes  map[string]*node
@@ -159,9 +164,13 @@ func (m *MemFS) mkdirAll(dir string) error {
 	return nil
 }
 
-// Create creates name exclusively, creating missing parents.
-func (m *MemFS) Create(name string) (storage.File, error) {
+// Create creates name exclusively, creating missing parents. The file's
+// Write and Close use ctx.
+func (m *MemFS) Create(ctx context.Context, name string) (storage.File, error) {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "create", name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var file *memFile
@@ -174,7 +183,7 @@ func (m *MemFS) Create(name string) (storage.File, error) {
 		}
 		n := &node{modTime: time.Now()}
 		m.nodes[name] = n
-		file = &memFile{fs: m, name: name, node: n, epoch: m.epoch}
+		file = &memFile{fs: m, ctx: ctx, name: name, node: n, epoch: m.epoch}
 		return nil
 	}, name)
 	if err != nil {
@@ -200,10 +209,14 @@ func (m *MemFS) faulted(op Op, apply func() error, names ...string) error {
 	return nil
 }
 
-// read is what every read does first: clean the name, lock, take its
-// fault, look the node up; then it runs f on the node, still locked.
-func (m *MemFS) read(op Op, verb, name string, f func(name string, n *node) error) error {
+// read is what every read does first: clean the name, check ctx, lock,
+// take its fault, look the node up; then it runs f on the node, still
+// locked.
+func (m *MemFS) read(ctx context.Context, op Op, verb, name string, f func(name string, n *node) error) error {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, verb, name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if f, ok := m.takeFault(op, name); ok {
@@ -216,23 +229,43 @@ func (m *MemFS) read(op Op, verb, name string, f func(name string, n *node) erro
 	return f(name, n)
 }
 
-// Open returns a reader over a snapshot of name's current contents.
-func (m *MemFS) Open(name string) (r io.ReadCloser, err error) {
-	err = m.read(OpOpen, "open", name, func(name string, n *node) error {
+// Open returns a reader over a snapshot of name's current contents; its
+// Read checks ctx.
+func (m *MemFS) Open(ctx context.Context, name string) (r io.ReadCloser, err error) {
+	err = m.read(ctx, OpOpen, "open", name, func(name string, n *node) error {
 		if n.dir {
 			return pathErr("open", name, syscall.EISDIR)
 		}
-		r = io.NopCloser(bytes.NewReader(bytes.Clone(n.data)))
+		r = &memReader{Reader: bytes.NewReader(bytes.Clone(n.data)), ctx: ctx, name: name}
 		return nil
 	})
 	return r, err
 }
 
+// memReader reads a snapshot, checking Open's context first.
+type memReader struct {
+	*bytes.Reader
+	ctx  context.Context
+	name string
+}
+
+func (r *memReader) Read(p []byte) (int, error) {
+	if r.ctx.Err() != nil {
+		return 0, storage.Interrupted(r.ctx, "read", r.name)
+	}
+	return r.Reader.Read(p)
+}
+
+func (r *memReader) Close() error { return nil }
+
 // Rename moves oldpath (and, for a directory, its tree) to newpath, creating
 // newpath's parent. It overwrites a destination file or empty directory of
 // the same kind and fails on a non-empty destination directory.
-func (m *MemFS) Rename(oldpath, newpath string) error {
+func (m *MemFS) Rename(ctx context.Context, oldpath, newpath string) error {
 	oldpath, newpath = clean(oldpath), clean(newpath)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "rename", oldpath)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.faulted(OpRename, func() error { return m.rename(oldpath, newpath) }, oldpath, newpath)
@@ -298,8 +331,11 @@ func (m *MemFS) move(oldpath, newpath string) {
 }
 
 // Remove deletes a file or an empty directory.
-func (m *MemFS) Remove(name string) error {
+func (m *MemFS) Remove(ctx context.Context, name string) error {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "remove", name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.faulted(OpRemove, func() error { return m.remove(name) }, name)
@@ -320,8 +356,11 @@ func (m *MemFS) remove(name string) error {
 }
 
 // RemoveAll deletes name and its subtree; a missing name is not an error.
-func (m *MemFS) RemoveAll(name string) error {
+func (m *MemFS) RemoveAll(ctx context.Context, name string) error {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "removeall", name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.faulted(OpRemove, func() error {
@@ -335,8 +374,8 @@ func (m *MemFS) RemoveAll(name string) error {
 }
 
 // ReadDir lists a directory's direct children sorted by name.
-func (m *MemFS) ReadDir(name string) (infos []fs.FileInfo, err error) {
-	err = m.read(OpReadDir, "readdir", name, func(name string, n *node) error {
+func (m *MemFS) ReadDir(ctx context.Context, name string) (infos []fs.FileInfo, err error) {
+	err = m.read(ctx, OpReadDir, "readdir", name, func(name string, n *node) error {
 		if !n.dir {
 			return pathErr("readdir", name, syscall.ENOTDIR)
 		}
@@ -352,8 +391,8 @@ func (m *MemFS) ReadDir(name string) (infos []fs.FileInfo, err error) {
 }
 
 // Stat describes name.
-func (m *MemFS) Stat(name string) (info fs.FileInfo, err error) {
-	err = m.read(OpStat, "stat", name, func(name string, n *node) error {
+func (m *MemFS) Stat(ctx context.Context, name string) (info fs.FileInfo, err error) {
+	err = m.read(ctx, OpStat, "stat", name, func(name string, n *node) error {
 		info = newInfo(name, n)
 		return nil
 	})
@@ -361,7 +400,10 @@ func (m *MemFS) Stat(name string) (info fs.FileInfo, err error) {
 }
 
 // MkdirAll creates name and missing parents.
-func (m *MemFS) MkdirAll(name string) error {
+func (m *MemFS) MkdirAll(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "mkdir", clean(name))
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.mkdirAll(clean(name))
@@ -374,6 +416,7 @@ func (m *MemFS) Close() error { return nil }
 // follows renames of the file or its directories (as an inode does).
 type memFile struct {
 	fs    *MemFS
+	ctx   context.Context // Create's
 	name  string
 	node  *node
 	epoch int
@@ -436,6 +479,8 @@ func (m *MemFS) linked(n *node) bool {
 // usable reports why the handle cannot be used; the caller holds fs.mu.
 func (w *memFile) usable(op string) error {
 	switch {
+	case w.ctx.Err() != nil:
+		return storage.Interrupted(w.ctx, op, w.name)
 	case w.epoch != w.fs.epoch:
 		return pathErr(op, w.name, ErrCrashed)
 	case w.done:
