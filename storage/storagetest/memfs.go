@@ -61,6 +61,10 @@ type fault struct {
 	match func(string) bool
 	err   error
 	after bool // apply the operation, then fail (a lost reply)
+	// hang: wait for the call's context to end, then fail with it, without
+	// effect (a store that stopped answering); reached is closed then.
+	hang    bool
+	reached chan struct{}
 }
 
 type node struct {
@@ -82,7 +86,8 @@ type node struct {
 //
 // Contexts: a call whose context is done fails at once, without effect and
 // without consuming a fault; a file's Write and Close use its Create's
-// context, a reader's Read its Open's.
+// context, a reader's Read its Open's. HangNext makes a call wait for its
+// context to end.
 type MemFS struct {
 	mu     sync.Mutex
 	nodes  map[string]*node
@@ -108,6 +113,17 @@ func (m *MemFS) FailNext(op Op, match func(string) bool, err error) {
 // err is returned: a reply lost after the server applied the call.
 func (m *MemFS) FailNextAfter(op Op, match func(string) bool, err error) {
 	m.addFault(fault{op: op, match: match, err: err, after: true})
+}
+
+// HangNext makes the next op on a path accepted by match hang until the
+// call's context is done, as a store that stopped answering, and then fail
+// with an error matching ctx.Err(), without effect. The channel is closed
+// when the call starts hanging. For OpWrite and OpClose the context is the
+// file's Create's. Hangs are faults: one-shot, in registration order.
+func (m *MemFS) HangNext(op Op, match func(string) bool) <-chan struct{} {
+	reached := make(chan struct{})
+	m.addFault(fault{op: op, match: match, hang: true, reached: reached})
+	return reached
 }
 
 func (m *MemFS) addFault(f fault) {
@@ -164,6 +180,16 @@ func (m *MemFS) mkdirAll(dir string) error {
 	return nil
 }
 
+// hang waits, unlocked, for ctx to end and returns the error of a call
+// that it ended. The caller holds m.mu, and holds it again on return.
+func (m *MemFS) hang(ctx context.Context, f fault, op Op, name string) error {
+	m.mu.Unlock()
+	defer m.mu.Lock()
+	close(f.reached)
+	<-ctx.Done()
+	return storage.Interrupted(ctx, op.String(), name)
+}
+
 // Create creates name exclusively, creating missing parents. The file's
 // Write and Close use ctx.
 func (m *MemFS) Create(ctx context.Context, name string) (storage.File, error) {
@@ -174,7 +200,7 @@ func (m *MemFS) Create(ctx context.Context, name string) (storage.File, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var file *memFile
-	err := m.faulted(OpCreate, func() error {
+	err := m.faulted(ctx, OpCreate, func() error {
 		if _, ok := m.nodes[name]; ok {
 			return pathErr("create", name, fs.ErrExist)
 		}
@@ -194,9 +220,12 @@ func (m *MemFS) Create(ctx context.Context, name string) (storage.File, error) {
 
 // faulted runs apply under the faults registered for op on names: a fault
 // fails the call before apply, or after it (a reply lost once the server
-// applied the call). The caller holds m.mu.
-func (m *MemFS) faulted(op Op, apply func() error, names ...string) error {
+// applied the call), or hangs it until ctx ends. The caller holds m.mu.
+func (m *MemFS) faulted(ctx context.Context, op Op, apply func() error, names ...string) error {
 	f, faulty := m.takeFault(op, names...)
+	if faulty && f.hang {
+		return m.hang(ctx, f, op, names[0])
+	}
 	if faulty && !f.after {
 		return f.err
 	}
@@ -219,7 +248,9 @@ func (m *MemFS) read(ctx context.Context, op Op, verb, name string, f func(name 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if f, ok := m.takeFault(op, name); ok {
+	if f, ok := m.takeFault(op, name); ok && f.hang {
+		return m.hang(ctx, f, op, name)
+	} else if ok {
 		return f.err
 	}
 	n, ok := m.nodes[name]
@@ -268,7 +299,7 @@ func (m *MemFS) Rename(ctx context.Context, oldpath, newpath string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.faulted(OpRename, func() error { return m.rename(oldpath, newpath) }, oldpath, newpath)
+	return m.faulted(ctx, OpRename, func() error { return m.rename(oldpath, newpath) }, oldpath, newpath)
 }
 
 func (m *MemFS) rename(oldpath, newpath string) error {
@@ -338,7 +369,7 @@ func (m *MemFS) Remove(ctx context.Context, name string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.faulted(OpRemove, func() error { return m.remove(name) }, name)
+	return m.faulted(ctx, OpRemove, func() error { return m.remove(name) }, name)
 }
 
 func (m *MemFS) remove(name string) error {
@@ -363,7 +394,7 @@ func (m *MemFS) RemoveAll(ctx context.Context, name string) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.faulted(OpRemove, func() error {
+	return m.faulted(ctx, OpRemove, func() error {
 		for n := range m.nodes {
 			if n != "/" && (n == name || strings.HasPrefix(n, name+"/") || name == "/") {
 				delete(m.nodes, n)
@@ -429,7 +460,9 @@ func (w *memFile) Write(p []byte) (int, error) {
 	if err := w.usable("write"); err != nil {
 		return 0, err
 	}
-	if f, ok := w.fs.takeFault(OpWrite, w.name); ok {
+	if f, ok := w.fs.takeFault(OpWrite, w.name); ok && f.hang {
+		return 0, w.fs.hang(w.ctx, f, OpWrite, w.name)
+	} else if ok {
 		if f.after {
 			w.node.data = append(w.node.data, p...)
 		}
@@ -455,6 +488,9 @@ func (w *memFile) Close() error {
 		return pathErr("close", w.name, fs.ErrNotExist)
 	}
 	f, faulty := w.fs.takeFault(OpClose, w.name)
+	if faulty && f.hang {
+		return w.fs.hang(w.ctx, f, OpClose, w.name)
+	}
 	if faulty && !f.after {
 		return f.err
 	}

@@ -222,6 +222,71 @@ func TestRenameErrors(t *testing.T) {
 	}
 }
 
+// TestHangNext: a hung call waits for its context, fails with it and
+// takes no effect, while other calls go on; a file's hang waits for its
+// Create's context.
+func TestHangNext(t *testing.T) {
+	tests := []struct {
+		op       storagetest.Op
+		call     func(ctx context.Context, m *storagetest.MemFS) error
+		noEffect func(m *storagetest.MemFS) bool
+	}{
+		{storagetest.OpCreate,
+			func(ctx context.Context, m *storagetest.MemFS) error { _, err := m.Create(ctx, "/h/new"); return err },
+			func(m *storagetest.MemFS) bool { return !exists(m, "/h/new") }},
+		{storagetest.OpRename,
+			func(ctx context.Context, m *storagetest.MemFS) error { return m.Rename(ctx, "/h/file", "/h/moved") },
+			func(m *storagetest.MemFS) bool { return exists(m, "/h/file") && !exists(m, "/h/moved") }},
+		{storagetest.OpRemove,
+			func(ctx context.Context, m *storagetest.MemFS) error { return m.RemoveAll(ctx, "/h") },
+			func(m *storagetest.MemFS) bool { return exists(m, "/h/file") }},
+		{storagetest.OpStat,
+			func(ctx context.Context, m *storagetest.MemFS) error { _, err := m.Stat(ctx, "/h/file"); return err },
+			func(*storagetest.MemFS) bool { return true }},
+		{storagetest.OpWrite,
+			func(ctx context.Context, m *storagetest.MemFS) error {
+				f, err := m.Create(ctx, "/h/w")
+				if err == nil {
+					_, err = f.Write([]byte("lost"))
+				}
+				return err
+			},
+			func(m *storagetest.MemFS) bool { return peek(m, "/h/w") == "" }},
+		{storagetest.OpClose,
+			func(ctx context.Context, m *storagetest.MemFS) error {
+				f, err := m.Create(ctx, "/h/c")
+				if err == nil {
+					err = f.Close()
+				}
+				return err
+			},
+			func(*storagetest.MemFS) bool { return true }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			m := storagetest.NewMemFS()
+			if err := create(t, m, "/h/file", "f").Close(); err != nil {
+				t.Fatal(err)
+			}
+			reached := m.HangNext(tc.op, storagetest.AnyPath)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- tc.call(ctx, m) }()
+			<-reached
+			if !exists(m, "/h/file") {
+				t.Fatal("other calls fail or wait while a call hangs")
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("hung call = %v, want an error matching context.Canceled", err)
+			}
+			if !tc.noEffect(m) {
+				t.Fatal("the hung call took effect")
+			}
+		})
+	}
+}
+
 // TestDoneContextKeepsFaults: a call refused for its context does not
 // consume the fault the next call is to meet.
 func TestDoneContextKeepsFaults(t *testing.T) {
