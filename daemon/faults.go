@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -81,14 +82,14 @@ type failingRenames struct {
 	seen  atomic.Int64
 }
 
-func (f *failingRenames) Rename(oldpath, newpath string) error {
+func (f *failingRenames) Rename(ctx context.Context, oldpath, newpath string) error {
 	if _, final := layout.ParseFinalName(newpath); final {
 		if n := f.seen.Add(1); n%f.every == 0 {
 			fmt.Fprintf(os.Stderr, "hdfs-sink: fault injection: refusing rename #%d %s\n", n, newpath)
 			return fmt.Errorf("fault injection: HDFS_SINK_FAIL_RENAME_EVERY=%d refused rename #%d %s -> %s", f.every, n, oldpath, newpath)
 		}
 	}
-	return f.FS.Rename(oldpath, newpath)
+	return f.FS.Rename(ctx, oldpath, newpath)
 }
 
 // renameFaultsFromEnv reads HDFS_SINK_FAIL_RENAME_EVERY; 0 when unset.

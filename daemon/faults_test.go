@@ -51,13 +51,13 @@ func TestFailRenamesRefusesEveryNthCommit(t *testing.T) {
 		temp := topic.ClaimTempDir(0, 1) + "/t" + string(rune('a'+i))
 		touch(t, store, temp)
 		touch(t, store, "/logs/orders/0/.staging")
-		if err := store.Rename("/logs/orders/0/.staging", "/logs/orders/0/seg"); err != nil {
+		if err := store.Rename(t.Context(), "/logs/orders/0/.staging", "/logs/orders/0/seg"); err != nil {
 			t.Fatalf("WAL rename refused: %v", err)
 		}
 		final := topic.FinalPath("partition=0", 0, int64(i), int64(i), 10, ".avro")
-		if err := store.Rename(temp, final); err != nil {
+		if err := store.Rename(t.Context(), temp, final); err != nil {
 			refused = append(refused, i)
-			if _, serr := store.Stat(final); serr == nil {
+			if _, serr := store.Stat(t.Context(), final); serr == nil {
 				t.Fatalf("refused rename #%d took effect", i+1)
 			}
 		}
@@ -69,7 +69,7 @@ func TestFailRenamesRefusesEveryNthCommit(t *testing.T) {
 
 func touch(t *testing.T, store storage.FS, name string) {
 	t.Helper()
-	f, err := store.Create(name)
+	f, err := store.Create(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

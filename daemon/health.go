@@ -68,24 +68,18 @@ func (h *healthCheck) pingRegistry(ctx context.Context) error {
 	return nil
 }
 
-// statStore stats the store URL's path: a NameNode round trip. The store
-// API takes no context, so a store that hangs is waited for checkTimeout
-// and left to answer in the background.
+// statStore stats the store URL's path: a NameNode round trip, waited for
+// checkTimeout (the store gives up waiting when ctx ends, and fails no
+// other call for it: the connector's own calls go on).
 func (h *healthCheck) statStore(ctx context.Context) error {
-	done := make(chan error, 1)
-	go func() {
-		_, err := h.store.Stat(h.c.Store.Path)
-		if errors.Is(err, fs.ErrNotExist) {
-			err = nil // the store answered; the path appears with the first commit
-		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
+	_, err := h.store.Stat(ctx, h.c.Store.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // the store answered; the path appears with the first commit
+	case err != nil && ctx.Err() != nil:
 		return fmt.Errorf("store did not answer within %v", checkTimeout)
 	}
+	return err
 }
 
 // kafkaMetrics is franz-go's kprom plugin for one connector's client, its

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -64,11 +65,11 @@ type panicFS struct {
 	fired *atomic.Bool
 }
 
-func (p panicFS) Rename(oldpath, newpath string) error {
+func (p panicFS) Rename(ctx context.Context, oldpath, newpath string) error {
 	if strings.HasSuffix(newpath, ".avro") && !strings.Contains(newpath, "+tmp") && p.fired.CompareAndSwap(false, true) {
 		panic("injected panic in the commit's rename")
 	}
-	return p.FS.Rename(oldpath, newpath)
+	return p.FS.Rename(ctx, oldpath, newpath)
 }
 
 // TestPanicInOneConnectorIsItsFailure: a panic deep in one connector's
@@ -239,7 +240,7 @@ func (f *daemonFixture) connectorWith(name string, extra map[string]string) *con
 func (f *daemonFixture) committedRecords(topic string) int64 {
 	var n int64
 	store := local.New("/")
-	_ = storage.WalkFiles(store, filepath.Join(f.dir, topic, "topics"), func(d string) bool { return strings.Contains(d, "+tmp") }, func(name string) error {
+	_ = storage.WalkFiles(context.Background(), store, filepath.Join(f.dir, topic, "topics"), func(d string) bool { return strings.Contains(d, "+tmp") }, func(name string) error {
 		if r, ok := layout.ParseFinalName(name); ok {
 			n += r.End - r.Start + 1
 		}

@@ -137,7 +137,7 @@ func (o *offsetsSession) committed(ctx context.Context) ([]rest.PartitionOffset,
 		}
 		sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
 		for _, p := range parts {
-			committed, err := sink.CommittedOffset(o.ws, t, p)
+			committed, err := sink.CommittedOffset(ctx, o.ws, t, p)
 			if err != nil {
 				return nil, fmt.Errorf("connector %q topic %s partition %d: where it resumes: %w", o.c.Name, t, p, err)
 			}
@@ -190,7 +190,7 @@ func (o *offsetsSession) check(ctx context.Context, ch rest.PartitionOffset) (si
 			return r, err
 		}
 	}
-	return r, sink.CheckReset(o.ws, r)
+	return r, sink.CheckReset(ctx, o.ws, r)
 }
 
 // refusal makes a reset the checks or the WAL refuse a 400; anything else

@@ -32,8 +32,9 @@ type TopicTable struct {
 	Values func(encoded string) ([]string, error)
 	// ListDirs lists the encoded partition directories committed so far
 	// (used once per process, after the table exists, to catch up on
-	// partitions whose registration was pending when the process stopped).
-	ListDirs func() ([]string, error)
+	// partitions whose registration was pending when the process stopped),
+	// under the syncer's context.
+	ListDirs func(ctx context.Context) ([]string, error)
 }
 
 // SyncConfig configures a Syncer.
@@ -264,7 +265,7 @@ func (s *Syncer) syncTopic(ctx context.Context, ms Metastore, topic string) erro
 	synced := s.synced[topic]
 	s.mu.Unlock()
 	if !synced {
-		dirs, err := tt.ListDirs()
+		dirs, err := tt.ListDirs(ctx)
 		if err != nil {
 			return fmt.Errorf("list committed directories of %s: %w", topic, err)
 		}

@@ -166,7 +166,7 @@ func newTestSyncer(ms *memMetastore, onDisk func() []string) *Syncer {
 			return TopicTable{
 				Name: TableName("${topic}", topic), Location: "hdfs://nn/topics/" + topic, PartitionKeys: []string{"partition"},
 				Values:   func(enc string) ([]string, error) { return []string{strings.TrimPrefix(enc, "partition=")}, nil },
-				ListDirs: func() ([]string, error) { return onDisk(), nil },
+				ListDirs: func(context.Context) ([]string, error) { return onDisk(), nil },
 			}
 		},
 	})

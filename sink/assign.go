@@ -256,6 +256,6 @@ func (c *Connector) releaseOne(ctx context.Context, o *owned, commit bool) {
 		}
 		return
 	}
-	o.p.discard()
+	o.p.discard(ctx)
 	o.log.Info("uncommitted records discarded; the next owner consumes them again")
 }

@@ -20,12 +20,12 @@ func TestCheckResetClaimsNothing(t *testing.T) {
 	s := f.partition(nil).cfg.WriteSettings
 	s.TopicsDir = func(string) string { return "/topics" }
 	s.LogsDir = func(string) string { return "/logs" }
-	before, err := CommittedOffset(s, testTopic, 0)
+	before, err := CommittedOffset(t.Context(), s, testTopic, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	segments := func() int {
-		seqs, err := resetPartition(s, Reset{Topic: testTopic}, testLogger()).log.Segments()
+		seqs, err := resetPartition(s, Reset{Topic: testTopic}, testLogger()).log.Segments(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,21 +37,21 @@ func TestCheckResetClaimsNothing(t *testing.T) {
 		next    int64
 		refused bool
 	}{{0, true}, {349, true}, {350, false}, {1000, false}} {
-		err := CheckReset(s, Reset{Topic: testTopic, Partition: 0, Next: tt.next})
+		err := CheckReset(t.Context(), s, Reset{Topic: testTopic, Partition: 0, Next: tt.next})
 		if refused := errors.As(err, &re); refused != tt.refused || (!tt.refused && err != nil) {
 			t.Errorf("CheckReset to %d: %v, want refused %v", tt.next, err, tt.refused)
 		}
 	}
-	if err := CheckReset(s, Reset{Topic: testTopic, Next: -1}); err == nil {
+	if err := CheckReset(t.Context(), s, Reset{Topic: testTopic, Next: -1}); err == nil {
 		t.Error("a negative offset passes the check")
 	}
-	if after, _ := CommittedOffset(s, testTopic, 0); after != before || segments() != n {
+	if after, _ := CommittedOffset(t.Context(), s, testTopic, 0); after != before || segments() != n {
 		t.Fatalf("the check changed the WAL: committed %d -> %d, %d -> %d segments", before, after, n, segments())
 	}
 	if err := ResetOffset(ctx, s, Reset{Topic: testTopic, Partition: 0, Next: 400}, testLogger()); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := CommittedOffset(s, testTopic, 0); after != 399 {
+	if after, _ := CommittedOffset(t.Context(), s, testTopic, 0); after != 399 {
 		t.Fatalf("a reset the check allowed: committed %d, want 399", after)
 	}
 }

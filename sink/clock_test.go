@@ -41,7 +41,7 @@ func scheduledPartition(t *testing.T, clock *fakeClock, n int64) (*fixture, *par
 		t.Fatal(err)
 	}
 	for off := int64(0); off < n; off++ {
-		if err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -259,12 +259,16 @@ func (c *Connector) kafkaOpts() []kgo.Opt {
 
 // Run consumes until ctx is done (then it commits what it holds, leaves the
 // group and returns nil) or a fatal error stops the connector. A panic in a
-// partition worker is such an error (a *PanicError).
+// partition worker is such an error (a *PanicError). The store calls run
+// under a context of their own (storeContext), which a stop lets finish
+// for ShutdownTimeout.
 func (c *Connector) Run(ctx context.Context) error {
 	c.cfg.Logger.Info("connector starting", "group", c.cfg.GroupID, "epoch", c.epoch)
+	store, end := c.storeContext(ctx)
+	defer end()
 	for {
 		if ctx.Err() != nil {
-			return c.shutdown()
+			return c.shutdown(store)
 		}
 		if c.pause.requested() {
 			c.whilePaused(ctx)
@@ -282,7 +286,7 @@ func (c *Connector) Run(ctx context.Context) error {
 		gone, lost, err := c.fetchErrors(fetches)
 		c.breakTruncated(lost)
 		if err == nil {
-			err = c.poll(ctx, fetches)
+			err = c.poll(ctx, store, fetches)
 		}
 		c.cl.AllowRebalance()
 		if err != nil {
@@ -294,17 +298,19 @@ func (c *Connector) Run(ctx context.Context) error {
 }
 
 // poll writes one poll's records, then does what every poll does after
-// them: timers, the memory ceiling, recoveries. Its error stops the connector.
-func (c *Connector) poll(ctx context.Context, fetches kgo.Fetches) error {
-	err := c.process(ctx, fetches)
+// them: timers, the memory ceiling, recoveries. Its error stops the
+// connector. What a stop ends at once (registry lookups, the dead-letter
+// topic, Kafka) runs under ctx, the store calls under store.
+func (c *Connector) poll(ctx, store context.Context, fetches kgo.Fetches) error {
+	err := c.process(ctx, store, fetches)
 	if err == nil {
-		err = c.tickAll(ctx)
+		err = c.tickAll(store)
 	}
 	if err == nil {
-		c.enforceMemory(ctx)
+		c.enforceMemory(store)
 	}
 	if err == nil {
-		c.retryBroken(ctx)
+		c.retryBroken(ctx, store)
 	}
 	if perr := c.panicked(); perr != nil {
 		return perr // even where a worker's error was not propagated
@@ -414,7 +420,7 @@ func (l *logLimiter) allow(key string, now time.Time) bool {
 }
 
 // process writes one poll's records, partitions in parallel.
-func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
+func (c *Connector) process(ctx, store context.Context, fetches kgo.Fetches) error {
 	type batch struct {
 		o       *owned
 		topicID [16]byte
@@ -438,7 +444,7 @@ func (c *Connector) process(ctx context.Context, fetches kgo.Fetches) error {
 		}
 	}
 	return c.parallel(len(batches), func(i int) error {
-		return c.writeRecords(ctx, batches[i].o, batches[i].topicID, batches[i].fp)
+		return c.writeRecords(ctx, store, batches[i].o, batches[i].topicID, batches[i].fp)
 	})
 }
 
@@ -488,7 +494,7 @@ func (c *Connector) panicked() error {
 
 // writeRecords feeds one partition's records to its state machine. It returns
 // only fatal errors; anything else marks the partition broken for recovery.
-func (c *Connector) writeRecords(ctx context.Context, o *owned, topicID [16]byte, fp kgo.FetchPartition) error {
+func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [16]byte, fp kgo.FetchPartition) error {
 	recs := fp.Records
 	o.obs.LogEnd(fp.HighWatermark)
 	b := fetchedBatch{First: recs[0].Offset, Last: recs[len(recs)-1].Offset, LogStart: fp.LogStartOffset, HighWatermark: fp.HighWatermark, TopicID: topicID}
@@ -499,7 +505,7 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, topicID [16]byte
 	written := 0
 	defer func() { o.obs.Written(written) }()
 	for _, kr := range recs {
-		ok, err := c.writeRecord(ctx, o.p, kr)
+		ok, err := c.writeRecord(ctx, store, o.p, kr)
 		if errors.Is(err, schema.ErrRegistryRefused) {
 			// Waiting cannot fix credentials or a certificate: stop and say so.
 			return fmt.Errorf("connector %q: topic %s partition %d offset %d: %w", c.cfg.Name, kr.Topic, kr.Partition, kr.Offset, err)
@@ -523,7 +529,7 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, topicID [16]byte
 			written++
 		}
 	}
-	if err := o.p.endBatch(ctx); err != nil {
+	if err := o.p.endBatch(store); err != nil {
 		c.breakPartition(o, err)
 		return nil
 	}
@@ -535,12 +541,12 @@ func (c *Connector) writeRecords(ctx context.Context, o *owned, topicID [16]byte
 // accepts is the record's own (undecodable, or the partitioner or format
 // cannot place it); any other is a failure of what it depends on.
 // It reports whether the record is now in a temp file.
-func (c *Connector) writeRecord(ctx context.Context, p *partition, kr *kgo.Record) (bool, error) {
+func (c *Connector) writeRecord(ctx, store context.Context, p *partition, kr *kgo.Record) (bool, error) {
 	r, err := c.decode(ctx, kr)
 	if err != nil || r == nil {
 		return false, err
 	}
-	if err := p.write(ctx, *r); err != nil {
+	if err := p.write(ctx, store, *r); err != nil {
 		return false, err
 	}
 	c.Stats.Records.Add(1)
@@ -660,19 +666,20 @@ func (c *Connector) tickAll(ctx context.Context) error {
 // retryBroken recovers broken partitions whose backoff is over and rewinds
 // their fetch position to where their resume says. A refused partition
 // only looks whether its refusal still stands, until an operator's reset
-// replaces it. The partitions recovered in one round share their topic walks.
-func (c *Connector) retryBroken(ctx context.Context) {
+// replaces it. The partitions recovered in one round share their topic
+// walks. Recoveries run under store, Kafka lookups under ctx.
+func (c *Connector) retryBroken(ctx, store context.Context) {
 	now := c.cfg.Now()
 	scans := newTopicScans()
 	for _, o := range c.parts.all() {
 		if o.broken == nil || now.Before(o.retryAt) {
 			continue
 		}
-		if refused, _ := o.p.stillRefused(); refused {
+		if refused, _ := o.p.stillRefused(store); refused {
 			o.retryAt = now.Add(c.refusedCheck()) // a failed look is left to the recovery below
 			continue
 		}
-		next, err := o.p.resume(ctx, scans)
+		next, err := o.p.resume(store, scans)
 		c.Stats.Recoveries.Add(1)
 		if err != nil {
 			c.recoveryFailed(o, err, now)
@@ -783,16 +790,42 @@ func (c *Connector) backoff(n int, err error) time.Duration {
 	return min(d, max(limit, c.cfg.RetryBackoff))
 }
 
-// shutdown commits what each partition holds, then leaves the group.
-func (c *Connector) shutdown() error {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.ShutdownTimeout)
-	defer cancel()
+// shutdown commits what each partition holds, then leaves the group. The
+// commits run under store, which ends ShutdownTimeout after the stop: a
+// commit the store does not finish by then fails, and its records are read
+// again by the partition's next owner.
+func (c *Connector) shutdown(store context.Context) error {
 	c.cfg.Logger.Info("connector stopping: committing open files and leaving the group")
-	c.release(ctx, c.parts.keys(), true)
+	c.release(store, c.parts.keys(), true)
 	c.cfg.Budget.leave(c)
 	c.cl.Close()
 	c.cfg.Logger.Info("connector stopped")
 	return nil
+}
+
+// storeContext is the context of the connector's store calls. A stop (ctx
+// done) does not end it: the poll under way finishes its writes and the
+// shutdown commits what the partitions hold (D6). It ends ShutdownTimeout
+// after the stop, so a store that hangs cannot hold the stop longer, or
+// when end is called (Run returns).
+func (c *Connector) storeContext(ctx context.Context) (store context.Context, end func()) {
+	store, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-store.Done():
+			return
+		case <-ctx.Done():
+		}
+		t := time.NewTimer(c.cfg.ShutdownTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel(fmt.Errorf("connector %q: the stop took longer than the shutdown timeout (%v): %w",
+				c.cfg.Name, c.cfg.ShutdownTimeout, context.DeadlineExceeded))
+		case <-store.Done():
+		}
+	}()
+	return store, func() { cancel(nil) }
 }
 
 // abortAll drops every partition without committing (after a fatal error).

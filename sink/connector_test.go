@@ -130,7 +130,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 func committedRecords(fs storage.FS) int64 {
-	rep, _ := verify.Check(fs, verify.Options{TopicsDir: "/topics", Topic: testTopic})
+	rep, _ := verify.Check(context.Background(), fs, verify.Options{TopicsDir: "/topics", Topic: testTopic})
 	return rep.Records
 }
 
@@ -145,7 +145,7 @@ func TestConnectorEndToEnd(t *testing.T) {
 	k.produce(recs...)
 	c := start(t, k.config("e2e"))
 	waitFor(t, "750 committed records", func() bool { return committedRecords(k.fs) == 750 })
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 250, 1: 250, 2: 250}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 250, 1: 250, 2: 250}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Stats.Records.Load(); got != 750 {
@@ -293,7 +293,7 @@ func TestRebalanceKeepsExactlyOnce(t *testing.T) {
 	for p := int32(0); p < parts; p++ {
 		want[p] = perPart
 	}
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -314,7 +314,7 @@ func TestStorageOutageRecovers(t *testing.T) {
 	}
 	c := start(t, k.config("outage"))
 	waitFor(t, "300 committed", func() bool { return committedRecords(k.fs) == 300 })
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 300}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 300}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 	if c.Stats.Recoveries.Load() < 2 {
@@ -347,7 +347,7 @@ func TestMemoryCeilingRotatesEarly(t *testing.T) {
 	for p := int32(0); p < parts; p++ {
 		want[p] = perPart
 	}
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 	if c.Stats.MemoryRotations.Load() == 0 {
@@ -382,7 +382,7 @@ func TestExtraColumns(t *testing.T) {
 	waitFor(t, "5 committed", func() bool { return committedRecords(k.fs) == 5 })
 	c.stop()
 	c.wait(30 * time.Second)
-	rep, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 5}, SeqField: "kafka_offset"})
+	rep, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 5}, SeqField: "kafka_offset"})
 	if err != nil {
 		t.Fatalf("kafka_offset does not match the record offsets: %v", err)
 	}
@@ -408,7 +408,7 @@ func TestExtraColumns(t *testing.T) {
 
 func readRows(t *testing.T, fs storage.FS, p string) []map[string]any {
 	t.Helper()
-	rc, err := fs.Open(p)
+	rc, err := fs.Open(t.Context(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,13 +437,13 @@ func TestSchemalessStringValues(t *testing.T) {
 	cfg.Format, cfg.Schemaless, cfg.Registry = jsonfmt.NewText(), true, nil
 	c := start(t, cfg)
 	waitFor(t, "a committed file", func() bool {
-		n, _ := verify.CountByNames(k.fs, "/topics", testTopic)
+		n, _ := verify.CountByNames(t.Context(), k.fs, "/topics", testTopic)
 		return n == 3
 	})
 	c.stop()
 	c.wait(30 * time.Second)
 	name := "/topics/" + testTopic + "/partition=0/" + testTopic + "+0+0000000000+0000000002.txt"
-	rc, err := k.fs.Open(name)
+	rc, err := k.fs.Open(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func dlqRecords(t *testing.T, k *kafkaFixture) int64 {
 
 // committedIn counts the records committed for one partition.
 func committedIn(k *kafkaFixture, p int32) int64 {
-	rep, _ := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic})
+	rep, _ := verify.Check(context.Background(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic})
 	var n int64
 	for _, f := range rep.Files {
 		if f.Range.Partition == p {
@@ -210,7 +210,7 @@ func TestDeadLetterOutageHoldsOnlyItsPartition(t *testing.T) {
 			}
 			outage.back.Store(true)
 			waitFor(t, "partition 0 committed after the outage", func() bool { return committedIn(k, 0) == 19 })
-			if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, SeqField: "seq",
+			if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, SeqField: "seq",
 				Want: map[int32]int64{0: 20, 1: 150}, Skip: map[int32][2]int64{0: {badAt, badAt + 1}}}); err != nil {
 				t.Fatal(err)
 			}
@@ -259,7 +259,7 @@ func TestShutdownDuringDeadLetterWait(t *testing.T) {
 				t.Fatalf("Run after SIGTERM during the dead-letter wait: stopped=%v err=%v; want nil", stopped, err)
 			}
 			// Want names partition 1 only: a file of partition 0 fails the check.
-			if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, SeqField: "seq", Want: map[int32]int64{1: 50}}); err != nil {
+			if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, SeqField: "seq", Want: map[int32]int64{1: 50}}); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -46,7 +46,7 @@ func TestRegistryRefusalOnFreshPartitionLosesNothing(t *testing.T) {
 	cfg.Registry = &refusingRegistry{Registry: k.reg}
 	start(t, cfg)
 	waitFor(t, "300 committed", func() bool { return committedRecords(k.fs) == 300 })
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 300}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 300}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -70,7 +70,7 @@ func TestRecreatedTopicStopsThePartition(t *testing.T) {
 	k.produce(recs[:200]...)
 	waitFor(t, "the rewind refused", func() bool { return c.Stats.Rewinds.Load() > 0 })
 	time.Sleep(500 * time.Millisecond) // room for a wrong write to show
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 350}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 350}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Stats.Records.Load(); got != 350 {

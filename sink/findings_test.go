@@ -33,7 +33,7 @@ func TestDelayedCleanupSparesNewerOwner(t *testing.T) {
 	slow := f.partition(late)
 	late[WALApplied] = func() { // claimed; its cleanup RPC is still on its way
 		newer := hookFaults{}
-		newer[WALAppended] = func() { slow.removeOrphans() } // ... and lands now
+		newer[WALAppended] = func() { slow.removeOrphans(t.Context()) } // ... and lands now
 		if err := f.run(f.partition(newer), 150); err != nil {
 			t.Fatalf("newer owner: %v", err)
 		}
@@ -95,7 +95,7 @@ func TestStaleRollForwardCannotReplaceCommittedFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			for off := int64(100); off < 150; off++ {
-				if err := back.write(context.Background(), f.record(off)); err != nil {
+				if err := back.write(context.Background(), context.Background(), f.record(off)); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -119,7 +119,7 @@ func TestLostPublishReplyWithFailedReadBackIsUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for off := int64(0); off < 50; off++ {
-		if err := p.write(context.Background(), f.record(off)); err != nil {
+		if err := p.write(context.Background(), context.Background(), f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -174,7 +174,7 @@ func TestOffsetsBelowCommittedStopThePartition(t *testing.T) {
 	if p.cfg.Stats.Rewinds.Load() != 1 {
 		t.Fatal("rewind not counted")
 	}
-	if err := p.write(context.Background(), f.record(10)); !errors.As(err, &re) {
+	if err := p.write(context.Background(), context.Background(), f.record(10)); !errors.As(err, &re) {
 		t.Fatalf("write of an offset below the committed one = %v; want a RewindError", err)
 	}
 	f.check(350)
@@ -193,7 +193,7 @@ func TestTopicNameTooLongIsRefusedBeforeAnyPublish(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Partition != 0 {
 		t.Fatalf("resume = %v; want a layout.NameError", err)
 	}
-	if _, err := mem.Stat("/logs"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := mem.Stat(t.Context(), "/logs"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("something was published for a topic that cannot be written: %v", err)
 	}
 }
@@ -218,19 +218,19 @@ func TestFailedRotationForgetsUnwrittenSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	for off := int64(0); off < 10; off++ {
-		if err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	d, _ := v2.Codec.BinaryFromNative(nil, map[string]any{"seq": int64(10), "must": "x"})
 	mem.FailNext(storagetest.OpClose, storagetest.PathContains("_tmp"), errors.New("HDFS hiccup"))
-	if err := p.write(ctx, record{Offset: 10, Timestamp: time.Now(), Schema: v2, Datum: d}); err == nil {
+	if err := p.write(ctx, ctx, record{Offset: 10, Timestamp: time.Now(), Schema: v2, Datum: d}); err == nil {
 		t.Fatal("the schema-change rotation did not fail")
 	}
 	if _, err := p.resume(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.write(ctx, f.record(0)); err != nil {
+	if err := p.write(ctx, ctx, f.record(0)); err != nil {
 		t.Fatalf("an older record fetched again after the failed rotation: %v", err)
 	}
 }
@@ -242,7 +242,7 @@ func TestOwnCommitWithVanishedFilesStops(t *testing.T) {
 	mem := storagetest.NewMemFS()
 	f := newFixture(t, mem)
 	hooks := hookFaults{}
-	hooks[WALAppended] = func() { mem.RemoveAll("/topics/+tmp") }
+	hooks[WALAppended] = func() { mem.RemoveAll(t.Context(), "/topics/+tmp") }
 	p := f.partition(hooks)
 	_, err := f.drive(p, 100)
 	if !errors.Is(err, errCommittedFileMissing) || p.cfg.Stats.MissingFiles.Load() != 1 {
@@ -275,7 +275,7 @@ func TestEmptiedWALIsAnErrorNotAPanic(t *testing.T) {
 	ofs := newOpFS(mem)
 	ofs.after = func(_ int, op, name string) {
 		if op == "rename" && strings.Contains(name, ".staging-") && strings.Contains(name, "00000000000000000002") {
-			mem.RemoveAll("/logs")
+			mem.RemoveAll(t.Context(), "/logs")
 		}
 	}
 	_, err := f.drive(f.owner(ofs, "A", nil), 50)
@@ -359,15 +359,15 @@ func TestRejectedRecordDoesNotChangeCurrentSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	for off := int64(0); off < 10; off++ {
-		if err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	d, _ := s2.Codec.BinaryFromNative(nil, map[string]any{"seq": int64(10), "must": "x"})
-	if err := p.write(ctx, record{Offset: 10, Timestamp: time.Now(), Schema: s2, Datum: d}); !isBadRecord(err) {
+	if err := p.write(ctx, ctx, record{Offset: 10, Timestamp: time.Now(), Schema: s2, Datum: d}); !isBadRecord(err) {
 		t.Fatalf("a record without the partition field: %v; want a bad record", err)
 	}
-	if err := p.write(ctx, f.record(11)); err != nil {
+	if err := p.write(ctx, ctx, f.record(11)); err != nil {
 		t.Fatalf("an older record after the rejected one: %v", err)
 	}
 }
@@ -394,7 +394,7 @@ func TestResetOffsetIsTheWayOut(t *testing.T) {
 	if err := ResetOffset(ctx, s, Reset{Topic: testTopic, Partition: 0, Next: 0}, testLogger()); !errors.As(err, &re) || re.Last != 349 {
 		t.Fatalf("reset over committed files = %v; want a ResetError naming offset 349", err)
 	}
-	if err := mem.Rename("/topics/"+testTopic, "/old-"+testTopic); err != nil {
+	if err := mem.Rename(t.Context(), "/topics/"+testTopic, "/old-"+testTopic); err != nil {
 		t.Fatal(err)
 	}
 	if err := ResetOffset(ctx, s, Reset{Topic: testTopic, Partition: 0, Next: 0}, testLogger()); err != nil {

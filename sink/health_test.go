@@ -168,7 +168,7 @@ func TestRegistryOutageHoldsOnlyItsPartition(t *testing.T) {
 	c := start(t, cfg)
 	want1 := func(n int64) func() bool {
 		return func() bool {
-			rep, _ := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic})
+			rep, _ := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic})
 			var got int64
 			for _, f := range rep.Files {
 				if f.Range.Partition == 1 {
@@ -185,7 +185,7 @@ func TestRegistryOutageHoldsOnlyItsPartition(t *testing.T) {
 	})
 	close(reg.release)
 	waitFor(t, "40 committed", func() bool { return committedRecords(k.fs) == 40 })
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 20, 1: 20}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 20, 1: 20}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 }

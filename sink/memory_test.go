@@ -78,7 +78,7 @@ func TestMemoryBudgetSharedByConnectors(t *testing.T) {
 		if _, ok := c.wait(30 * time.Second); !ok {
 			t.Fatal("connector did not stop")
 		}
-		if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: topic, Want: want, SeqField: "seq"}); err != nil {
+		if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: topic, Want: want, SeqField: "seq"}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("%s: memory rotations %d, peak %d, files %d", topic, c.Stats.MemoryRotations.Load(), c.Stats.PeakBuffered.Load(), c.Stats.Commits.Load())

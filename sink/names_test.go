@@ -35,7 +35,7 @@ func TestTopicAsLongAsTheReferenceWritesCommits(t *testing.T) {
 	if _, err := f.drive(f.ownerOf(9, f.fs, "e1", nil), 150); err != nil {
 		t.Fatalf("a topic of %d characters with pad 10: %v", longestTopic, err)
 	}
-	rep, err := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: f.topic, Want: map[int32]int64{9: 150}, SeqField: "seq"})
+	rep, err := verify.Check(t.Context(), f.fs, verify.Options{TopicsDir: "/topics", Topic: f.topic, Want: map[int32]int64{9: 150}, SeqField: "seq"})
 	if err != nil || len(rep.Files) != 2 {
 		t.Fatalf("exactly once: %v (%d files)", err, len(rep.Files))
 	}
@@ -74,7 +74,7 @@ func TestCommitWhoseNamesOutgrewThePadIsNotPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	for off := int64(first); off <= last; off++ {
-		if err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -88,16 +88,16 @@ func TestCommitWhoseNamesOutgrewThePadIsNotPublished(t *testing.T) {
 			t.Errorf("error lacks %q: %v", want, err)
 		}
 	}
-	segs, err := p.log.Segments()
+	segs, err := p.log.Segments(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, seq := range segs {
-		if e, err := p.log.Read(seq); err != nil || e.Kind != entry.KindClaim {
+		if e, err := p.log.Read(t.Context(), seq); err != nil || e.Kind != entry.KindClaim {
 			t.Fatalf("WAL segment %d: %v %v; want only the claim: no commit may be published", seq, e.Kind, err)
 		}
 	}
-	rep, err := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: f.topic, Want: map[int32]int64{}})
+	rep, err := verify.Check(t.Context(), f.fs, verify.Options{TopicsDir: "/topics", Topic: f.topic, Want: map[int32]int64{}})
 	if err != nil || len(rep.Files) != 0 || len(rep.TempFiles) != 0 {
 		t.Fatalf("files after the refusal: %+v %v; want none: its temp files belong to no commit", rep, err)
 	}

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync"
@@ -128,7 +129,7 @@ func TestPauseStopsFetchingAndCommitting(t *testing.T) {
 	if r.Paused() {
 		t.Fatal("still reported paused after Resume")
 	}
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 80}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 80}, SeqField: "seq"}); err != nil {
 		t.Fatalf("exactly once after pause and resume: %v", err)
 	}
 }
@@ -140,11 +141,11 @@ type panicFS struct {
 	once sync.Once
 }
 
-func (f *panicFS) Rename(oldpath, newpath string) error {
+func (f *panicFS) Rename(ctx context.Context, oldpath, newpath string) error {
 	if strings.HasPrefix(newpath, "/topics/") && !strings.Contains(newpath, "+tmp") {
 		f.once.Do(func() { panic("injected: rename") })
 	}
-	return f.FS.Rename(oldpath, newpath)
+	return f.FS.Rename(ctx, oldpath, newpath)
 }
 
 // TestPanicInPartitionWorkerFailsTheConnector: a panic in a partition
@@ -169,7 +170,7 @@ func TestPanicInPartitionWorkerFailsTheConnector(t *testing.T) {
 	waitFor(t, "committed by the next connector", func() bool { return committedRecords(k.fs) == 20 })
 	r2.stop()
 	r2.wait(30 * time.Second)
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 20}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 20}, SeqField: "seq"}); err != nil {
 		t.Fatalf("exactly once after a panic: %v", err)
 	}
 }
@@ -182,7 +183,7 @@ type slowRenameFS struct {
 	slow          bool
 }
 
-func (f *slowRenameFS) Rename(oldpath, newpath string) error {
+func (f *slowRenameFS) Rename(ctx context.Context, oldpath, newpath string) error {
 	f.mu.Lock()
 	slow := f.slow && strings.HasPrefix(newpath, "/topics/") && !strings.Contains(newpath, "+tmp")
 	if slow {
@@ -194,7 +195,7 @@ func (f *slowRenameFS) Rename(oldpath, newpath string) error {
 		time.Sleep(50 * time.Millisecond)
 		defer func() { f.mu.Lock(); f.inFlight--; f.mu.Unlock() }()
 	}
-	return f.FS.Rename(oldpath, newpath)
+	return f.FS.Rename(ctx, oldpath, newpath)
 }
 
 // TestShutdownCommitsPartitionsInParallel: at shutdown the open files of

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"context"
 	"io"
 	"io/fs"
 	"sync"
@@ -44,41 +45,41 @@ func (o *opFS) do(op, name string, call func()) {
 	}
 }
 
-func (o *opFS) Create(name string) (f storage.File, err error) {
-	o.do("create", name, func() { f, err = o.FS.Create(name) })
+func (o *opFS) Create(ctx context.Context, name string) (f storage.File, err error) {
+	o.do("create", name, func() { f, err = o.FS.Create(ctx, name) })
 	if err != nil {
 		return nil, err
 	}
 	return &opFile{File: f, fs: o, name: name}, nil
 }
 
-func (o *opFS) Open(name string) (r io.ReadCloser, err error) {
-	o.do("open", name, func() { r, err = o.FS.Open(name) })
+func (o *opFS) Open(ctx context.Context, name string) (r io.ReadCloser, err error) {
+	o.do("open", name, func() { r, err = o.FS.Open(ctx, name) })
 	return r, err
 }
 
-func (o *opFS) Rename(oldpath, newpath string) (err error) {
-	o.do("rename", oldpath+" -> "+newpath, func() { err = o.FS.Rename(oldpath, newpath) })
+func (o *opFS) Rename(ctx context.Context, oldpath, newpath string) (err error) {
+	o.do("rename", oldpath+" -> "+newpath, func() { err = o.FS.Rename(ctx, oldpath, newpath) })
 	return err
 }
 
-func (o *opFS) Remove(name string) (err error) {
-	o.do("remove", name, func() { err = o.FS.Remove(name) })
+func (o *opFS) Remove(ctx context.Context, name string) (err error) {
+	o.do("remove", name, func() { err = o.FS.Remove(ctx, name) })
 	return err
 }
 
-func (o *opFS) RemoveAll(name string) (err error) {
-	o.do("removeall", name, func() { err = o.FS.RemoveAll(name) })
+func (o *opFS) RemoveAll(ctx context.Context, name string) (err error) {
+	o.do("removeall", name, func() { err = o.FS.RemoveAll(ctx, name) })
 	return err
 }
 
-func (o *opFS) ReadDir(name string) (infos []fs.FileInfo, err error) {
-	o.do("readdir", name, func() { infos, err = o.FS.ReadDir(name) })
+func (o *opFS) ReadDir(ctx context.Context, name string) (infos []fs.FileInfo, err error) {
+	o.do("readdir", name, func() { infos, err = o.FS.ReadDir(ctx, name) })
 	return infos, err
 }
 
-func (o *opFS) Stat(name string) (info fs.FileInfo, err error) {
-	o.do("stat", name, func() { info, err = o.FS.Stat(name) })
+func (o *opFS) Stat(ctx context.Context, name string) (info fs.FileInfo, err error) {
+	o.do("stat", name, func() { info, err = o.FS.Stat(ctx, name) })
 	return info, err
 }
 

@@ -288,7 +288,11 @@ func (p *partition) endBatch(ctx context.Context) error {
 
 // write appends one record, rotating first when a trigger says so: the
 // record that trips a trigger starts the next file, as in the reference.
-func (p *partition) write(ctx context.Context, r record) error {
+// Two contexts, because a stop ends them differently: ctx bounds the
+// registry lookup that restores the committed files' schema, which a stop
+// ends at once; store bounds the store calls (the record's temp file, its
+// rotation), which a stop lets finish (Connector.storeContext).
+func (p *partition) write(ctx, store context.Context, r record) error {
 	if r.Offset <= p.committed {
 		// Already committed; beginBatch refuses such batches, so this
 		// never happens: never write an offset twice.
@@ -297,7 +301,7 @@ func (p *partition) write(ctx context.Context, r record) error {
 	if err := p.resolveSchema(ctx, &r); err != nil {
 		return err
 	}
-	if err := p.maybeRotate(ctx, &r); err != nil {
+	if err := p.maybeRotate(store, &r); err != nil {
 		return err
 	}
 	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{
@@ -308,15 +312,16 @@ func (p *partition) write(ctx context.Context, r record) error {
 	if err != nil {
 		return err
 	}
-	return p.append(enc, r)
+	return p.append(store, enc, r)
 }
 
 // append writes r into the file of directory enc; the first record of a
-// rotation starts the schedule and tells the catalog its schema.
-func (p *partition) append(enc string, r record) error {
+// rotation starts the schedule and tells the catalog its schema. A file it
+// opens is written and committed under ctx.
+func (p *partition) append(ctx context.Context, enc string, r record) error {
 	now := p.now()
 	wasEmpty := p.w.Empty()
-	if err := p.w.Append(enc, r.Schema, r.Offset, r.Datum, now); err != nil {
+	if err := p.w.Append(ctx, enc, r.Schema, r.Offset, r.Datum, now); err != nil {
 		return err
 	}
 	if r.Schema != nil {
@@ -426,8 +431,8 @@ func (p *partition) commitNow(ctx context.Context, reason string) error {
 
 // discard drops the open files without committing them: their records are
 // consumed again by whoever owns the partition next.
-func (p *partition) discard() {
-	if err := p.w.Discard(); err != nil {
+func (p *partition) discard(ctx context.Context) {
+	if err := p.w.Discard(ctx); err != nil {
 		p.cfg.Logger.Warn("discard temp files", "err", err)
 	}
 }
@@ -515,12 +520,12 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	start = p.stepDone(StepClose, start)
 	p.enter(TempFileClosed)
 	e := p.walEntry(entry.KindCommit, p.commitStanding(closed), closed)
-	if err := p.publishCommit(e, closed); err != nil {
+	if err := p.publishCommit(ctx, e, closed); err != nil {
 		return err
 	}
 	start = p.stepDone(StepPublish, start)
 	p.enter(WALAppended)
-	if err := p.applyOwnMoves(e.Files); err != nil {
+	if err := p.applyOwnMoves(ctx, e.Files); err != nil {
 		return err
 	}
 	p.stepDone(StepRename, start)
@@ -530,7 +535,7 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", p.committed, "seq", p.seq)
 	p.cfg.Observer.Committed(Commit{Files: len(closed), Records: records(closed), Bytes: bytes, Next: p.committed + 1, At: time.Now()})
 	p.cfg.OnCommit(p.committed + 1)
-	p.pruneSometimes()
+	p.pruneSometimes(ctx)
 	p.enter(WritePartitionPaused)
 	return nil
 }
@@ -554,9 +559,9 @@ func records(closed []writer.Closed) int64 {
 // applyOwnMoves renames the files of the commit this owner just published.
 // A move with neither its temp nor its final file can never be legitimate
 // here: the error stops the partition instead of advancing past lost data.
-func (p *partition) applyOwnMoves(moves []entry.FileMove) error {
+func (p *partition) applyOwnMoves(ctx context.Context, moves []entry.FileMove) error {
 	for _, m := range moves {
-		err := p.move(m)
+		err := p.move(ctx, m)
 		if errors.Is(err, errCommittedFileMissing) {
 			p.cfg.Stats.MissingFiles.Add(1)
 		}
@@ -578,11 +583,11 @@ func lastOffset(closed []writer.Closed) int64 {
 
 // pruneSometimes prunes the WAL every PruneEvery-th commit. A failure is
 // housekeeping, not a reason to stop: the next prune removes the rest.
-func (p *partition) pruneSometimes() {
+func (p *partition) pruneSometimes(ctx context.Context) {
 	if p.seq%max(p.cfg.PruneEvery, 1) != 0 {
 		return
 	}
-	if err := p.log.Prune(p.seq); err != nil {
+	if err := p.log.Prune(ctx, p.seq); err != nil {
 		p.cfg.Logger.Warn("prune WAL", "err", err)
 	}
 }
@@ -609,24 +614,25 @@ func (p *partition) registerPartitions(closed []writer.Closed) {
 // its renames could never succeed, and recovery would retry them forever
 // (audit F7). CheckNames at assignment assumes offsets of pad digits; this
 // guard sees offsets that have outgrown them.
-func (p *partition) publishCommit(e entry.Entry, closed []writer.Closed) error {
+func (p *partition) publishCommit(ctx context.Context, e entry.Entry, closed []writer.Closed) error {
 	if err := p.checkFinalNames(e.Files); err != nil {
-		p.discardClosed(closed) // nothing refers to them: the commit was not published
+		p.discardClosed(ctx, closed) // nothing refers to them: the commit was not published
 		return err
 	}
 	seq := p.seq + 1
-	err := p.log.Publish(seq, e)
+	err := p.log.Publish(ctx, seq, e)
 	if errors.Is(err, wal.ErrSeqTaken) {
-		p.discardClosed(closed)
+		p.discardClosed(ctx, closed)
 		return fmt.Errorf("%w (segment %d exists)", ErrFenced, seq)
 	}
 	if err != nil {
-		// Unknown outcome: the segment may stand. Keep the temp files for
+		// Unknown outcome (a lost reply, or a context that ended while
+		// waiting): the segment may stand. Keep the temp files for
 		// recovery, which applies the segment if it stands and removes them if not.
 		return fmt.Errorf("publish WAL segment %d: %w", seq, err)
 	}
 	p.seq = seq
-	head, err := p.newestSegment()
+	head, err := p.newestSegment(ctx)
 	if err != nil {
 		return fmt.Errorf("list WAL after publishing %d: %w", seq, err)
 	}
@@ -647,9 +653,9 @@ func (p *partition) checkFinalNames(moves []entry.FileMove) error {
 	return nil
 }
 
-func (p *partition) discardClosed(closed []writer.Closed) {
+func (p *partition) discardClosed(ctx context.Context, closed []writer.Closed) {
 	for _, c := range closed {
-		if err := p.cfg.FS.Remove(c.Temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := p.cfg.FS.Remove(ctx, c.Temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			p.cfg.Logger.Warn("remove unpublished temp file", "file", c.Temp, "err", err)
 		}
 	}

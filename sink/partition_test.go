@@ -165,7 +165,7 @@ func (f *fixture) drive(p *partition, n int64) (crashed bool, err error) {
 		return false, err
 	}
 	for off := max(next, 0); off < n; off++ {
-		if err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, ctx, f.record(off)); err != nil {
 			return false, err
 		}
 	}
@@ -185,7 +185,7 @@ func batchOf(first, last int64) fetchedBatch {
 
 func (f *fixture) check(n int64) verify.Report {
 	f.t.Helper()
-	rep, err := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
+	rep, err := verify.Check(context.Background(), f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
 	if err != nil {
 		f.t.Fatalf("exactly-once violated: %v", err)
 	}
@@ -312,7 +312,7 @@ func TestZombieCannotCommitAfterClaim(t *testing.T) {
 		t.Fatal(err)
 	}
 	for off := int64(0); off < 150; off++ { // commits 0-99, holds 100-149 open
-		if err := zombie.write(ctx, f.record(off)); err != nil {
+		if err := zombie.write(ctx, ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -349,7 +349,7 @@ func TestZombiePublishingPrunedSegmentIsFenced(t *testing.T) {
 		}
 	}
 	for off := int64(0); off < 100; off++ {
-		if err := zombie.write(ctx, f.record(off)); err != nil {
+		if err := zombie.write(ctx, ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -388,7 +388,7 @@ func TestRecoveryWithoutWALUsesFileNames(t *testing.T) {
 	if _, err := f.drive(f.partition(nil), 120); err != nil {
 		t.Fatal(err)
 	}
-	if err := mem.RemoveAll("/logs"); err != nil {
+	if err := mem.RemoveAll(t.Context(), "/logs"); err != nil {
 		t.Fatal(err)
 	}
 	if next, err := f.partition(nil).resume(ctx, nil); err != nil || next != 120 {
@@ -407,7 +407,7 @@ func TestOffsetGaps(t *testing.T) {
 	}
 	offs := []int64{0, 1, 5, 6, 7, 40}
 	for _, off := range offs {
-		if err := p.write(ctx, f.record(off)); err != nil {
+		if err := p.write(ctx, ctx, f.record(off)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -555,7 +555,7 @@ func TestSchemaCompatibility(t *testing.T) {
 				if off >= 10 && off < 20 {
 					s = v2
 				}
-				err = p.write(ctx, rec(off, s))
+				err = p.write(ctx, ctx, rec(off, s))
 			}
 			if tc.wantError {
 				if !errors.Is(err, schema.ErrIncompatible) || !isBadRecord(err) {
@@ -610,11 +610,11 @@ func TestValueTheFormatCannotHoldIsABadRecord(t *testing.T) {
 	}
 	v, _ := demodata.ValueAt(f.sch.ID, 0, 0, time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC))
 	_, datum, _ := schema.ParseWire(v)
-	err = p.write(ctx, record{Offset: 0, Timestamp: time.Now(), Schema: f.sch, Datum: datum})
+	err = p.write(ctx, ctx, record{Offset: 0, Timestamp: time.Now(), Schema: f.sch, Datum: datum})
 	if err == nil || !isBadRecord(err) {
 		t.Fatalf("err = %v; want a bad record", err)
 	}
-	if err := p.write(ctx, f.record(1)); err != nil {
+	if err := p.write(ctx, ctx, f.record(1)); err != nil {
 		t.Fatalf("the file must stay usable after a rejected value: %v", err)
 	}
 }
@@ -628,7 +628,7 @@ func TestWALPrunedEveryNthCommit(t *testing.T) {
 	if _, err := f.drive(p, 2000); err != nil { // 20 commits of 100
 		t.Fatal(err)
 	}
-	seqs, err := p.log.Segments()
+	seqs, err := p.log.Segments(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (p *partition) resume(ctx context.Context, scans *topicScans) (int64, error
 // other, then reported refused (RefusedError): nothing is fetched.
 func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, error) {
 	p.enter(RecoveryStarted)
-	if err := p.w.Discard(); err != nil {
+	if err := p.w.Discard(ctx); err != nil {
 		p.cfg.Logger.Warn("discard open temp files", "err", err)
 	}
 	// The open files are gone: the committed files' schema is current again
@@ -62,9 +62,9 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 	}
 	p.w = p.newWriter(p.cfg.Layout.ClaimTempDir(p.cfg.Partition, p.seq))
 	p.enter(WALApplied)
-	p.removeOrphans()
+	p.removeOrphans(ctx)
 	p.enter(OffsetReset)
-	if err := p.log.Prune(p.seq); err != nil {
+	if err := p.log.Prune(ctx, p.seq); err != nil {
 		// Housekeeping: old segments cost nothing, the next prune removes them.
 		p.cfg.Logger.Warn("prune WAL after claiming", "err", err)
 	}
@@ -158,7 +158,7 @@ func (p *partition) claimAs(ctx context.Context, scans *topicScans, carry func(h
 		if err := ctx.Err(); err != nil {
 			return claimed{}, err
 		}
-		head, found, err := p.applyHead(scans)
+		head, found, err := p.applyHead(ctx, scans)
 		if err != nil {
 			return claimed{}, err
 		}
@@ -167,7 +167,7 @@ func (p *partition) claimAs(ctx context.Context, scans *topicScans, carry func(h
 			return claimed{}, err
 		}
 		c := claimed{seq: head + 1, found: found, carried: carried}
-		err = p.publishClaim(c.seq, c.carried)
+		err = p.publishClaim(ctx, c.seq, c.carried)
 		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
 			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", c.seq, "err", err)
 			continue
@@ -181,11 +181,11 @@ func (p *partition) claimAs(ctx context.Context, scans *topicScans, carry func(h
 
 // publishClaim publishes a claim at seq and checks that it is the newest
 // segment; otherwise it reports wal.ErrSeqTaken, and the caller re-reads.
-func (p *partition) publishClaim(seq uint64, s standing) error {
-	if err := p.log.Publish(seq, p.walEntry(entry.KindClaim, s, nil)); err != nil {
+func (p *partition) publishClaim(ctx context.Context, seq uint64, s standing) error {
+	if err := p.log.Publish(ctx, seq, p.walEntry(entry.KindClaim, s, nil)); err != nil {
 		return err
 	}
-	head, err := p.newestSegment()
+	head, err := p.newestSegment(ctx)
 	if err != nil {
 		return fmt.Errorf("list WAL after claiming %d: %w", seq, err)
 	}
@@ -206,11 +206,11 @@ func (p *partition) epochBefore(next int64) int32 {
 
 // stillRefused reports whether the WAL head is still the refusal this owner
 // claimed with: then nothing changed, and a retry need not claim again.
-func (p *partition) stillRefused() (bool, error) {
+func (p *partition) stillRefused(ctx context.Context) (bool, error) {
 	if p.refused == "" {
 		return false, nil
 	}
-	head, err := p.newestSegment()
+	head, err := p.newestSegment(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -219,8 +219,8 @@ func (p *partition) stillRefused() (bool, error) {
 
 // newestSegment is the highest published sequence number. An empty log
 // after publishing means someone deleted the WAL of a running partition.
-func (p *partition) newestSegment() (uint64, error) {
-	seqs, err := p.log.Segments()
+func (p *partition) newestSegment(ctx context.Context) (uint64, error) {
+	seqs, err := p.log.Segments(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -236,22 +236,22 @@ func (p *partition) newestSegment() (uint64, error) {
 // before, and segments below the newest that appear later are a fenced
 // owner's, which nobody applies. Without a WAL, the committed offset comes
 // from the file names and nothing else is known.
-func (p *partition) applyHead(scans *topicScans) (uint64, standing, error) {
-	seqs, err := p.log.Segments()
+func (p *partition) applyHead(ctx context.Context, scans *topicScans) (uint64, standing, error) {
+	seqs, err := p.log.Segments(ctx)
 	if err != nil {
 		return 0, standing{}, fmt.Errorf("list WAL: %w", err)
 	}
 	if len(seqs) == 0 {
-		committed, err := p.scanCommitted(scans)
+		committed, err := p.scanCommitted(ctx, scans)
 		return 0, standing{committed: committed, epoch: -1}, err
 	}
 	head := seqs[len(seqs)-1]
-	e, err := p.log.Read(head)
+	e, err := p.log.Read(ctx, head)
 	if err != nil {
 		return 0, standing{}, fmt.Errorf("read WAL segment %d of %s/%d: %w", head, p.topic(), p.cfg.Partition, err)
 	}
 	if e.Kind == entry.KindCommit {
-		if err := p.rollForward(e.Files); err != nil {
+		if err := p.rollForward(ctx, e.Files); err != nil {
 			return 0, standing{}, err
 		}
 	}
@@ -265,15 +265,15 @@ func (p *partition) applyHead(scans *topicScans) (uint64, standing, error) {
 // files out of topics.dir), so it is reported and recovery goes on. The
 // directories of the moves that stand are handed to the catalog, as an
 // owner's commit hands its own (registerRolledForward).
-func (p *partition) rollForward(moves []entry.FileMove) error {
+func (p *partition) rollForward(ctx context.Context, moves []entry.FileMove) error {
 	var done []string
 	defer func() { p.registerRolledForward(done) }()
 	for _, m := range moves {
-		if _, err := p.cfg.FS.Stat(m.Final); err == nil {
+		if _, err := p.cfg.FS.Stat(ctx, m.Final); err == nil {
 			done = append(done, m.Final)
 			continue
 		}
-		err := p.move(m)
+		err := p.move(ctx, m)
 		if errors.Is(err, errCommittedFileMissing) {
 			p.cfg.Logger.Error("committed file is missing; was it moved out of topics.dir?", "final", m.Final, "offsets", fmt.Sprintf("%d-%d", m.StartOffset, m.EndOffset))
 			continue
@@ -314,15 +314,15 @@ func (p *partition) registerRolledForward(finals []string) {
 // move renames one committed temp file to its final name. It is idempotent:
 // a move whose temp file is gone and whose final file exists was done
 // before (by us, an earlier owner, or a reply that was lost).
-func (p *partition) move(m entry.FileMove) error {
-	err := p.cfg.FS.Rename(m.Temp, m.Final)
+func (p *partition) move(ctx context.Context, m entry.FileMove) error {
+	err := p.cfg.FS.Rename(ctx, m.Temp, m.Final)
 	if err == nil {
 		return nil
 	}
-	if _, serr := p.cfg.FS.Stat(m.Temp); !errors.Is(serr, fs.ErrNotExist) {
+	if _, serr := p.cfg.FS.Stat(ctx, m.Temp); !errors.Is(serr, fs.ErrNotExist) {
 		return fmt.Errorf("commit %s -> %s: %w", m.Temp, m.Final, err)
 	}
-	if _, ferr := p.cfg.FS.Stat(m.Final); ferr != nil {
+	if _, ferr := p.cfg.FS.Stat(ctx, m.Final); ferr != nil {
 		return fmt.Errorf("%w: %s (offsets %d-%d)", errCommittedFileMissing, m.Final, m.StartOffset, m.EndOffset)
 	}
 	return nil
@@ -336,9 +336,9 @@ func (p *partition) move(m entry.FileMove) error {
 // owner's directory has a higher number, so a cleanup that runs late never
 // touches it (docs/design.md §5). Failures are housekeeping: the orphans
 // are removed by the next recovery.
-func (p *partition) removeOrphans() {
+func (p *partition) removeOrphans(ctx context.Context) {
 	root := p.cfg.Layout.TempRoot(p.cfg.Partition)
-	infos, err := p.cfg.FS.ReadDir(root)
+	infos, err := p.cfg.FS.ReadDir(ctx, root)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		p.cfg.Logger.Warn("list temp files for cleanup", "dir", root, "err", err)
 	}
@@ -346,11 +346,11 @@ func (p *partition) removeOrphans() {
 		if seq, ok := layout.ParseClaimDir(fi.Name()); ok && fi.IsDir() && seq >= p.seq {
 			continue
 		}
-		if err := p.cfg.FS.RemoveAll(root + "/" + fi.Name()); err != nil {
+		if err := p.cfg.FS.RemoveAll(ctx, root+"/"+fi.Name()); err != nil {
 			p.cfg.Logger.Warn("remove orphaned temp files", "path", root+"/"+fi.Name(), "err", err)
 		}
 	}
-	if err := p.log.RemoveStaging(); err != nil {
+	if err := p.log.RemoveStaging(ctx); err != nil {
 		p.cfg.Logger.Warn("remove WAL staging directories", "err", err)
 	}
 }
@@ -359,11 +359,11 @@ func (p *partition) removeOrphans() {
 // when there is no WAL at all (a fresh start, or files written by the
 // reference connector). It lists only this partition's directory when the
 // partitioner allows, and walks the topic directory otherwise.
-func (p *partition) scanCommitted(scans *topicScans) (int64, error) {
+func (p *partition) scanCommitted(ctx context.Context, scans *topicScans) (int64, error) {
 	if _, ok := p.cfg.Partitioner.(partitioner.Default); !ok {
-		return scans.last(p)
+		return scans.last(ctx, p)
 	}
-	ends, err := scanEnds(p.cfg.FS, p.cfg.Layout, p.cfg.Layout.PartitionDir(p.cfg.Partition))
+	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, p.cfg.Layout.PartitionDir(p.cfg.Partition))
 	if err != nil {
 		return 0, err
 	}
@@ -381,9 +381,9 @@ func (p *partition) noteScanned(ends map[int32]int64) int64 {
 
 // scanEnds walks root for committed files of the topic and returns, per
 // Kafka partition, the highest offset their names give.
-func scanEnds(fsys storage.FS, t layout.Topic, root string) (map[int32]int64, error) {
+func scanEnds(ctx context.Context, fsys storage.FS, t layout.Topic, root string) (map[int32]int64, error) {
 	ends := map[int32]int64{}
-	err := storage.WalkFiles(fsys, root, layout.IsTempDir, func(name string) error {
+	err := storage.WalkFiles(ctx, fsys, root, layout.IsTempDir, func(name string) error {
 		r, ok := layout.ParseFinalName(name)
 		if ok && r.Topic == t.Name {
 			if last, seen := ends[r.Partition]; !seen || r.End > last {
@@ -416,8 +416,10 @@ type topicWalk struct {
 
 func newTopicScans() *topicScans { return &topicScans{walks: map[string]*topicWalk{}} }
 
-// last walks (once per topic when s is not nil) and returns p's last offset.
-func (s *topicScans) last(p *partition) (int64, error) {
+// last walks (once per topic when s is not nil) and returns p's last
+// offset. The walk runs under the context of the first partition to ask:
+// the partitions recovered together share one.
+func (s *topicScans) last(ctx context.Context, p *partition) (int64, error) {
 	walk := &topicWalk{}
 	if s != nil {
 		s.mu.Lock()
@@ -429,7 +431,7 @@ func (s *topicScans) last(p *partition) (int64, error) {
 	}
 	walk.once.Do(func() {
 		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", p.cfg.Layout.Dir())
-		walk.ends, walk.err = scanEnds(p.cfg.FS, p.cfg.Layout, p.cfg.Layout.Dir())
+		walk.ends, walk.err = scanEnds(ctx, p.cfg.FS, p.cfg.Layout, p.cfg.Layout.Dir())
 	})
 	if walk.err != nil {
 		return 0, walk.err

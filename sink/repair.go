@@ -38,10 +38,10 @@ type RepairPlan struct {
 // PlanRepair decides a repair of partition p without changing anything.
 // to >= 0 is the operator's choice of the next offset (`--to`); it is
 // refused, as offsets reset is, while committed files at or above it exist.
-func PlanRepair(s WriteSettings, topic string, p int32, to int64) (RepairPlan, error) {
+func PlanRepair(ctx context.Context, s WriteSettings, topic string, p int32, to int64) (RepairPlan, error) {
 	part := inspector(s, topic, p)
 	plan := RepairPlan{Topic: topic, Partition: p, Committed: -1}
-	segs, err := part.readSegments()
+	segs, err := part.readSegments(ctx)
 	if err != nil {
 		return plan, err
 	}
@@ -61,16 +61,16 @@ func PlanRepair(s WriteSettings, topic string, p int32, to int64) (RepairPlan, e
 	plan.Copy = path.Join(part.log.Dir(), fmt.Sprintf(".corrupt-%020d", plan.Head.Seq))
 	plan.Why = append(plan.Why, fmt.Sprintf("the head, segment %d, cannot be read: %s", plan.Head.Seq, plan.Head.Err))
 	if to >= 0 {
-		return plan, part.planRepairTo(&plan, to)
+		return plan, part.planRepairTo(ctx, &plan, to)
 	}
-	return plan, part.planRepairFromEvidence(&plan, segs)
+	return plan, part.planRepairFromEvidence(ctx, &plan, segs)
 }
 
 // planRepairTo is a repair at the operator's offset.
-func (p *partition) planRepairTo(plan *RepairPlan, to int64) error {
+func (p *partition) planRepairTo(ctx context.Context, plan *RepairPlan, to int64) error {
 	plan.Committed = to - 1
 	plan.Why = append(plan.Why, fmt.Sprintf("--to %d: the partition resumes there", to))
-	if err := p.refuseOverlap(to); err != nil {
+	if err := p.refuseOverlap(ctx, to); err != nil {
 		var re *ResetError
 		if !errors.As(err, &re) {
 			return err
@@ -85,7 +85,7 @@ func (p *partition) planRepairTo(plan *RepairPlan, to int64) error {
 // was applied in full before the head was published (design.md §4,
 // invariant A), so its committed offset is a floor; files past it can
 // only be the damaged head's, which may have been applied in part.
-func (p *partition) planRepairFromEvidence(plan *RepairPlan, segs []Segment) error {
+func (p *partition) planRepairFromEvidence(ctx context.Context, plan *RepairPlan, segs []Segment) error {
 	floor := int64(-1)
 	if good := newestReadable(segs); good != nil {
 		floor = good.Entry.CommittedOffset
@@ -93,7 +93,7 @@ func (p *partition) planRepairFromEvidence(plan *RepairPlan, segs []Segment) err
 	} else {
 		plan.Why = append(plan.Why, "no older segment reads (they were pruned or are damaged too)")
 	}
-	last, dir, err := p.lastNamed()
+	last, dir, err := p.lastNamed(ctx)
 	if err != nil {
 		return err
 	}
@@ -118,12 +118,12 @@ func (plan *RepairPlan) refuse(err error) {
 }
 
 // lastNamed is the highest offset the partition's committed names hold.
-func (p *partition) lastNamed() (int64, string, error) {
+func (p *partition) lastNamed(ctx context.Context) (int64, string, error) {
 	dir := p.cfg.Layout.Dir()
 	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
 		dir = p.cfg.Layout.PartitionDir(p.cfg.Partition)
 	}
-	ends, err := scanEnds(p.cfg.FS, p.cfg.Layout, dir)
+	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
 	if err != nil {
 		return 0, dir, err
 	}
@@ -149,16 +149,16 @@ func Repair(ctx context.Context, s WriteSettings, plan RepairPlan, log *slog.Log
 	host, _ := os.Hostname()
 	part := inspector(s, plan.Topic, plan.Partition)
 	part.cfg.Owner, part.cfg.Epoch, part.cfg.Logger = fmt.Sprintf("%s:%d wal repair", host, os.Getpid()), newEpoch(), log
-	if err := part.checkHeadUnchanged(plan.Head.Seq); err != nil {
+	if err := part.checkHeadUnchanged(ctx, plan.Head.Seq); err != nil {
 		return err
 	}
-	if err := part.keepCopy(plan.Head.Path, plan.Copy); err != nil {
+	if err := part.keepCopy(ctx, plan.Head.Path, plan.Copy); err != nil {
 		return fmt.Errorf("keep a copy of %s: %w (nothing was changed)", plan.Head.Path, err)
 	}
 	seq := plan.Head.Seq + 1
 	// The damaged head's topic id, leader epoch and schema are unknown: the
 	// next owner adopts what it fetches.
-	if err := part.publishClaim(seq, standing{committed: plan.Committed, epoch: -1}); err != nil {
+	if err := part.publishClaim(ctx, seq, standing{committed: plan.Committed, epoch: -1}); err != nil {
 		return fmt.Errorf("publish the repair claim at segment %d: %w", seq, err)
 	}
 	log.Info("WAL repaired", "topic", plan.Topic, "partition", plan.Partition, "claim", seq, "committed_offset", plan.Committed, "copy", plan.Copy)
@@ -166,8 +166,8 @@ func Repair(ctx context.Context, s WriteSettings, plan RepairPlan, log *slog.Log
 }
 
 // checkHeadUnchanged fails unless seq is still the newest segment.
-func (p *partition) checkHeadUnchanged(seq uint64) error {
-	head, err := p.newestSegment()
+func (p *partition) checkHeadUnchanged(ctx context.Context, seq uint64) error {
+	head, err := p.newestSegment(ctx)
 	if err != nil {
 		return err
 	}
@@ -179,12 +179,12 @@ func (p *partition) checkHeadUnchanged(seq uint64) error {
 
 // keepCopy copies the damaged segment's bytes (what can be read of them)
 // beside the WAL, under a name Segments, Prune and RemoveStaging ignore.
-func (p *partition) keepCopy(src, dst string) error {
-	data, err := p.readAll(src)
+func (p *partition) keepCopy(ctx context.Context, src, dst string) error {
+	data, err := p.readAll(ctx, src)
 	if err != nil {
 		return err
 	}
-	f, err := p.cfg.FS.Create(path.Join(dst, fmt.Sprintf("segment-%d", time.Now().UnixMilli())))
+	f, err := p.cfg.FS.Create(ctx, path.Join(dst, fmt.Sprintf("segment-%d", time.Now().UnixMilli())))
 	if err != nil {
 		return err
 	}
@@ -197,8 +197,8 @@ func (p *partition) keepCopy(src, dst string) error {
 
 // readAll reads a file; a missing one (a segment directory without its
 // file) is empty.
-func (p *partition) readAll(name string) ([]byte, error) {
-	r, err := p.cfg.FS.Open(name)
+func (p *partition) readAll(ctx context.Context, name string) ([]byte, error) {
+	r, err := p.cfg.FS.Open(ctx, name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -212,7 +212,7 @@ func (p *partition) readAll(name string) ([]byte, error) {
 // coverLateRenames claims again when committed files past committed
 // appeared while the repair ran, so that nobody writes their offsets again.
 func (p *partition) coverLateRenames(ctx context.Context, committed int64) error {
-	last, _, err := p.lastNamed()
+	last, _, err := p.lastNamed(ctx)
 	if err != nil || last <= committed {
 		return err
 	}

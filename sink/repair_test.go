@@ -26,16 +26,16 @@ func (f *fixture) settings() WriteSettings {
 func tearHead(t *testing.T, fs storage.FS) uint64 {
 	t.Helper()
 	log := wal.Open(fs, "/logs/"+testTopic+"/0")
-	seqs, _ := log.Segments()
+	seqs, _ := log.Segments(t.Context())
 	head := seqs[len(seqs)-1]
-	r, err := fs.Open(log.SegmentPath(head))
+	r, err := fs.Open(t.Context(), log.SegmentPath(head))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data, _ := io.ReadAll(r)
 	r.Close()
-	fs.Remove(log.SegmentPath(head))
-	w, _ := fs.Create(log.SegmentPath(head))
+	fs.Remove(t.Context(), log.SegmentPath(head))
+	w, _ := fs.Create(t.Context(), log.SegmentPath(head))
 	w.Write(data[:len(data)/2])
 	w.Close()
 	return head
@@ -66,18 +66,18 @@ func TestRepairTornHeadThenRecoveryIsClean(t *testing.T) {
 				t.Fatalf("recovery over a torn head = %v, want ErrTornTail", err)
 			}
 			s := f.settings()
-			rep, err := InspectWAL(s, testTopic, 0)
+			rep, err := InspectWAL(t.Context(), s, testTopic, 0)
 			if err != nil || !rep.Stuck || !strings.Contains(rep.Recovery[0], "FAILS") {
 				t.Fatalf("inspect: stuck=%v %v %v", rep.Stuck, rep.Recovery, err)
 			}
-			plan, err := PlanRepair(s, testTopic, 0, -1)
+			plan, err := PlanRepair(t.Context(), s, testTopic, 0, -1)
 			if err != nil || !plan.Needed || plan.Committed != tc.want || plan.Refused != "" {
 				t.Fatalf("plan: %+v, %v", plan, err)
 			}
 			if err := Repair(ctx, s, plan, testLogger()); err != nil {
 				t.Fatal(err)
 			}
-			if infos, err := f.fs.ReadDir(plan.Copy); err != nil || len(infos) != 1 {
+			if infos, err := f.fs.ReadDir(t.Context(), plan.Copy); err != nil || len(infos) != 1 {
 				t.Fatalf("no copy of segment %d kept in %s: %v", head, plan.Copy, err)
 			}
 			if err := f.run(f.partition(nil), 500); err != nil {
@@ -93,11 +93,11 @@ func TestRepairNeedsNothingForAReadableHead(t *testing.T) {
 	if err := f.run(f.partition(nil), 120); err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanRepair(f.settings(), testTopic, 0, -1)
+	plan, err := PlanRepair(t.Context(), f.settings(), testTopic, 0, -1)
 	if err != nil || plan.Needed {
 		t.Fatalf("plan for a readable head: %+v, %v", plan, err)
 	}
-	rep, _ := InspectWAL(f.settings(), testTopic, 0)
+	rep, _ := InspectWAL(t.Context(), f.settings(), testTopic, 0)
 	if rep.Stuck || !strings.Contains(strings.Join(rep.Recovery, "\n"), "resume consuming at offset 120") {
 		t.Fatalf("inspect: %v", rep.Recovery)
 	}
@@ -120,7 +120,7 @@ func TestRepairRefusesToGuessAcrossDirectories(t *testing.T) {
 	}
 	tearHead(t, f.fs)
 	s := f.settings()
-	plan, err := PlanRepair(s, testTopic, 0, -1)
+	plan, err := PlanRepair(t.Context(), s, testTopic, 0, -1)
 	if err != nil || plan.Refused == "" {
 		t.Fatalf("plan: %+v, %v", plan, err)
 	}
@@ -128,10 +128,10 @@ func TestRepairRefusesToGuessAcrossDirectories(t *testing.T) {
 		t.Fatalf("repair of a refused plan = %v", err)
 	}
 	var re *ResetError
-	if plan, _ = PlanRepair(s, testTopic, 0, 100); Repair(ctx, s, plan, testLogger()) == nil || !errors.As(plan.refused, &re) {
+	if plan, _ = PlanRepair(t.Context(), s, testTopic, 0, 100); Repair(ctx, s, plan, testLogger()) == nil || !errors.As(plan.refused, &re) {
 		t.Fatalf("--to 100 below committed names: %+v", plan)
 	}
-	if plan, _ = PlanRepair(s, testTopic, 0, 350); Repair(ctx, s, plan, testLogger()) != nil {
+	if plan, _ = PlanRepair(t.Context(), s, testTopic, 0, 350); Repair(ctx, s, plan, testLogger()) != nil {
 		t.Fatalf("--to 350: %+v", plan)
 	}
 	if err := f.run(f.partition(nil), 400); err != nil {

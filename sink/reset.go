@@ -65,11 +65,11 @@ func ResetOffset(ctx context.Context, s WriteSettings, r Reset, log *slog.Logger
 // API's PATCH and DELETE of a connector's offsets) checks all of them
 // before it changes any. ResetOffset checks again: files may be committed
 // in between.
-func CheckReset(s WriteSettings, r Reset) error {
+func CheckReset(ctx context.Context, s WriteSettings, r Reset) error {
 	if err := r.negative(); err != nil || r.KeepCommitted {
 		return err
 	}
-	return resetPartition(s, r, slog.New(slog.DiscardHandler)).refuseOverlap(r.Next)
+	return resetPartition(s, r, slog.New(slog.DiscardHandler)).refuseOverlap(ctx, r.Next)
 }
 
 func (r Reset) negative() error {
@@ -93,7 +93,7 @@ func resetPartition(s WriteSettings, r Reset, log *slog.Logger) *partition {
 
 // resetTo publishes a claim that says r.Next-1 is committed.
 func (p *partition) resetTo(ctx context.Context, r Reset) error {
-	if err := p.refuseOverlap(r.Next); err != nil {
+	if err := p.refuseOverlap(ctx, r.Next); err != nil {
 		return err
 	}
 	c, err := p.claimAs(ctx, nil, func(_ uint64, found standing) (standing, error) {
@@ -141,7 +141,7 @@ func (p *partition) checkConnector(found standing, takeOver bool) error {
 // claims once more with the committed offset those files reach, so the
 // owner resumes after its own data, and reports the reset as refused.
 func (p *partition) undoIfOverlapped(ctx context.Context, next int64) error {
-	err := p.refuseOverlap(next)
+	err := p.refuseOverlap(ctx, next)
 	var re *ResetError
 	if !errors.As(err, &re) {
 		return err
@@ -157,9 +157,9 @@ func (p *partition) undoIfOverlapped(ctx context.Context, next int64) error {
 
 // refuseOverlap fails when committed files of the partition hold next or
 // a later offset.
-func (p *partition) refuseOverlap(next int64) error {
+func (p *partition) refuseOverlap(ctx context.Context, next int64) error {
 	dir := p.cfg.Layout.Dir()
-	ends, err := scanEnds(p.cfg.FS, p.cfg.Layout, dir)
+	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
 	if err != nil {
 		return err
 	}

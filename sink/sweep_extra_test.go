@@ -73,7 +73,7 @@ func (d *deadLetters) has(off int64) bool {
 // goes to the dead-letter topic (errors.tolerance=all) and the next one is
 // written; any other error stops the owner.
 func (f *fixture) writeOrDeadLetter(ctx context.Context, p *partition, off int64) error {
-	err := p.write(ctx, f.record(off))
+	err := p.write(ctx, ctx, f.record(off))
 	if err != nil && f.dlq != nil && isBadRecord(err) {
 		f.dlq.add(off)
 		return nil
@@ -88,7 +88,7 @@ func (f *fixture) exactlyOnceOrDeadLettered(n int64) error {
 	// Check's own verdict counts dead-lettered offsets as missing: its
 	// report is read here instead (a file that cannot be read is missing
 	// from it, and its offsets are then found missing below).
-	rep, _ := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
+	rep, _ := verify.Check(context.Background(), f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
 	if len(rep.TempFiles) > 0 {
 		return fmt.Errorf("temp files left after a clean finish: %v", rep.TempFiles)
 	}
@@ -200,7 +200,7 @@ func (f *fixture) refusedUntilCrash(p *partition) (crashed bool) {
 func (f *fixture) refusedThenReset(mem *storagetest.MemFS) error {
 	ctx := context.Background()
 	oldData := func() error {
-		_, err := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 40}, SeqField: "seq"})
+		_, err := verify.Check(context.Background(), f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 40}, SeqField: "seq"})
 		return err
 	}
 	if err := oldData(); err != nil {
@@ -216,7 +216,7 @@ func (f *fixture) refusedThenReset(mem *storagetest.MemFS) error {
 	if err := oldData(); err != nil {
 		return fmt.Errorf("old topic's data after the last owner: %w", err)
 	}
-	if err := mem.Rename("/topics/"+testTopic, "/archive-"+testTopic); err != nil {
+	if err := mem.Rename(context.Background(), "/topics/"+testTopic, "/archive-"+testTopic); err != nil {
 		return err
 	}
 	s := last.cfg.WriteSettings

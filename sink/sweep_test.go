@@ -131,7 +131,7 @@ func (f *fixture) exactlyOnce(n int64) error {
 	if f.dlq != nil {
 		return f.exactlyOnceOrDeadLettered(n)
 	}
-	rep, err := verify.Check(f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
+	rep, err := verify.Check(context.Background(), f.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: n}, SeqField: "seq"})
 	if err == nil && len(rep.TempFiles) > 0 {
 		err = fmt.Errorf("temp files left after a clean finish: %v", rep.TempFiles)
 	}

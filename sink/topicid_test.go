@@ -28,11 +28,11 @@ func (k *kafkaFixture) producedSeqs(from, to int64) {
 func headRefusal(t *testing.T, k *kafkaFixture) string {
 	t.Helper()
 	log := wal.Open(k.fs, "/logs/"+testTopic+"/0")
-	seqs, err := log.Segments()
+	seqs, err := log.Segments(t.Context())
 	if err != nil || len(seqs) == 0 {
 		t.Fatalf("WAL segments: %v %v", seqs, err)
 	}
-	e, err := log.Read(seqs[len(seqs)-1])
+	e, err := log.Read(t.Context(), seqs[len(seqs)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func headRefusal(t *testing.T, k *kafkaFixture) string {
 // and nothing else: nothing of a re-created topic was written.
 func checkOldTopicOnly(t *testing.T, k *kafkaFixture) {
 	t.Helper()
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 350}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 350}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -82,7 +82,7 @@ func TestRecreatedTopicWithLongerLogIsRefused(t *testing.T) {
 
 	runbookReset(t, k, 0)
 	waitFor(t, "the new topic committed", func() bool { return committedRecords(k.fs) == 600 })
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 600}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 600}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -92,7 +92,7 @@ func TestRecreatedTopicWithLongerLogIsRefused(t *testing.T) {
 func runbookReset(t *testing.T, k *kafkaFixture, next int64) {
 	t.Helper()
 	mem := k.fs.(*storagetest.MemFS)
-	if err := mem.Rename("/topics/"+testTopic, "/archive-"+testTopic); err != nil {
+	if err := mem.Rename(t.Context(), "/topics/"+testTopic, "/archive-"+testTopic); err != nil {
 		t.Fatal(err)
 	}
 	cfg := k.config("n1")
@@ -151,7 +151,7 @@ func TestRefusalOutlivesTheLogGrowing(t *testing.T) {
 
 	runbookReset(t, k, 0)
 	waitFor(t, "the new topic committed", func() bool { return committedRecords(k.fs) == 600 })
-	if _, err := verify.Check(k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 600}, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: map[int32]int64{0: 600}, SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -208,14 +208,14 @@ func TestConnectorsSharingAWALAreRefused(t *testing.T) {
 	if err := f.run(a, 100); err != nil {
 		t.Fatal(err)
 	}
-	seqs, _ := a.log.Segments()
+	seqs, _ := a.log.Segments(t.Context())
 	b := f.partition(nil)
 	b.cfg.Connector = "orders-b"
 	var oe *OverlapError
 	if _, err := b.resume(ctx, nil); !errors.As(err, &oe) || oe.Owner != "orders-a" {
 		t.Fatalf("second connector's resume = %v; want an OverlapError naming orders-a", err)
 	}
-	if after, _ := a.log.Segments(); len(after) != len(seqs) {
+	if after, _ := a.log.Segments(t.Context()); len(after) != len(seqs) {
 		t.Fatalf("the refused connector published: segments %v -> %v", seqs, after)
 	}
 	s := b.cfg.WriteSettings
@@ -286,7 +286,7 @@ func TestRetriesShareTopicWalks(t *testing.T) {
 		o.broken, o.retryAt = errors.New("namenode in safe mode"), time.Now().Add(-time.Second)
 		c.parts.put(o)
 	}
-	c.retryBroken(context.Background())
+	c.retryBroken(context.Background(), context.Background())
 	for _, o := range c.parts.all() {
 		if o.broken != nil {
 			t.Fatalf("partition %d not recovered: %v", o.partition, o.broken)
@@ -304,7 +304,7 @@ func TestVersion1WALKeepsWorking(t *testing.T) {
 	f := newFixture(t, storagetest.NewMemFS())
 	old := wal.Open(f.fs, "/logs/"+testTopic+"/0")
 	legacy := entry.Entry{Kind: entry.KindClaim, Epoch: "old", Owner: "h:1", Topic: testTopic, CommittedOffset: -1, LeaderEpoch: -1, Legacy: true}
-	if err := old.Publish(1, legacy); err != nil {
+	if err := old.Publish(t.Context(), 1, legacy); err != nil {
 		t.Fatal(err)
 	}
 	f.topicID = [16]byte{7}
@@ -313,8 +313,8 @@ func TestVersion1WALKeepsWorking(t *testing.T) {
 	if err := f.run(p, 50); err != nil {
 		t.Fatal(err)
 	}
-	seqs, _ := old.Segments()
-	head, err := old.Read(seqs[len(seqs)-1])
+	seqs, _ := old.Segments(t.Context())
+	head, err := old.Read(t.Context(), seqs[len(seqs)-1])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +344,7 @@ func ownerAfterHistory(t *testing.T, n int64) (*fixture, *storagetest.MemFS, *pa
 // as docs/operations.md says after a refusal.
 func runbook(t *testing.T, mem *storagetest.MemFS, p *partition, next int64) {
 	t.Helper()
-	if err := mem.Rename("/topics/"+testTopic, "/archive"); err != nil {
+	if err := mem.Rename(t.Context(), "/topics/"+testTopic, "/archive"); err != nil {
 		t.Fatal(err)
 	}
 	s := p.cfg.WriteSettings

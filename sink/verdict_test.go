@@ -64,7 +64,7 @@ func (f *verdictFixture) verdicts(recoverAfter bool) map[int64]bool {
 		f.t.Fatal(err)
 	}
 	for off := int64(0); off < 10; off++ {
-		if err := p.write(ctx, f.v2Record(off)); err != nil {
+		if err := p.write(ctx, ctx, f.v2Record(off)); err != nil {
 			f.t.Fatal(err)
 		}
 	}
@@ -79,7 +79,7 @@ func (f *verdictFixture) verdicts(recoverAfter bool) map[int64]bool {
 	}
 	bad := map[int64]bool{}
 	for off := int64(10); off < 15; off++ {
-		err := p.write(ctx, f.record(off))
+		err := p.write(ctx, ctx, f.record(off))
 		if err != nil && !isBadRecord(err) {
 			f.t.Fatalf("offset %d: %v", off, err)
 		}
@@ -134,12 +134,12 @@ func TestSchemaRestoreFailureIsNotTheRecordsFault(t *testing.T) {
 	if _, err := p.resume(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	err := p.write(ctx, f.record(10))
+	err := p.write(ctx, ctx, f.record(10))
 	if err == nil || isBadRecord(err) {
 		t.Fatalf("write while the registry is down = %v; want an error that is not the record's", err)
 	}
 	reg.down = false
-	if err := p.write(ctx, f.record(10)); !isBadRecord(err) {
+	if err := p.write(ctx, ctx, f.record(10)); !isBadRecord(err) {
 		t.Fatalf("write once the registry is back = %v; want the bad record it is", err)
 	}
 }

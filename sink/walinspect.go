@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,18 +38,18 @@ type WALReport struct {
 
 // InspectWAL reads partition p's WAL without changing anything, so it is
 // safe next to a running owner (what it shows may be a moment old).
-func InspectWAL(s WriteSettings, topic string, p int32) (WALReport, error) {
+func InspectWAL(ctx context.Context, s WriteSettings, topic string, p int32) (WALReport, error) {
 	part := inspector(s, topic, p)
 	rep := WALReport{Topic: topic, Partition: p, Dir: part.log.Dir()}
-	segs, err := part.readSegments()
+	segs, err := part.readSegments(ctx)
 	if err != nil {
 		return rep, err
 	}
 	rep.Segments = segs
-	if rep.Staging, err = part.stagingDirs(); err != nil {
+	if rep.Staging, err = part.stagingDirs(ctx); err != nil {
 		return rep, err
 	}
-	rep.Recovery, rep.Stuck, err = part.recoveryPlan(segs)
+	rep.Recovery, rep.Stuck, err = part.recoveryPlan(ctx, segs)
 	return rep, err
 }
 
@@ -61,18 +62,18 @@ func inspector(s WriteSettings, topic string, p int32) *partition {
 }
 
 // readSegments reads every published segment, oldest first.
-func (p *partition) readSegments() ([]Segment, error) {
-	seqs, err := p.log.Segments()
+func (p *partition) readSegments(ctx context.Context) ([]Segment, error) {
+	seqs, err := p.log.Segments(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Segment, 0, len(seqs))
 	for _, seq := range seqs {
 		sg := Segment{Seq: seq, Path: p.log.SegmentPath(seq)}
-		if fi, err := p.cfg.FS.Stat(path.Dir(sg.Path)); err == nil {
+		if fi, err := p.cfg.FS.Stat(ctx, path.Dir(sg.Path)); err == nil {
 			sg.Published = fi.ModTime()
 		}
-		e, err := p.log.Read(seq)
+		e, err := p.log.Read(ctx, seq)
 		if err != nil {
 			sg.Err, sg.err = err.Error(), err
 		} else {
@@ -84,8 +85,8 @@ func (p *partition) readSegments() ([]Segment, error) {
 }
 
 // stagingDirs lists publishers' staging directories left in the WAL.
-func (p *partition) stagingDirs() ([]string, error) {
-	infos, err := p.cfg.FS.ReadDir(p.log.Dir())
+func (p *partition) stagingDirs(ctx context.Context) ([]string, error) {
+	infos, err := p.cfg.FS.ReadDir(ctx, p.log.Dir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -103,9 +104,9 @@ func (p *partition) stagingDirs() ([]string, error) {
 
 // recoveryPlan says what recover would do from these segments: the same
 // decisions as applyHead, claim and removeOrphans, without acting.
-func (p *partition) recoveryPlan(segs []Segment) (steps []string, stuck bool, err error) {
+func (p *partition) recoveryPlan(ctx context.Context, segs []Segment) (steps []string, stuck bool, err error) {
 	if len(segs) == 0 {
-		return p.planWithoutWAL()
+		return p.planWithoutWAL(ctx)
 	}
 	head := segs[len(segs)-1]
 	if head.err != nil {
@@ -114,12 +115,12 @@ func (p *partition) recoveryPlan(segs []Segment) (steps []string, stuck bool, er
 	e := head.Entry
 	steps = append(steps, fmt.Sprintf("read the head, segment %d: a %s by %s (epoch %s) with committed offset %d", head.Seq, e.Kind, e.Owner, e.Epoch, e.CommittedOffset))
 	if e.Kind == entry.KindCommit {
-		steps = append(steps, p.planRollForward(e.Files)...)
+		steps = append(steps, p.planRollForward(ctx, e.Files)...)
 	}
 	claim := head.Seq + 1
 	steps = append(steps,
 		fmt.Sprintf("publish a claim at segment %d carrying committed offset %d (fences every earlier owner)", claim, e.CommittedOffset),
-		p.planCleanup(claim),
+		p.planCleanup(ctx, claim),
 		fmt.Sprintf("prune segments below %d", claim))
 	if e.Refused != "" {
 		steps = append(steps, "write nothing: the partition is refused until `hdfs-sink offsets reset` ("+e.Refused+")")
@@ -129,11 +130,11 @@ func (p *partition) recoveryPlan(segs []Segment) (steps []string, stuck bool, er
 }
 
 // planRollForward is rollForward's decision for each move.
-func (p *partition) planRollForward(moves []entry.FileMove) []string {
+func (p *partition) planRollForward(ctx context.Context, moves []entry.FileMove) []string {
 	var steps []string
 	for _, m := range moves {
-		_, ferr := p.cfg.FS.Stat(m.Final)
-		_, terr := p.cfg.FS.Stat(m.Temp)
+		_, ferr := p.cfg.FS.Stat(ctx, m.Final)
+		_, terr := p.cfg.FS.Stat(ctx, m.Temp)
 		switch {
 		case ferr == nil:
 			steps = append(steps, fmt.Sprintf("  %s is committed (offsets %d-%d): skip", m.Final, m.StartOffset, m.EndOffset))
@@ -147,9 +148,9 @@ func (p *partition) planRollForward(moves []entry.FileMove) []string {
 }
 
 // planCleanup names what removeOrphans would delete under claim.
-func (p *partition) planCleanup(claim uint64) string {
+func (p *partition) planCleanup(ctx context.Context, claim uint64) string {
 	root := p.cfg.Layout.TempRoot(p.cfg.Partition)
-	infos, _ := p.cfg.FS.ReadDir(root)
+	infos, _ := p.cfg.FS.ReadDir(ctx, root)
 	var gone []string
 	for _, fi := range infos {
 		if seq, ok := layout.ParseClaimDir(fi.Name()); ok && fi.IsDir() && seq >= claim {
@@ -164,12 +165,12 @@ func (p *partition) planCleanup(claim uint64) string {
 }
 
 // planWithoutWAL is recovery's file-name scan.
-func (p *partition) planWithoutWAL() ([]string, bool, error) {
+func (p *partition) planWithoutWAL(ctx context.Context) ([]string, bool, error) {
 	dir := p.cfg.Layout.Dir()
 	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
 		dir = p.cfg.Layout.PartitionDir(p.cfg.Partition)
 	}
-	ends, err := scanEnds(p.cfg.FS, p.cfg.Layout, dir)
+	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
 	if err != nil {
 		return nil, false, err
 	}
@@ -213,16 +214,16 @@ func isCorrupt(err error) bool {
 // CommittedOffset is the offset recovery would resume partition p after:
 // the WAL head's committed offset, or without a WAL the file names' last
 // (-1: nothing committed). It only reads.
-func CommittedOffset(s WriteSettings, topic string, p int32) (int64, error) {
+func CommittedOffset(ctx context.Context, s WriteSettings, topic string, p int32) (int64, error) {
 	part := inspector(s, topic, p)
-	seqs, err := part.log.Segments()
+	seqs, err := part.log.Segments(ctx)
 	if err != nil {
 		return 0, err
 	}
 	if len(seqs) == 0 {
-		return part.scanCommitted(nil)
+		return part.scanCommitted(ctx, nil)
 	}
-	e, err := part.log.Read(seqs[len(seqs)-1])
+	e, err := part.log.Read(ctx, seqs[len(seqs)-1])
 	if err != nil {
 		return 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", seqs[len(seqs)-1], topic, p, err)
 	}

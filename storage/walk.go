@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"path"
@@ -9,8 +10,8 @@ import (
 // WalkFiles calls fn for every file below root, depth first in name order,
 // skipping the directories whose name skipDir accepts (nil: none). A
 // missing root is an empty tree.
-func WalkFiles(fsys FS, root string, skipDir func(name string) bool, fn func(name string) error) error {
-	infos, err := fsys.ReadDir(root)
+func WalkFiles(ctx context.Context, fsys FS, root string, skipDir func(name string) bool, fn func(name string) error) error {
+	infos, err := fsys.ReadDir(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -22,7 +23,7 @@ func WalkFiles(fsys FS, root string, skipDir func(name string) bool, fn func(nam
 		switch {
 		case fi.IsDir() && skipDir != nil && skipDir(fi.Name()):
 		case fi.IsDir():
-			if err := WalkFiles(fsys, name, skipDir, fn); err != nil {
+			if err := WalkFiles(ctx, fsys, name, skipDir, fn); err != nil {
 				return err
 			}
 		default:

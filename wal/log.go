@@ -15,6 +15,7 @@ package wal
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -42,14 +43,15 @@ const (
 // else: the caller no longer owns the partition and must stop writing.
 var ErrSeqTaken = errors.New("segment sequence number already taken")
 
-// fileSystem is the part of storage.FS the log uses.
+// fileSystem is the part of storage.FS the log uses. Every method of the
+// Log takes the context its store calls run under.
 type fileSystem interface {
-	Create(name string) (storage.File, error)
-	Open(name string) (io.ReadCloser, error)
-	Rename(oldpath, newpath string) error
-	RemoveAll(name string) error
-	ReadDir(name string) ([]fs.FileInfo, error)
-	Stat(name string) (fs.FileInfo, error)
+	Create(ctx context.Context, name string) (storage.File, error)
+	Open(ctx context.Context, name string) (io.ReadCloser, error)
+	Rename(ctx context.Context, oldpath, newpath string) error
+	RemoveAll(ctx context.Context, name string) error
+	ReadDir(ctx context.Context, name string) ([]fs.FileInfo, error)
+	Stat(ctx context.Context, name string) (fs.FileInfo, error)
 }
 
 // Log is the WAL of one partition, stored under one directory. Its methods
@@ -81,8 +83,8 @@ func (l *Log) SegmentPath(seq uint64) string {
 // Segments lists published sequence numbers in ascending order. A missing
 // directory is an empty log. Staging directories and foreign names are
 // ignored.
-func (l *Log) Segments() ([]uint64, error) {
-	infos, err := l.fsys.ReadDir(l.dir)
+func (l *Log) Segments(ctx context.Context) ([]uint64, error) {
+	infos, err := l.fsys.ReadDir(ctx, l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -109,11 +111,11 @@ func parseSeq(info fs.FileInfo) (uint64, bool) {
 
 // Read returns the entry of published segment seq. A missing segment is an
 // error matching fs.ErrNotExist; unreadable contents are a *CorruptionError.
-func (l *Log) Read(seq uint64) (entry.Entry, error) {
+func (l *Log) Read(ctx context.Context, seq uint64) (entry.Entry, error) {
 	p := l.SegmentPath(seq)
-	data, err := l.readFile(p)
+	data, err := l.readFile(ctx, p)
 	if errors.Is(err, fs.ErrNotExist) {
-		if _, serr := l.fsys.Stat(l.segmentDir(seq)); serr == nil {
+		if _, serr := l.fsys.Stat(ctx, l.segmentDir(seq)); serr == nil {
 			// Published directories always hold their file: a directory
 			// without it is as incomplete as a torn tail.
 			return entry.Entry{}, &CorruptionError{Path: p, Reason: "segment file missing", Err: ErrTornTail}
@@ -125,8 +127,8 @@ func (l *Log) Read(seq uint64) (entry.Entry, error) {
 	return decodeEntrySegment(p, data)
 }
 
-func (l *Log) readFile(p string) ([]byte, error) {
-	r, err := l.fsys.Open(p)
+func (l *Log) readFile(ctx context.Context, p string) ([]byte, error) {
+	r, err := l.fsys.Open(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +175,7 @@ func decodeEntrySegment(p string, data []byte) (entry.Entry, error) {
 // name. If seq is already published by another writer it returns an error
 // matching ErrSeqTaken. On every failure the staging directory is removed
 // and no segment seq of this writer's is visible.
-func (l *Log) Publish(seq uint64, e entry.Entry) error {
+func (l *Log) Publish(ctx context.Context, seq uint64, e entry.Entry) error {
 	data, err := encodeEntrySegment(e)
 	if err != nil {
 		return fmt.Errorf("wal: publish segment %d: %w", seq, err)
@@ -182,8 +184,8 @@ func (l *Log) Publish(seq uint64, e entry.Entry) error {
 	if err != nil {
 		return fmt.Errorf("wal: publish segment %d: %w", seq, err)
 	}
-	if err := l.publish(staging, seq, data); err != nil {
-		if rerr := l.fsys.RemoveAll(staging); rerr != nil {
+	if err := l.publish(ctx, staging, seq, data); err != nil {
+		if rerr := l.fsys.RemoveAll(ctx, staging); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("remove staging %s: %w", staging, rerr))
 		}
 		return fmt.Errorf("wal: publish segment %d in %s: %w", seq, l.dir, err)
@@ -199,22 +201,22 @@ func (l *Log) stagingDir() (string, error) {
 	return path.Join(l.dir, stagingPrefix+hex.EncodeToString(id[:])), nil
 }
 
-func (l *Log) publish(staging string, seq uint64, data []byte) error {
-	if err := l.writeFile(path.Join(staging, segmentFile), data); err != nil {
+func (l *Log) publish(ctx context.Context, staging string, seq uint64, data []byte) error {
+	if err := l.writeFile(ctx, path.Join(staging, segmentFile), data); err != nil {
 		return err
 	}
 	final := l.segmentDir(seq)
-	err := l.fsys.Rename(staging, final)
+	err := l.fsys.Rename(ctx, staging, final)
 	if err == nil {
 		return nil
 	}
 	// Rename errors differ per backend, so decide by looking: if the final
 	// name exists, either our rename took effect and only the reply was
 	// lost (the published bytes are ours), or another writer holds seq.
-	if _, serr := l.fsys.Stat(final); serr != nil {
+	if _, serr := l.fsys.Stat(ctx, final); serr != nil {
 		return fmt.Errorf("rename %s: %w", staging, err)
 	}
-	ours, rerr := l.holds(final, data)
+	ours, rerr := l.holds(ctx, final, data)
 	switch {
 	case rerr != nil:
 		// The segment stands, but whose it is cannot be told: the outcome
@@ -230,16 +232,16 @@ func (l *Log) publish(staging string, seq uint64, data []byte) error {
 // holds reports whether the segment in dir has exactly the bytes data. Each
 // entry carries its writer's epoch and a timestamp, so another writer's
 // segment does not match. An error means the answer is unknown.
-func (l *Log) holds(dir string, data []byte) (bool, error) {
-	got, err := l.readFile(path.Join(dir, segmentFile))
+func (l *Log) holds(ctx context.Context, dir string, data []byte) (bool, error) {
+	got, err := l.readFile(ctx, path.Join(dir, segmentFile))
 	if err != nil {
 		return false, err
 	}
 	return bytes.Equal(got, data), nil
 }
 
-func (l *Log) writeFile(name string, data []byte) error {
-	f, err := l.fsys.Create(name)
+func (l *Log) writeFile(ctx context.Context, name string, data []byte) error {
+	f, err := l.fsys.Create(ctx, name)
 	if err != nil {
 		return fmt.Errorf("create: %w", err)
 	}
@@ -258,8 +260,8 @@ func (l *Log) writeFile(name string, data []byte) error {
 // It never removes the newest segment: its number is the fencing token and
 // its entry the state a new owner starts from, and an emptied log would let
 // a new owner restart at 0 below a fenced writer's next number.
-func (l *Log) Prune(below uint64) error {
-	seqs, err := l.Segments()
+func (l *Log) Prune(ctx context.Context, below uint64) error {
+	seqs, err := l.Segments(ctx)
 	if err != nil {
 		return err
 	}
@@ -270,7 +272,7 @@ func (l *Log) Prune(below uint64) error {
 		if seq >= below {
 			break
 		}
-		if err := l.fsys.RemoveAll(l.segmentDir(seq)); err != nil {
+		if err := l.fsys.RemoveAll(ctx, l.segmentDir(seq)); err != nil {
 			return fmt.Errorf("wal: prune segment %d in %s: %w", seq, l.dir, err)
 		}
 	}
@@ -281,8 +283,8 @@ func (l *Log) Prune(below uint64) error {
 // publishers. Call it only as the partition's owner, after claiming: a
 // fenced writer still publishing loses its staging directory and fails,
 // which is the desired outcome.
-func (l *Log) RemoveStaging() error {
-	infos, err := l.fsys.ReadDir(l.dir)
+func (l *Log) RemoveStaging(ctx context.Context) error {
+	infos, err := l.fsys.ReadDir(ctx, l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -293,7 +295,7 @@ func (l *Log) RemoveStaging() error {
 		if !strings.HasPrefix(info.Name(), stagingPrefix) {
 			continue
 		}
-		if err := l.fsys.RemoveAll(path.Join(l.dir, info.Name())); err != nil {
+		if err := l.fsys.RemoveAll(ctx, path.Join(l.dir, info.Name())); err != nil {
 			return fmt.Errorf("wal: remove staging %s in %s: %w", info.Name(), l.dir, err)
 		}
 	}

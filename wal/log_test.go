@@ -36,14 +36,14 @@ func commitEntry(epoch string, offset int64) entry.Entry {
 
 func publish(t *testing.T, l *Log, seq uint64, e entry.Entry) {
 	t.Helper()
-	if err := l.Publish(seq, e); err != nil {
+	if err := l.Publish(t.Context(), seq, e); err != nil {
 		t.Fatalf("Publish(%d): %v", seq, err)
 	}
 }
 
 func segments(t *testing.T, l *Log) []uint64 {
 	t.Helper()
-	seqs, err := l.Segments()
+	seqs, err := l.Segments(t.Context())
 	if err != nil {
 		t.Fatalf("Segments: %v", err)
 	}
@@ -53,7 +53,7 @@ func segments(t *testing.T, l *Log) []uint64 {
 // stagingDirs lists leftover staging directories of l.
 func stagingDirs(t *testing.T, fsys storage.FS, l *Log) []string {
 	t.Helper()
-	infos, err := fsys.ReadDir(l.Dir())
+	infos, err := fsys.ReadDir(t.Context(), l.Dir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -84,12 +84,12 @@ func TestPublishRead(t *testing.T) {
 				t.Fatalf("Segments = %v, want [0 1 2]", got)
 			}
 			for i, e := range want {
-				got, err := l.Read(uint64(i))
+				got, err := l.Read(t.Context(), uint64(i))
 				if err != nil || !reflect.DeepEqual(got, e) {
 					t.Fatalf("Read(%d) = %+v, %v; want %+v", i, got, err, e)
 				}
 			}
-			if _, err := l.Read(7); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := l.Read(t.Context(), 7); !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("Read(unpublished) = %v, want fs.ErrNotExist", err)
 			}
 		})
@@ -102,11 +102,11 @@ func TestPublishSeqTaken(t *testing.T) {
 			fsys := newFS(t)
 			l := Open(fsys, logDir)
 			publish(t, l, 5, claim("new-owner"))
-			err := l.Publish(5, commitEntry("old-owner", 3))
+			err := l.Publish(t.Context(), 5, commitEntry("old-owner", 3))
 			if !errors.Is(err, ErrSeqTaken) {
 				t.Fatalf("Publish onto a taken seq = %v, want ErrSeqTaken", err)
 			}
-			if got, err := l.Read(5); err != nil || got.Epoch != "new-owner" {
+			if got, err := l.Read(t.Context(), 5); err != nil || got.Epoch != "new-owner" {
 				t.Fatalf("Read(5) = %+v, %v; want the first publisher's entry", got, err)
 			}
 			if s := stagingDirs(t, fsys, l); len(s) != 0 {
@@ -130,7 +130,7 @@ func TestPublishRace(t *testing.T) {
 			for i := range k {
 				wg.Go(func() {
 					<-start
-					errs[i] = l.Publish(1, claim(fmt.Sprint("epoch-", i)))
+					errs[i] = l.Publish(t.Context(), 1, claim(fmt.Sprint("epoch-", i)))
 				})
 			}
 			close(start)
@@ -149,7 +149,7 @@ func TestPublishRace(t *testing.T) {
 			if winner < 0 {
 				t.Fatal("no writer published")
 			}
-			got, err := l.Read(1)
+			got, err := l.Read(t.Context(), 1)
 			if err != nil || got.Epoch != fmt.Sprint("epoch-", winner) {
 				t.Fatalf("Read = %+v, %v; want the winner's entry", got, err)
 			}
@@ -171,7 +171,7 @@ func TestPublishFailures(t *testing.T) {
 			m := storagetest.NewMemFS()
 			l := Open(m, logDir)
 			m.FailNext(op, storagetest.PathContains(stagingPrefix), errInjected)
-			err := l.Publish(0, claim("a"))
+			err := l.Publish(t.Context(), 0, claim("a"))
 			if !errors.Is(err, errInjected) || errors.Is(err, ErrSeqTaken) {
 				t.Fatalf("Publish = %v, want the injected error", err)
 			}
@@ -194,14 +194,14 @@ func TestPublishFailureCleanupFails(t *testing.T) {
 	errCleanup := errors.New("cleanup failed")
 	m.FailNext(storagetest.OpClose, storagetest.AnyPath, errInjected)
 	m.FailNext(storagetest.OpRemove, storagetest.AnyPath, errCleanup)
-	err := l.Publish(0, claim("a"))
+	err := l.Publish(t.Context(), 0, claim("a"))
 	if !errors.Is(err, errInjected) || !errors.Is(err, errCleanup) {
 		t.Fatalf("Publish = %v, want both errors", err)
 	}
 	if s := stagingDirs(t, m, l); len(s) != 1 {
 		t.Fatalf("staging dirs = %v, want the one cleanup could not remove", s)
 	}
-	if err := l.RemoveStaging(); err != nil {
+	if err := l.RemoveStaging(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if s := stagingDirs(t, m, l); len(s) != 0 {
@@ -215,10 +215,10 @@ func TestPublishLostRenameReply(t *testing.T) {
 	m := storagetest.NewMemFS()
 	l := Open(m, logDir)
 	m.FailNextAfter(storagetest.OpRename, storagetest.AnyPath, errInjected)
-	if err := l.Publish(4, claim("a")); err != nil {
+	if err := l.Publish(t.Context(), 4, claim("a")); err != nil {
 		t.Fatalf("Publish = %v, want nil: the segment is ours", err)
 	}
-	if got, err := l.Read(4); err != nil || got.Epoch != "a" {
+	if got, err := l.Read(t.Context(), 4); err != nil || got.Epoch != "a" {
 		t.Fatalf("Read = %+v, %v", got, err)
 	}
 }
@@ -230,7 +230,7 @@ func TestPublishRenameFailsStatFails(t *testing.T) {
 	l := Open(m, logDir)
 	m.FailNext(storagetest.OpRename, storagetest.AnyPath, errInjected)
 	m.FailNext(storagetest.OpStat, storagetest.AnyPath, errors.New("stat failed"))
-	err := l.Publish(0, claim("a"))
+	err := l.Publish(t.Context(), 0, claim("a"))
 	if !errors.Is(err, errInjected) || errors.Is(err, ErrSeqTaken) {
 		t.Fatalf("Publish = %v, want the rename error", err)
 	}
@@ -239,10 +239,10 @@ func TestPublishRenameFailsStatFails(t *testing.T) {
 func TestPublishRejectsInvalidEntry(t *testing.T) {
 	m := storagetest.NewMemFS()
 	l := Open(m, logDir)
-	if err := l.Publish(0, entry.Entry{}); !errors.Is(err, entry.ErrInvalid) {
+	if err := l.Publish(t.Context(), 0, entry.Entry{}); !errors.Is(err, entry.ErrInvalid) {
 		t.Fatalf("Publish(invalid) = %v, want entry.ErrInvalid", err)
 	}
-	if _, err := m.Stat(logDir); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := m.Stat(t.Context(), logDir); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("an invalid entry touched the store: %v", err)
 	}
 }
@@ -253,7 +253,7 @@ func TestCrashDuringPublish(t *testing.T) {
 	m := storagetest.NewMemFS()
 	l := Open(m, logDir)
 	publish(t, l, 0, claim("old"))
-	f, err := m.Create(logDir + "/" + stagingPrefix + "dead/" + segmentFile)
+	f, err := m.Create(t.Context(), logDir+"/"+stagingPrefix+"dead/"+segmentFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestCrashDuringPublish(t *testing.T) {
 	if got := segments(t, l); !reflect.DeepEqual(got, []uint64{0}) {
 		t.Fatalf("Segments after crash = %v, want [0]", got)
 	}
-	if err := l.RemoveStaging(); err != nil {
+	if err := l.RemoveStaging(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	publish(t, l, 1, claim("new"))
@@ -294,7 +294,7 @@ func TestReadCorrupt(t *testing.T) {
 			m := storagetest.NewMemFS()
 			l := Open(m, logDir)
 			writeRaw(t, m, l.SegmentPath(2), tc.data)
-			_, err := l.Read(2)
+			_, err := l.Read(t.Context(), 2)
 			var ce *CorruptionError
 			if !errors.As(err, &ce) || !errors.Is(err, tc.want) || ce.Path != l.SegmentPath(2) {
 				t.Fatalf("Read = %v, want *CorruptionError for %s matching %v", err, l.SegmentPath(2), tc.want)
@@ -307,7 +307,7 @@ func TestReadEntryErrorIsInspectable(t *testing.T) {
 	m := storagetest.NewMemFS()
 	l := Open(m, logDir)
 	writeRaw(t, m, l.SegmentPath(0), EncodeSegment([]byte{entry.Version + 1}))
-	_, err := l.Read(0)
+	_, err := l.Read(t.Context(), 0)
 	var de *entry.DecodeError
 	if !errors.As(err, &de) || !errors.Is(err, entry.ErrVersion) {
 		t.Fatalf("Read = %v, want a wrapped *entry.DecodeError matching ErrVersion", err)
@@ -317,10 +317,10 @@ func TestReadEntryErrorIsInspectable(t *testing.T) {
 func TestReadDirWithoutFile(t *testing.T) {
 	m := storagetest.NewMemFS()
 	l := Open(m, logDir)
-	if err := m.MkdirAll(l.segmentDir(3)); err != nil {
+	if err := m.MkdirAll(t.Context(), l.segmentDir(3)); err != nil {
 		t.Fatal(err)
 	}
-	_, err := l.Read(3)
+	_, err := l.Read(t.Context(), 3)
 	var ce *CorruptionError
 	if !errors.As(err, &ce) || !errors.Is(err, ErrTornTail) {
 		t.Fatalf("Read = %v, want a torn-tail *CorruptionError", err)
@@ -329,7 +329,7 @@ func TestReadDirWithoutFile(t *testing.T) {
 
 func writeRaw(t *testing.T, fsys storage.FS, name string, data []byte) {
 	t.Helper()
-	f, err := fsys.Create(name)
+	f, err := fsys.Create(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestSegmentsIgnoresForeignNames(t *testing.T) {
 	l := Open(m, logDir)
 	publish(t, l, 12, claim("a"))
 	for _, dir := range []string{"123", "abcdefghijklmnopqrst", "-0000000000000000001", stagingPrefix + "x", "99999999999999999999"} {
-		if err := m.MkdirAll(logDir + "/" + dir); err != nil {
+		if err := m.MkdirAll(t.Context(), logDir+"/"+dir); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -360,7 +360,7 @@ func TestSegmentsListError(t *testing.T) {
 	m := storagetest.NewMemFS()
 	l := Open(m, logDir)
 	m.FailNext(storagetest.OpReadDir, storagetest.AnyPath, errInjected)
-	if _, err := l.Segments(); !errors.Is(err, errInjected) {
+	if _, err := l.Segments(t.Context()); !errors.Is(err, errInjected) {
 		t.Fatalf("Segments = %v, want the ReadDir error", err)
 	}
 }
@@ -369,25 +369,25 @@ func TestPrune(t *testing.T) {
 	for name, newFS := range backends {
 		t.Run(name, func(t *testing.T) {
 			l := Open(newFS(t), logDir)
-			if err := l.Prune(10); err != nil {
+			if err := l.Prune(t.Context(), 10); err != nil {
 				t.Fatalf("Prune of a missing log = %v", err)
 			}
 			for seq := range uint64(5) {
 				publish(t, l, seq, claim("a"))
 			}
-			if err := l.Prune(0); err != nil {
+			if err := l.Prune(t.Context(), 0); err != nil {
 				t.Fatal(err)
 			}
 			if got := segments(t, l); len(got) != 5 {
 				t.Fatalf("Prune(0) removed segments: %v", got)
 			}
-			if err := l.Prune(3); err != nil {
+			if err := l.Prune(t.Context(), 3); err != nil {
 				t.Fatal(err)
 			}
 			if got := segments(t, l); !reflect.DeepEqual(got, []uint64{3, 4}) {
 				t.Fatalf("Segments after Prune(3) = %v, want [3 4]", got)
 			}
-			if err := l.Prune(100); err != nil {
+			if err := l.Prune(t.Context(), 100); err != nil {
 				t.Fatal(err)
 			}
 			if got := segments(t, l); !reflect.DeepEqual(got, []uint64{4}) {
@@ -405,7 +405,7 @@ func TestPruneStopsAtFailure(t *testing.T) {
 		publish(t, l, seq, claim("a"))
 	}
 	m.FailNext(storagetest.OpRemove, storagetest.PathContains("00000000000000000001"), errInjected)
-	if err := l.Prune(3); !errors.Is(err, errInjected) {
+	if err := l.Prune(t.Context(), 3); !errors.Is(err, errInjected) {
 		t.Fatalf("Prune = %v, want the injected error", err)
 	}
 	if got := segments(t, l); !reflect.DeepEqual(got, []uint64{1, 2, 3}) {
@@ -418,15 +418,15 @@ func TestRemoveStaging(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fsys := newFS(t)
 			l := Open(fsys, logDir)
-			if err := l.RemoveStaging(); err != nil {
+			if err := l.RemoveStaging(t.Context()); err != nil {
 				t.Fatalf("RemoveStaging of a missing log = %v", err)
 			}
 			publish(t, l, 0, claim("a"))
 			writeRaw(t, fsys, logDir+"/"+stagingPrefix+"1/"+segmentFile, []byte("partial"))
-			if err := fsys.MkdirAll(logDir + "/" + stagingPrefix + "2"); err != nil {
+			if err := fsys.MkdirAll(t.Context(), logDir+"/"+stagingPrefix+"2"); err != nil {
 				t.Fatal(err)
 			}
-			if err := l.RemoveStaging(); err != nil {
+			if err := l.RemoveStaging(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 			if s := stagingDirs(t, fsys, l); len(s) != 0 {
@@ -479,7 +479,7 @@ func BenchmarkPublishLocal(b *testing.B) {
 	e := commitEntry("bench", 100)
 	var seq uint64
 	for b.Loop() {
-		if err := l.Publish(seq, e); err != nil {
+		if err := l.Publish(b.Context(), seq, e); err != nil {
 			b.Fatal(err)
 		}
 		seq++
@@ -491,7 +491,7 @@ func BenchmarkPublishMem(b *testing.B) {
 	e := commitEntry("bench", 100)
 	var seq uint64
 	for b.Loop() {
-		if err := l.Publish(seq, e); err != nil {
+		if err := l.Publish(b.Context(), seq, e); err != nil {
 			b.Fatal(err)
 		}
 		seq++
@@ -500,11 +500,11 @@ func BenchmarkPublishMem(b *testing.B) {
 
 func BenchmarkReadLocal(b *testing.B) {
 	l := Open(local.New(b.TempDir()), logDir)
-	if err := l.Publish(0, commitEntry("bench", 100)); err != nil {
+	if err := l.Publish(b.Context(), 0, commitEntry("bench", 100)); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := l.Read(0); err != nil {
+		if _, err := l.Read(b.Context(), 0); err != nil {
 			b.Fatal(err)
 		}
 	}

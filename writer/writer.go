@@ -2,9 +2,14 @@
 // output directory (encoded partition), their offsets and record counts, and the
 // committed file names they will take. It knows nothing of the WAL: the sink
 // decides when files are closed and how they are committed.
+//
+// A temp file is written and closed under the context of the Append that
+// opened it (storage.File honours its Create's context), so Close takes
+// none: a partition's files are opened and committed under one context.
 package writer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -118,13 +123,14 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // Append writes one record's datum to the temp file of directory encoded,
-// opening it if needed. All open files share one schema: the caller rotates
-// before a record with another schema.
-func (w *Writer) Append(encoded string, s *schema.Schema, offset int64, datum []byte, now time.Time) error {
+// opening it if needed, under ctx: the file's writes and its Close honour
+// the context it was opened with. All open files share one schema: the
+// caller rotates before a record with another schema.
+func (w *Writer) Append(ctx context.Context, encoded string, s *schema.Schema, offset int64, datum []byte, now time.Time) error {
 	if len(w.files) > 0 && schemaID(s) != w.schemaID {
 		return fmt.Errorf("writer: schema %d while files of schema %d are open", schemaID(s), w.schemaID)
 	}
-	f, err := w.file(encoded, s, now)
+	f, err := w.file(ctx, encoded, s, now)
 	if err != nil {
 		return err
 	}
@@ -140,13 +146,13 @@ func (w *Writer) Append(encoded string, s *schema.Schema, offset int64, datum []
 	return nil
 }
 
-func (w *Writer) file(encoded string, s *schema.Schema, now time.Time) (*tempFile, error) {
+func (w *Writer) file(ctx context.Context, encoded string, s *schema.Schema, now time.Time) (*tempFile, error) {
 	if f, ok := w.files[encoded]; ok {
 		return f, nil
 	}
 	w.nextTemp++
 	temp := path.Join(w.opts.TempDir, fmt.Sprintf("%s-%d_tmp%s", w.opts.Prefix, w.nextTemp, w.opts.Format.Extension()))
-	file, err := w.opts.FS.Create(temp)
+	file, err := w.opts.FS.Create(ctx, temp)
 	if err != nil {
 		return nil, fmt.Errorf("create temp file: %w", err)
 	}
@@ -154,7 +160,7 @@ func (w *Writer) file(encoded string, s *schema.Schema, now time.Time) (*tempFil
 	rw, err := w.opts.Format.NewWriter(cw, s)
 	if err != nil {
 		file.Close()
-		w.opts.FS.Remove(temp)
+		w.opts.FS.Remove(ctx, temp)
 		return nil, fmt.Errorf("start %s file %s: %w", w.opts.Format.Name(), temp, err)
 	}
 	f := &tempFile{encoded: encoded, temp: temp, file: file, written: cw, rw: rw}
@@ -166,8 +172,9 @@ func (w *Writer) file(encoded string, s *schema.Schema, now time.Time) (*tempFil
 	return f, nil
 }
 
-// Close finishes every open file and makes it durable. On error the files
-// stay open for Discard; nothing may be committed.
+// Close finishes every open file and makes it durable, each under the
+// context it was opened with. On error the files stay open for Discard;
+// nothing may be committed.
 func (w *Writer) Close() ([]Closed, error) {
 	out := make([]Closed, 0, len(w.order))
 	for _, enc := range w.order {
@@ -197,12 +204,12 @@ func schemaID(s *schema.Schema) int32 {
 
 // Discard closes what it can and removes every open temp file: their records
 // were never committed and will be consumed again.
-func (w *Writer) Discard() error {
+func (w *Writer) Discard(ctx context.Context) error {
 	var errs []error
 	for _, enc := range w.order {
 		f := w.files[enc]
 		f.file.Close()
-		if err := w.opts.FS.Remove(f.temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := w.opts.FS.Remove(ctx, f.temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

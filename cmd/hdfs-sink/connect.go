@@ -240,11 +240,11 @@ func checkRegistry(ctx context.Context, c *configs.Connector, bound time.Duratio
 // checkStore connects and, in the directories the sink writes, creates,
 // renames and removes a probe: the operations a commit needs. Every HDFS
 // call is bounded by bound.
-func checkStore(_ context.Context, c *configs.Connector, bound time.Duration) (string, error) {
-	return "", storeProbe(c, bound)
+func checkStore(ctx context.Context, c *configs.Connector, bound time.Duration) (string, error) {
+	return "", storeProbe(ctx, c, bound)
 }
 
-func storeProbe(c *configs.Connector, bound time.Duration) error {
+func storeProbe(ctx context.Context, c *configs.Connector, bound time.Duration) error {
 	logins := kerberos.NewLogins(slog.New(slog.DiscardHandler))
 	defer logins.Close()
 	store, err := wiring.OpenStoreWithin(c, logins, bound)
@@ -261,7 +261,7 @@ func storeProbe(c *configs.Connector, bound time.Duration) error {
 	name := ".check-" + hex.EncodeToString(id[:])
 	temp := layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}.TopicTempDir()
 	for _, dir := range []string{path.Join(temp, name), path.Join(c.LogsDir(topic), name)} {
-		if err := probeDir(store, dir); err != nil {
+		if err := probeDir(ctx, store, dir); err != nil {
 			return err
 		}
 	}
@@ -269,21 +269,21 @@ func storeProbe(c *configs.Connector, bound time.Duration) error {
 }
 
 // probeDir creates dir/probe, renames it and removes dir.
-func probeDir(store storage.FS, dir string) error {
-	f, err := store.Create(path.Join(dir, "probe"))
+func probeDir(ctx context.Context, store storage.FS, dir string) error {
+	f, err := store.Create(ctx, path.Join(dir, "probe"))
 	if err != nil {
 		return fmt.Errorf("create in %s: %w", path.Dir(dir), err)
 	}
 	_, werr := f.Write([]byte("hdfs-sink check --connect\n"))
 	if err := errors.Join(werr, f.Close()); err != nil {
-		store.RemoveAll(dir)
+		store.RemoveAll(ctx, dir)
 		return fmt.Errorf("write %s (is a DataNode live?): %w", path.Join(dir, "probe"), err)
 	}
-	if err := store.Rename(path.Join(dir, "probe"), path.Join(dir, "renamed")); err != nil {
-		store.RemoveAll(dir)
+	if err := store.Rename(ctx, path.Join(dir, "probe"), path.Join(dir, "renamed")); err != nil {
+		store.RemoveAll(ctx, dir)
 		return fmt.Errorf("rename in %s: %w", dir, err)
 	}
-	if err := store.RemoveAll(dir); err != nil {
+	if err := store.RemoveAll(ctx, dir); err != nil {
 		return fmt.Errorf("remove %s: %w", dir, err)
 	}
 	return nil

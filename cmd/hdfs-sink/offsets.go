@@ -110,7 +110,7 @@ func (r resetArgs) run(ctx context.Context, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	plan.now, plan.nowErr = sink.CommittedOffset(s, r.topic, p)
+	plan.now, plan.nowErr = sink.CommittedOffset(ctx, s, r.topic, p)
 	plan.print(stdout)
 	if !r.yes {
 		fmt.Fprintln(stdout, "nothing changed: run again with --yes to apply this reset")
@@ -121,7 +121,7 @@ func (r resetArgs) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return fail(exitFinding, err)
 	}
 	if plan.keep {
-		committed, err := sink.CommittedOffset(s, r.topic, p)
+		committed, err := sink.CommittedOffset(ctx, s, r.topic, p)
 		if err != nil {
 			return fail(exitCantLook, err)
 		}
@@ -290,7 +290,7 @@ func topicOffsets(ctx context.Context, c *configs.Connector, kt *kafkaTool, stor
 	var rows []partitionOffsets
 	for p, lo := range logs {
 		row := partitionOffsets{Topic: topic, Partition: p, LogStart: lo.Start, LogEnd: lo.End}
-		committed, err := sink.CommittedOffset(s, topic, p)
+		committed, err := sink.CommittedOffset(ctx, s, topic, p)
 		if err != nil {
 			row.Error = err.Error()
 		}

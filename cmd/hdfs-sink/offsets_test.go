@@ -59,7 +59,7 @@ func committedOf(t *testing.T, data string, p int32) int64 {
 	t.Helper()
 	s := sink.WriteSettings{FS: local.New("/"), TopicsDir: func(string) string { return filepath.Join(data, "topics") },
 		LogsDir: func(string) string { return filepath.Join(data, "logs") }}
-	c, err := sink.CommittedOffset(s, "t", p)
+	c, err := sink.CommittedOffset(t.Context(), s, "t", p)
 	if err != nil {
 		t.Fatal(err)
 	}

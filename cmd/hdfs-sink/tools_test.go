@@ -36,7 +36,7 @@ func TestWALInspectAndRepairCommands(t *testing.T) {
 	cfg, data := toolConnector(t)
 	walDir := filepath.Join(data, "logs", "t", "0")
 	log := wal.Open(local.New("/"), walDir)
-	if err := log.Publish(1, entry.Entry{Kind: entry.KindClaim, Epoch: "e", Owner: "h:1", Topic: "t", CommittedOffset: 41, UnixMillis: 1}); err != nil {
+	if err := log.Publish(t.Context(), 1, entry.Entry{Kind: entry.KindClaim, Epoch: "e", Owner: "h:1", Topic: "t", CommittedOffset: 41, UnixMillis: 1}); err != nil {
 		t.Fatal(err)
 	}
 	os.Truncate(log.SegmentPath(1), 20) // torn

@@ -19,7 +19,7 @@ func cmdWAL(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "inspect":
-			return cmdWALInspect(args[1:], stdout, stderr)
+			return cmdWALInspect(ctx, args[1:], stdout, stderr)
 		case "repair":
 			return cmdWALRepair(ctx, args[1:], stdout, stderr)
 		}
@@ -60,7 +60,7 @@ func openWALTarget(t toolFlags, pos []string) (*walTarget, error) {
 }
 
 // cmdWALInspect only reads: safe next to a running daemon.
-func cmdWALInspect(args []string, stdout, stderr io.Writer) int {
+func cmdWALInspect(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var t toolFlags
 	fs := flag.NewFlagSet("wal inspect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -75,7 +75,7 @@ func cmdWALInspect(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	defer wt.close()
-	rep, err := sink.InspectWAL(wt.s, wt.topic, wt.p)
+	rep, err := sink.InspectWAL(ctx, wt.s, wt.topic, wt.p)
 	if err != nil {
 		fmt.Fprintln(stderr, "hdfs-sink wal inspect:", err)
 		return exitCantLook
@@ -168,7 +168,7 @@ func cmdWALRepair(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 func (a repairArgs) repair(ctx context.Context, wt *walTarget, stdout, stderr io.Writer) int {
-	plan, err := sink.PlanRepair(wt.s, wt.topic, wt.p, a.to)
+	plan, err := sink.PlanRepair(ctx, wt.s, wt.topic, wt.p, a.to)
 	if err != nil {
 		fmt.Fprintln(stderr, "hdfs-sink wal repair:", err)
 		return exitCantLook

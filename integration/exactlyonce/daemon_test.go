@@ -231,7 +231,7 @@ func (s *setup) waitCommitted(n int64, within time.Duration) {
 	var got int64
 	for time.Now().Before(deadline) {
 		var err error
-		if got, err = verify.CountByNames(s.fs, s.topicsDir(), s.topic); err == nil && got >= n {
+		if got, err = verify.CountByNames(context.Background(), s.fs, s.topicsDir(), s.topic); err == nil && got >= n {
 			return
 		}
 		time.Sleep(500 * time.Millisecond)
@@ -244,7 +244,7 @@ func (s *setup) waitCommitted(n int64, within time.Duration) {
 // must agree.
 func (s *setup) check(counts map[int32]int64) verify.Report {
 	s.t.Helper()
-	rep, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
+	rep, err := verify.Check(context.Background(), s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
 	if err != nil {
 		s.t.Fatalf("exactly-once violated on HDFS: %v", err)
 	}

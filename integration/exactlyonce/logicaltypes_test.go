@@ -198,7 +198,7 @@ func TestIncompatibleSchemaGoesToDLQ(t *testing.T) {
 		}
 	}
 	d.stop()
-	rep, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: map[int32]int64{0: 30}, SeqField: "seq"})
+	rep, err := verify.Check(t.Context(), s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: map[int32]int64{0: 30}, SeqField: "seq"})
 	if err != nil {
 		t.Fatalf("offsets 0-29 exactly once: %v", err)
 	}
@@ -218,7 +218,7 @@ func TestSchemalessStringsOnHDFS(t *testing.T) {
 	s.waitCommitted(3, time.Minute)
 	d.stop()
 	name := path.Join(s.topicsDir(), s.topic, "partition=0", s.topic+"+0+0000000000+0000000002.txt")
-	rc, err := s.fs.Open(name)
+	rc, err := s.fs.Open(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package exactlyonce
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -66,7 +67,7 @@ func (s *setup) walHead(p int32) entry.Entry {
 	s.t.Helper()
 	ws := sink.WriteSettings{FS: s.fs, TopicsDir: func(string) string { return s.topicsDir() },
 		LogsDir: func(string) string { return path.Join(s.base, "logs") }, Now: time.Now}
-	rep, err := sink.InspectWAL(ws, s.topic, p)
+	rep, err := sink.InspectWAL(context.Background(), ws, s.topic, p)
 	if err != nil || len(rep.Segments) == 0 || rep.Segments[len(rep.Segments)-1].Entry == nil {
 		s.t.Fatalf("WAL of partition %d: %v %+v", p, err, rep)
 	}
@@ -118,7 +119,7 @@ func TestOffsetsRoutesLikeOffsetsReset(t *testing.T) {
 	d.stop()
 	s.noVerify = true // verify must report the skipped ranges: asserted below
 	skip := map[int32][2]int64{0: {200, 300}, 1: {200, 300}}
-	if _, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq", Skip: skip}); err != nil {
+	if _, err := verify.Check(t.Context(), s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq", Skip: skip}); err != nil {
 		t.Fatalf("exactly once from the new positions: %v", err)
 	}
 	code, reps := s.verifyJSON(cfg)

@@ -4,6 +4,7 @@ package exactlyonce
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -108,7 +109,7 @@ func until(t *testing.T, what string, within time.Duration, cond func() bool) {
 }
 
 func (s *setup) committedNow() int64 {
-	n, _ := verify.CountByNames(s.fs, s.topicsDir(), s.topic)
+	n, _ := verify.CountByNames(context.Background(), s.fs, s.topicsDir(), s.topic)
 	return n
 }
 

@@ -104,7 +104,7 @@ func TestRecreatedTopic(t *testing.T) {
 			s.waitCommitted(900, 3*time.Minute)
 			d.stop()
 			s.check(fresh)
-			if _, err := verify.Check(s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
+			if _, err := verify.Check(t.Context(), s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
 				t.Fatalf("the old topic's files, moved aside: %v", err)
 			}
 		})
@@ -142,7 +142,7 @@ func TestTruncatedLogIsRefused(t *testing.T) {
 	s.waitCommitted(600, 3*time.Minute)
 	d.stop()
 	s.check(fresh)
-	if _, err := verify.Check(s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
+	if _, err := verify.Check(t.Context(), s.fs, verify.Options{TopicsDir: old, Topic: s.topic, Want: counts, SeqField: "seq"}); err != nil {
 		t.Fatalf("the old log's files, moved aside: %v", err)
 	}
 }
@@ -153,10 +153,10 @@ func TestTruncatedLogIsRefused(t *testing.T) {
 func resetAfterRecreate(t *testing.T, s *setup, cfg string) string {
 	t.Helper()
 	old := path.Join(s.base, "old-topics")
-	if err := s.fs.MkdirAll(old); err != nil {
+	if err := s.fs.MkdirAll(t.Context(), old); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.fs.Rename(path.Join(s.topicsDir(), s.topic), path.Join(old, s.topic)); err != nil {
+	if err := s.fs.Rename(t.Context(), path.Join(s.topicsDir(), s.topic), path.Join(old, s.topic)); err != nil {
 		t.Fatal(err)
 	}
 	reset := exec.Command(binary(t), "offsets", "reset", "--config", cfg, "--topic", s.topic, "--partition", "0", "--to", "0", "--yes")

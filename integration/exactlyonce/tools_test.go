@@ -3,6 +3,7 @@
 package exactlyonce
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"path"
@@ -35,7 +36,7 @@ func (s *setup) verifyJSON(cfg string) (int, []verify.TopicReport) {
 func (s *setup) committedFiles(p int32) []string {
 	s.t.Helper()
 	dir := layout.Topic{TopicsDir: s.topicsDir(), Name: s.topic}.PartitionDir(p)
-	infos, err := s.fs.ReadDir(dir)
+	infos, err := s.fs.ReadDir(context.Background(), dir)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func (s *setup) committedFiles(p int32) []string {
 // copyFile copies an HDFS file to a new name.
 func (s *setup) copyFile(from, to string) {
 	s.t.Helper()
-	r, err := s.fs.Open(from)
+	r, err := s.fs.Open(context.Background(), from)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func (s *setup) copyFile(from, to string) {
 
 func (s *setup) writeFile(name string, data []byte) {
 	s.t.Helper()
-	w, err := s.fs.Create(name)
+	w, err := s.fs.Create(context.Background(), name)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestVerifyReportsEachPlantedViolation(t *testing.T) {
 	r, _ := layout.ParseFinalName(first)
 	tempRoot := layout.Topic{TopicsDir: s.topicsDir(), Name: s.topic}.TempRoot(0)
 	aside := path.Join(s.base, "aside", path.Base(middle)) // out of topics.dir
-	if err := s.fs.MkdirAll(path.Dir(aside)); err != nil {
+	if err := s.fs.MkdirAll(t.Context(), path.Dir(aside)); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -97,17 +98,17 @@ func TestVerifyReportsEachPlantedViolation(t *testing.T) {
 		plant, undo  func()
 		kind, detail string
 	}{
-		{"deleted file", func() { s.fs.Rename(middle, aside) }, func() { s.fs.Rename(aside, middle) }, "hole", "offsets 200-299"},
+		{"deleted file", func() { s.fs.Rename(t.Context(), middle, aside) }, func() { s.fs.Rename(t.Context(), aside, middle) }, "hole", "offsets 200-299"},
 		{"duplicated file", func() { s.copyFile(first, path.Join(path.Dir(first), "copy", path.Base(first))) },
-			func() { s.fs.RemoveAll(path.Join(path.Dir(first), "copy")) }, "duplicate", "offsets 0-99 are also in"},
+			func() { s.fs.RemoveAll(t.Context(), path.Join(path.Dir(first), "copy")) }, "duplicate", "offsets 0-99 are also in"},
 		{"overlapping name", func() {
 			s.copyFile(first, path.Join(path.Dir(first), layout.FinalName(s.topic, 0, r.Start+50, r.End+50, 10, ".avro")))
 		}, func() {
-			s.fs.Remove(path.Join(path.Dir(first), layout.FinalName(s.topic, 0, r.Start+50, r.End+50, 10, ".avro")))
+			s.fs.Remove(t.Context(), path.Join(path.Dir(first), layout.FinalName(s.topic, 0, r.Start+50, r.End+50, 10, ".avro")))
 		},
 			"overlap", "offsets 50-149 overlap"},
 		{"orphan temp file", func() { s.writeFile(path.Join(tempRoot, "stray_tmp.avro"), []byte("x")) },
-			func() { s.fs.RemoveAll(tempRoot) }, "orphan-temp", "stray_tmp.avro"},
+			func() { s.fs.RemoveAll(t.Context(), tempRoot) }, "orphan-temp", "stray_tmp.avro"},
 	} {
 		tc.plant()
 		code, reps := s.verifyJSON(cfg)
@@ -165,18 +166,18 @@ func TestWALInspectMidCommit(t *testing.T) {
 func (s *setup) tearHead(cfgLogs string, p int32) uint64 {
 	s.t.Helper()
 	log := wal.Open(s.fs, layout.Topic{LogsDir: cfgLogs, Name: s.topic}.WALDir(p))
-	seqs, err := log.Segments()
+	seqs, err := log.Segments(context.Background())
 	if err != nil || len(seqs) == 0 {
 		s.t.Fatalf("no WAL to tear: %v", err)
 	}
 	head := seqs[len(seqs)-1]
-	r, err := s.fs.Open(log.SegmentPath(head))
+	r, err := s.fs.Open(context.Background(), log.SegmentPath(head))
 	if err != nil {
 		s.t.Fatal(err)
 	}
 	data, _ := io.ReadAll(r)
 	r.Close()
-	if err := s.fs.Remove(log.SegmentPath(head)); err != nil {
+	if err := s.fs.Remove(context.Background(), log.SegmentPath(head)); err != nil {
 		s.t.Fatal(err)
 	}
 	s.writeFile(log.SegmentPath(head), data[:len(data)/2])
@@ -264,7 +265,7 @@ func TestOffsetsResetToTimestamp(t *testing.T) {
 	s.waitCommitted(700, 2*time.Minute)
 	d.stop()
 	s.noVerify = true // verify must report the skipped range: asserted below
-	rep, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq",
+	rep, err := verify.Check(t.Context(), s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq",
 		Skip: map[int32][2]int64{0: {200, 300}}})
 	if err != nil {
 		t.Fatalf("exactly once from the new position: %v (%d files)", err, len(rep.Files))

@@ -238,7 +238,7 @@ func (s *setup) waitCommitted(d *daemon, n int64, within time.Duration) {
 	deadline := time.Now().Add(within)
 	var got int64
 	for time.Now().Before(deadline) {
-		got, _ = verify.CountByNames(s.fs, s.topicsDir(), s.topic)
+		got, _ = verify.CountByNames(context.Background(), s.fs, s.topicsDir(), s.topic)
 		if got >= n {
 			return
 		}
@@ -252,7 +252,7 @@ func (s *setup) waitCommitted(d *daemon, n int64, within time.Duration) {
 // check reads every committed file back through Kerberos: each offset once.
 func (s *setup) check(counts map[int32]int64) verify.Report {
 	s.t.Helper()
-	rep, err := verify.Check(s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
+	rep, err := verify.Check(context.Background(), s.fs, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
 	if err != nil {
 		s.t.Fatalf("exactly-once violated on the Kerberized HDFS: %v", err)
 	}

@@ -52,7 +52,7 @@ func roundTrip(t *testing.T, conf string) error {
 	defer fs.Close()
 	name := "/itest/dtp/" + itest.UniqueName(t, "f")
 	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
-	w, err := fs.Create(name)
+	w, err := fs.Create(t.Context(), name)
 	if err != nil {
 		return err
 	}
@@ -62,8 +62,8 @@ func roundTrip(t *testing.T, conf string) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	defer fs.Remove(name)
-	r, err := fs.Open(name)
+	defer fs.Remove(t.Context(), name)
+	r, err := fs.Open(t.Context(), name)
 	if err != nil {
 		return err
 	}

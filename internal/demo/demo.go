@@ -74,7 +74,7 @@ func Run(ctx context.Context, n int, parts int32, dir string, out io.Writer, log
 	if err != nil {
 		return err
 	}
-	rep, err := verify.Check(store, opts)
+	rep, err := verify.Check(ctx, store, opts)
 	printReport(out, dir, rep)
 	if err != nil {
 		return fmt.Errorf("exactly-once check: %w", err)
@@ -111,7 +111,7 @@ func connector(brokers []string, reg schema.Registry, dir string, log *slog.Logg
 func waitCommitted(ctx context.Context, store *local.FS, o verify.Options, n int64, done <-chan error) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
-		if rep, _ := verify.Check(store, o); rep.Records >= n {
+		if rep, _ := verify.Check(ctx, store, o); rep.Records >= n {
 			return nil
 		}
 		select {

@@ -133,14 +133,14 @@ type namedFile struct {
 // what it finds is in the report.
 func Audit(ctx context.Context, fsys storage.FS, o AuditOptions) (TopicReport, error) {
 	rep := TopicReport{Topic: o.Layout.Name}
-	byPart, foreign, err := listCommitted(fsys, o.Layout)
+	byPart, foreign, err := listCommitted(ctx, fsys, o.Layout)
 	if err != nil {
 		return rep, err
 	}
 	if len(foreign) > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("%d files that are not committed names are ignored, e.g. %s", len(foreign), foreign[0]))
 	}
-	parts, err := o.partitions(fsys, byPart)
+	parts, err := o.partitions(ctx, fsys, byPart)
 	if err != nil {
 		return rep, err
 	}
@@ -156,10 +156,10 @@ func Audit(ctx context.Context, fsys storage.FS, o AuditOptions) (TopicReport, e
 
 // listCommitted walks the topic directory once: committed files by Kafka
 // partition, and the names that are not committed files of this topic.
-func listCommitted(fsys storage.FS, t layout.Topic) (map[int32][]namedFile, []string, error) {
+func listCommitted(ctx context.Context, fsys storage.FS, t layout.Topic) (map[int32][]namedFile, []string, error) {
 	byPart := map[int32][]namedFile{}
 	var foreign []string
-	err := storage.WalkFiles(fsys, t.Dir(), layout.IsTempDir, func(p string) error {
+	err := storage.WalkFiles(ctx, fsys, t.Dir(), layout.IsTempDir, func(p string) error {
 		r, ok := layout.ParseFinalName(p)
 		if !ok || r.Topic != t.Name {
 			foreign = append(foreign, p)
@@ -175,7 +175,7 @@ func listCommitted(fsys storage.FS, t layout.Topic) (map[int32][]namedFile, []st
 }
 
 // partitions is the sorted set to report.
-func (o AuditOptions) partitions(fsys storage.FS, byPart map[int32][]namedFile) ([]int32, error) {
+func (o AuditOptions) partitions(ctx context.Context, fsys storage.FS, byPart map[int32][]namedFile) ([]int32, error) {
 	if o.Partitions != nil {
 		return sortedParts(o.Partitions), nil
 	}
@@ -186,7 +186,7 @@ func (o AuditOptions) partitions(fsys storage.FS, byPart map[int32][]namedFile) 
 	for p := range o.Kafka {
 		seen[p] = true
 	}
-	walParts, err := listWALPartitions(fsys, o.Layout)
+	walParts, err := listWALPartitions(ctx, fsys, o.Layout)
 	for _, p := range walParts {
 		seen[p] = true
 	}
@@ -204,9 +204,9 @@ func sortedParts(ps []int32) []int32 {
 }
 
 // listWALPartitions lists <logs.dir>/<topic>: one directory per partition.
-func listWALPartitions(fsys storage.FS, t layout.Topic) ([]int32, error) {
+func listWALPartitions(ctx context.Context, fsys storage.FS, t layout.Topic) ([]int32, error) {
 	dir := path.Dir(t.WALDir(0))
-	infos, err := fsys.ReadDir(dir)
+	infos, err := fsys.ReadDir(ctx, dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -230,27 +230,27 @@ func auditPartition(ctx context.Context, fsys storage.FS, o AuditOptions, p int3
 		pr.Log = &lo
 	}
 	var head *entry.Entry
-	pr.WAL, head = readHead(fsys, o.Layout.WALDir(p))
-	files = append(files, pendingMoves(fsys, head, &pr)...)
+	pr.WAL, head = readHead(ctx, fsys, o.Layout.WALDir(p))
+	files = append(files, pendingMoves(ctx, fsys, head, &pr)...)
 	sort.Slice(files, func(i, j int) bool { return files[i].r.Start < files[j].r.Start })
 	pr.summarize(files)
 	pr.committedFrom()
 	a := &auditor{ctx: ctx, o: o, pr: &pr}
 	a.checkNames(files)
-	if err := a.checkTemp(fsys); err != nil {
+	if err := a.checkTemp(ctx, fsys); err != nil {
 		return pr, err
 	}
 	if o.Deep {
-		a.checkRecords(fsys, files)
+		a.checkRecords(ctx, fsys, files)
 	}
 	return pr, nil
 }
 
 // readHead reads the newest WAL segment; a missing WAL is no error.
-func readHead(fsys storage.FS, dir string) (WALHead, *entry.Entry) {
+func readHead(ctx context.Context, fsys storage.FS, dir string) (WALHead, *entry.Entry) {
 	h := WALHead{CommittedOffset: -1}
 	log := wal.Open(fsys, dir)
-	seqs, err := log.Segments()
+	seqs, err := log.Segments(ctx)
 	if err != nil {
 		h.Err = err.Error()
 		return h, nil
@@ -260,7 +260,7 @@ func readHead(fsys storage.FS, dir string) (WALHead, *entry.Entry) {
 		return h, nil
 	}
 	h.Seq = seqs[len(seqs)-1]
-	e, err := log.Read(h.Seq)
+	e, err := log.Read(ctx, h.Seq)
 	if err != nil {
 		h.Err = err.Error()
 		return h, nil
@@ -272,17 +272,17 @@ func readHead(fsys storage.FS, dir string) (WALHead, *entry.Entry) {
 // pendingMoves are the head commit's files still under their temp names:
 // committed (the WAL says so) and renamed by the owner now, or by the next
 // recovery's roll forward. They count as committed files, with a note.
-func pendingMoves(fsys storage.FS, head *entry.Entry, pr *PartitionReport) []namedFile {
+func pendingMoves(ctx context.Context, fsys storage.FS, head *entry.Entry, pr *PartitionReport) []namedFile {
 	if head == nil || head.Kind != entry.KindCommit {
 		return nil
 	}
 	var out []namedFile
 	for _, m := range head.Files {
 		r, ok := layout.ParseFinalName(m.Final)
-		if _, err := fsys.Stat(m.Final); !ok || err == nil {
+		if _, err := fsys.Stat(ctx, m.Final); !ok || err == nil {
 			continue
 		}
-		if _, err := fsys.Stat(m.Temp); err != nil {
+		if _, err := fsys.Stat(ctx, m.Temp); err != nil {
 			continue // gone under both names: the gap checks report it
 		}
 		out = append(out, namedFile{path: m.Final, r: r, pending: true})
@@ -407,9 +407,9 @@ func (a *auditor) gap(from, to int64, where string) {
 // owners were fenced by a newer claim and nobody will commit them (the
 // next recovery removes them). The newest claim directory's files may be
 // a live owner's work, so they are counted, not reported.
-func (a *auditor) checkTemp(fsys storage.FS) error {
+func (a *auditor) checkTemp(ctx context.Context, fsys storage.FS) error {
 	root := a.o.Layout.TempRoot(a.pr.Partition)
-	infos, err := fsys.ReadDir(root)
+	infos, err := fsys.ReadDir(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -426,7 +426,7 @@ func (a *auditor) checkTemp(fsys storage.FS) error {
 		files := []string{path.Join(root, fi.Name())}
 		if fi.IsDir() {
 			files = nil
-			listTemp(fsys, path.Join(root, fi.Name()), &files)
+			listTemp(ctx, fsys, path.Join(root, fi.Name()), &files)
 		}
 		if fi.Name() == newest {
 			a.pr.InProgress += len(files)
@@ -440,14 +440,14 @@ func (a *auditor) checkTemp(fsys storage.FS) error {
 }
 
 // checkRecords reads every file (Deep).
-func (a *auditor) checkRecords(fsys storage.FS, files []namedFile) {
+func (a *auditor) checkRecords(ctx context.Context, fsys storage.FS, files []namedFile) {
 	a.pr.Records = 0
 	seen := map[int64]string{}
 	for _, nf := range files {
 		if nf.pending {
 			continue
 		}
-		f, err := a.read(fsys, nf)
+		f, err := a.read(ctx, fsys, nf)
 		if err != nil {
 			a.pr.add(KindUnread, nf.path, err.Error())
 			continue
@@ -465,12 +465,12 @@ func (a *auditor) checkRecords(fsys storage.FS, files []namedFile) {
 	}
 }
 
-func (a *auditor) read(fsys storage.FS, nf namedFile) (File, error) {
+func (a *auditor) read(ctx context.Context, fsys storage.FS, nf namedFile) (File, error) {
 	switch {
 	case strings.HasSuffix(nf.path, ".parquet"):
-		return readParquet(fsys, nf.path, nf.r, a.o.OffsetField)
+		return readParquet(ctx, fsys, nf.path, nf.r, a.o.OffsetField)
 	case strings.HasSuffix(nf.path, ".avro"):
-		return readAvro(fsys, nf.path, nf.r, a.o.OffsetField)
+		return readAvro(ctx, fsys, nf.path, nf.r, a.o.OffsetField)
 	}
 	return File{}, fmt.Errorf("--deep reads Avro and Parquet files only")
 }

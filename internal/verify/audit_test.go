@@ -20,7 +20,7 @@ var auditLayout = layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: "t"
 // touch creates an empty file: a listing audit never opens it.
 func touch(t testing.TB, fs storage.FS, name string) {
 	t.Helper()
-	f, err := fs.Create(name)
+	f, err := fs.Create(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func publishHead(t testing.TB, fs storage.FS, seq uint64, kind entry.Kind, commi
 	if kind == entry.KindCommit {
 		e.Files = []entry.FileMove{{Temp: "/x", Final: "/y", StartOffset: 0, EndOffset: committed, Records: committed + 1}}
 	}
-	if err := wal.Open(fs, auditLayout.WALDir(0)).Publish(seq, e); err != nil {
+	if err := wal.Open(fs, auditLayout.WALDir(0)).Publish(t.Context(), seq, e); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -63,8 +63,8 @@ func TestAuditFindsEachPlantedViolation(t *testing.T) {
 		want  Kind // "" = no violation
 	}{
 		{"clean", func(storage.FS) {}, ""},
-		{"deleted file", func(fs storage.FS) { fs.Remove(committed("partition=0", 100, 199)) }, KindHole},
-		{"deleted last file", func(fs storage.FS) { fs.Remove(committed("partition=0", 200, 299)) }, KindHole},
+		{"deleted file", func(fs storage.FS) { fs.Remove(t.Context(), committed("partition=0", 100, 199)) }, KindHole},
+		{"deleted last file", func(fs storage.FS) { fs.Remove(t.Context(), committed("partition=0", 200, 299)) }, KindHole},
 		{"duplicated file", func(fs storage.FS) { touch(t, fs, committed("partition=0/copy", 100, 199)) }, KindDuplicate},
 		{"overlapping name", func(fs storage.FS) { touch(t, fs, committed("partition=0", 150, 249)) }, KindOverlap},
 		{"orphan temp file", func(fs storage.FS) { touch(t, fs, "/topics/+tmp/t/0/00000000000000000001/e-0_tmp.avro") }, KindOrphan},
@@ -106,14 +106,14 @@ func TestAuditCountsPendingRenames(t *testing.T) {
 	touch(t, fs, temp)
 	e := entry.Entry{Kind: entry.KindCommit, Epoch: "e", Owner: "h:1", Topic: "t", CommittedOffset: 199, UnixMillis: 1,
 		Files: []entry.FileMove{{Temp: temp, Final: committed("partition=0", 100, 199), StartOffset: 100, EndOffset: 199, Records: 100}}}
-	if err := wal.Open(fs, auditLayout.WALDir(0)).Publish(3, e); err != nil {
+	if err := wal.Open(fs, auditLayout.WALDir(0)).Publish(t.Context(), 3, e); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := Audit(context.Background(), fs, AuditOptions{Layout: auditLayout, Dense: true, Kafka: map[int32]LogOffsets{0: {End: 200}}})
 	if err != nil || !rep.OK() || rep.Partitions[0].Files != 2 || !strings.Contains(rep.Partitions[0].Notes[0], "rename is under way") {
 		t.Fatalf("mid-commit: %v %+v", err, rep.Partitions[0])
 	}
-	fs.Remove(temp) // gone under both names: a hole
+	fs.Remove(t.Context(), temp) // gone under both names: a hole
 	if rep, _ = Audit(context.Background(), fs, AuditOptions{Layout: auditLayout, Dense: true, Kafka: map[int32]LogOffsets{0: {End: 200}}}); rep.OK() {
 		t.Fatal("a commit whose file is gone under both names is a hole")
 	}

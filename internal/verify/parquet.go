@@ -17,9 +17,9 @@ import (
 
 // readParquet counts a Parquet file's rows and, with seqField, reads that
 // long column in file order, as readAvro does for Avro files.
-func readParquet(fsys storage.FS, p string, r layout.FileRange, seqField string) (File, error) {
+func readParquet(ctx context.Context, fsys storage.FS, p string, r layout.FileRange, seqField string) (File, error) {
 	f := File{Path: p, Range: r}
-	rc, err := fsys.Open(p)
+	rc, err := fsys.Open(ctx, p)
 	if err != nil {
 		return f, err
 	}

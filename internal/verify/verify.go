@@ -6,6 +6,7 @@
 package verify
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,11 +51,11 @@ type Report struct {
 
 // Check reads every committed file and returns an error describing the first
 // duplicate, gap, miscount or unexpected record it finds.
-func Check(fsys storage.FS, o Options) (Report, error) {
+func Check(ctx context.Context, fsys storage.FS, o Options) (Report, error) {
 	var rep Report
 	topic := layout.Topic{TopicsDir: o.TopicsDir, Name: o.Topic}
 	root := topic.Dir()
-	if err := storage.WalkFiles(fsys, root, layout.IsTempDir, func(p string) error {
+	if err := storage.WalkFiles(ctx, fsys, root, layout.IsTempDir, func(p string) error {
 		r, ok := layout.ParseFinalName(p)
 		if !ok || r.Topic != o.Topic {
 			return fmt.Errorf("unexpected file in %s: %s", root, p)
@@ -63,7 +64,7 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 		if strings.HasSuffix(p, ".parquet") {
 			read = readParquet
 		}
-		f, err := read(fsys, p, r, o.SeqField)
+		f, err := read(ctx, fsys, p, r, o.SeqField)
 		if err != nil {
 			return err
 		}
@@ -73,7 +74,7 @@ func Check(fsys storage.FS, o Options) (Report, error) {
 	}); err != nil {
 		return rep, err
 	}
-	listTemp(fsys, topic.TopicTempDir(), &rep.TempFiles)
+	listTemp(ctx, fsys, topic.TopicTempDir(), &rep.TempFiles)
 	if o.SeqField != "" {
 		return rep, exactlyOnce(rep.Files, o.Want, o.Skip)
 	}
@@ -168,9 +169,9 @@ func tile(files []File, want map[int32]int64) error {
 	return errors.Join(errs...)
 }
 
-func readAvro(fsys storage.FS, p string, r layout.FileRange, seqField string) (File, error) {
+func readAvro(ctx context.Context, fsys storage.FS, p string, r layout.FileRange, seqField string) (File, error) {
 	f := File{Path: p, Range: r}
-	rc, err := fsys.Open(p)
+	rc, err := fsys.Open(ctx, p)
 	if err != nil {
 		return f, err
 	}
@@ -224,15 +225,15 @@ func seqOf(v any, field string) (int64, error) {
 
 // listTemp lists every file below dir, a temp directory (which WalkFiles
 // is told to skip).
-func listTemp(fsys storage.FS, dir string, out *[]string) {
-	infos, err := fsys.ReadDir(dir)
+func listTemp(ctx context.Context, fsys storage.FS, dir string, out *[]string) {
+	infos, err := fsys.ReadDir(ctx, dir)
 	if err != nil {
 		return
 	}
 	for _, fi := range infos {
 		p := path.Join(dir, fi.Name())
 		if fi.IsDir() {
-			listTemp(fsys, p, out)
+			listTemp(ctx, fsys, p, out)
 		} else {
 			*out = append(*out, p)
 		}
@@ -241,10 +242,10 @@ func listTemp(fsys storage.FS, dir string, out *[]string) {
 
 // CountByNames sums the record ranges named by committed files without
 // reading them: cheap enough to poll while a daemon works.
-func CountByNames(fsys storage.FS, topicsDir, topic string) (int64, error) {
+func CountByNames(ctx context.Context, fsys storage.FS, topicsDir, topic string) (int64, error) {
 	var n int64
 	dir := layout.Topic{TopicsDir: topicsDir, Name: topic}.Dir()
-	err := storage.WalkFiles(fsys, dir, layout.IsTempDir, func(p string) error {
+	err := storage.WalkFiles(ctx, fsys, dir, layout.IsTempDir, func(p string) error {
 		if r, ok := layout.ParseFinalName(p); ok && r.Topic == topic {
 			n += r.End - r.Start + 1
 		}

@@ -21,7 +21,7 @@ import (
 func writeFile(t *testing.T, fs storage.FS, f format.Format, s *schema.Schema, offsets ...int64) {
 	t.Helper()
 	name := "/topics/t/partition=0/" + layout.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, f.Extension())
-	file, err := fs.Create(name)
+	file, err := fs.Create(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestCheckFindsEveryViolation(t *testing.T) {
 				for _, offs := range tc.files {
 					writeFile(t, fs, f, s, offs...)
 				}
-				_, err := Check(fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
+				_, err := Check(t.Context(), fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
 				if tc.want == "" && err != nil {
 					t.Fatalf("unexpected: %v", err)
 				}

@@ -38,7 +38,7 @@ func HiveSyncer(c *configs.Connector, store storage.FS, part partitioner.Partiti
 			return hive.TopicTable{
 				Name: c.HiveTable(topic), Location: storeURI(c) + t.Dir(), PartitionKeys: part.Fields(),
 				Values:   part.Values,
-				ListDirs: func() ([]string, error) { return committedDirs(store, t) },
+				ListDirs: func(ctx context.Context) ([]string, error) { return committedDirs(ctx, store, t) },
 			}
 		},
 	}), nil
@@ -63,9 +63,9 @@ func storeURI(c *configs.Connector) string {
 
 // committedDirs lists the encoded partition directories of topic that hold
 // committed files, skipping temp directories.
-func committedDirs(store storage.FS, topic layout.Topic) ([]string, error) {
+func committedDirs(ctx context.Context, store storage.FS, topic layout.Topic) ([]string, error) {
 	seen := map[string]bool{}
-	err := storage.WalkFiles(store, topic.Dir(), layout.IsTempDir, func(name string) error {
+	err := storage.WalkFiles(ctx, store, topic.Dir(), layout.IsTempDir, func(name string) error {
 		if _, ok := layout.ParseFinalName(name); ok {
 			if dir, ok := topic.EncodedDir(name); ok {
 				seen[dir] = true

@@ -47,7 +47,7 @@ func hungNameNode(t *testing.T) (addr string, conns func() int) {
 // of reading the late reply of the one before.
 func TestHungNameNodeCallTimesOut(t *testing.T) {
 	addr, conns := hungNameNode(t)
-	dial := dialer(time.Second, 200*time.Millisecond)
+	dial := newDialer(time.Second, 200*time.Millisecond).dial
 	c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{addr}, User: "root", NamenodeDialFunc: dial})
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +76,7 @@ func TestHungNameNodeCallTimesOut(t *testing.T) {
 // connection" (which is what the operator would otherwise read).
 func TestClosedConnSaysWhy(t *testing.T) {
 	addr, _ := hungNameNode(t)
-	c, err := dialer(time.Second, 100*time.Millisecond)(t.Context(), "tcp", addr)
+	c, err := newDialer(time.Second, 100*time.Millisecond).dial(t.Context(), "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestTimeoutConnIdleIsNotAnError(t *testing.T) {
 			io.Copy(c, c) // echo
 		}
 	}()
-	c, err := dialer(time.Second, 100*time.Millisecond)(t.Context(), "tcp", ln.Addr().String())
+	c, err := newDialer(time.Second, 100*time.Millisecond).dial(t.Context(), "tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func (w *fakeWriter) Close() error {
 // must not report it durable.
 func TestFailedCloseStaysFailed(t *testing.T) {
 	w := &fakeWriter{closeErr: errors.New("ack: connection reset by peer")}
-	f := &file{w: w, retries: 3}
+	f := &file{w: w, ctx: t.Context(), c: &client{}, retries: 3}
 	if _, err := f.Write([]byte("data")); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestFailedCloseStaysFailed(t *testing.T) {
 // completed either.
 func TestFailedWriteFailsClose(t *testing.T) {
 	w := &fakeWriter{writeErr: errors.New("broken pipe")}
-	f := &file{w: w, retries: 3}
+	f := &file{w: w, ctx: t.Context(), c: &client{}, retries: 3}
 	if _, err := f.Write([]byte("data")); err == nil {
 		t.Fatal("write error not returned")
 	}

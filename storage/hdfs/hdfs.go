@@ -9,12 +9,14 @@
 package hdfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/url"
 	"path"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,10 +65,11 @@ type Options struct {
 
 // FS is an HDFS-backed storage.FS.
 type FS struct {
-	clients []*hdfs.Client
+	clients []*client
 	next    atomic.Uint32
 	base    string
 	opts    Options
+	dial    *dialer
 }
 
 var _ storage.FS = (*FS)(nil)
@@ -88,16 +91,24 @@ func New(opts Options) (*FS, error) {
 	if opts.Connections <= 0 {
 		opts.Connections = 4
 	}
-	f := &FS{base: path.Clean("/" + u.Path), opts: opts}
+	f := newFS(path.Clean("/"+u.Path), opts, &copts)
 	for range opts.Connections {
 		c, err := connect(copts, opts.URL)
 		if err != nil {
 			f.Close()
 			return nil, err
 		}
-		f.clients = append(f.clients, c)
+		f.clients = append(f.clients, &client{Client: c})
 	}
 	return f, nil
+}
+
+// newFS is a store with no connection yet, whose connections copts will
+// dial through the store's dialer.
+func newFS(base string, opts Options, copts *hdfs.ClientOptions) *FS {
+	d := newDialer(orDefault(opts.DialTimeout, 10*time.Second), orDefault(opts.IOTimeout, DefaultIOTimeout))
+	copts.NamenodeDialFunc, copts.DatanodeDialFunc = d.dial, d.dial
+	return &FS{base: base, opts: opts, dial: d}
 }
 
 func connect(copts hdfs.ClientOptions, url string) (*hdfs.Client, error) {
@@ -117,9 +128,17 @@ func connect(copts hdfs.ClientOptions, url string) (*hdfs.Client, error) {
 // client picks the next NameNode connection. Any of them may act on any
 // path: the NameNode orders all calls, whichever connection carries them.
 // A file is completed through the connection that created it (its lease
-// holder), which the FileWriter remembers.
-func (f *FS) client() *hdfs.Client {
-	return f.clients[int(f.next.Add(1)%uint32(len(f.clients)))]
+// holder), which the FileWriter remembers. A connection with a call left
+// behind (await) is passed over while another has none: that call may
+// hold it until the NameNode answers or the I/O timeout ends it.
+func (f *FS) client() *client {
+	start := int(f.next.Add(1) % uint32(len(f.clients)))
+	for i := range f.clients {
+		if c := f.clients[(start+i)%len(f.clients)]; c.behind.Load() == 0 {
+			return c
+		}
+	}
+	return f.clients[start]
 }
 
 // clientOptions resolves the NameNodes (Resolve: exactly the URL's
@@ -127,7 +146,8 @@ func (f *FS) client() *hdfs.Client {
 // (data transfer protection, DataNode host names, Kerberos) from
 // hadoop.conf.dir as colinmarc/hdfs reads them, and says what security
 // they amount to. colinmarc's own NameNode list is not used: it holds
-// every nameservice's NameNodes.
+// every nameservice's NameNodes. The dial functions are the store's
+// (newFS).
 func clientOptions(opts Options) (hdfs.ClientOptions, Security, error) {
 	t, conf, err := resolve(opts)
 	if err != nil {
@@ -149,8 +169,6 @@ func clientOptions(opts Options) (hdfs.ClientOptions, Security, error) {
 	if copts.User == "" {
 		copts.User = "root"
 	}
-	dial := dialer(orDefault(opts.DialTimeout, 10*time.Second), orDefault(opts.IOTimeout, DefaultIOTimeout))
-	copts.NamenodeDialFunc, copts.DatanodeDialFunc = dial, dial
 	return copts, sec, nil
 }
 
@@ -166,15 +184,23 @@ func orDefault(d, def time.Duration) time.Duration {
 
 func (f *FS) abs(name string) string { return path.Join(f.base, name) }
 
-// Create creates name exclusively, creating its parent directories.
-func (f *FS) Create(name string) (storage.File, error) {
+// Create creates name exclusively, creating its parent directories. The
+// file's Write and Close honour ctx. A Create given up that succeeds later
+// closes the file it made (an empty file, a temp file recovery removes).
+func (f *FS) Create(ctx context.Context, name string) (storage.File, error) {
 	p := f.abs(name)
 	c := f.client()
-	w, err := withParent(c, p, func() (*hdfs.FileWriter, error) { return c.Create(p) })
+	w, err := do(ctx, c, "create", p, func() (*hdfs.FileWriter, error) {
+		return withParent(c, p, func() (*hdfs.FileWriter, error) { return c.Create(p) })
+	}, func(w *hdfs.FileWriter, err error) {
+		if err == nil {
+			w.Close()
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &file{w: w, retries: f.opts.CloseRetries}, nil
+	return &file{w: w, ctx: ctx, c: c, name: p, retries: f.opts.CloseRetries}, nil
 }
 
 // withParent runs op, and once more after creating the parent of p if op
@@ -182,7 +208,7 @@ func (f *FS) Create(name string) (storage.File, error) {
 // where the parent usually exists (a commit's renames and temp files):
 // the NameNode's round trips, not bandwidth, bound how fast many
 // partitions commit.
-func withParent[T any](c *hdfs.Client, p string, op func() (T, error)) (T, error) {
+func withParent[T any](c *client, p string, op func() (T, error)) (T, error) {
 	v, err := op()
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return v, err
@@ -193,13 +219,24 @@ func withParent[T any](c *hdfs.Client, p string, op func() (T, error)) (T, error
 	return op()
 }
 
-// Open opens name for reading.
-func (f *FS) Open(name string) (io.ReadCloser, error) {
-	r, err := f.client().Open(f.abs(name))
-	if err != nil || f.opts.Kerberos == nil {
-		return r, err
+// Open opens name for reading; its reads honour ctx.
+func (f *FS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	p := f.abs(name)
+	c := f.client()
+	r, err := do(ctx, c, "open", p, func() (*hdfs.FileReader, error) { return c.Open(p) },
+		func(r *hdfs.FileReader, err error) {
+			if err == nil {
+				r.Close()
+			}
+		})
+	if err != nil {
+		return nil, err
 	}
-	return explainingReader{r}, nil
+	rd := &reader{r: r, ctx: ctx, c: c, name: p}
+	if f.opts.Kerberos == nil {
+		return rd, nil
+	}
+	return explainingReader{rd}, nil
 }
 
 // explainingReader adds explainRead's diagnosis to read errors.
@@ -213,31 +250,120 @@ func (r explainingReader) Read(p []byte) (int, error) {
 	return n, explainRead(err)
 }
 
+// reader is a file open for reading whose reads honour Open's context. A
+// read given up leaves the reader broken, and the read left behind closes
+// the client's reader once it returns.
+type reader struct {
+	r      io.ReadCloser
+	ctx    context.Context
+	c      *client
+	name   string
+	broken error
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	if r.broken != nil {
+		return 0, r.broken
+	}
+	if r.ctx.Err() != nil {
+		r.broken = storage.Interrupted(r.ctx, "read", r.name)
+		r.r.Close()
+		return 0, r.broken
+	}
+	if r.ctx.Done() == nil {
+		return r.r.Read(p)
+	}
+	// A read left behind must not write into p, which is the caller's
+	// again once Read returns: it reads into a buffer of its own.
+	buf := getBuf(len(p))
+	n, err, ok := await(r.ctx, r.c, func() (int, error) { return r.r.Read(*buf) },
+		func(int, error) { putBuf(buf); r.r.Close() })
+	if !ok {
+		r.broken = storage.Interrupted(r.ctx, "read", r.name)
+		return 0, r.broken
+	}
+	copy(p, (*buf)[:n])
+	putBuf(buf)
+	return n, err
+}
+
+func (r *reader) Close() error {
+	if r.broken != nil {
+		return nil // closed by Read, or by the read left behind
+	}
+	return r.r.Close()
+}
+
+// bufs holds the buffers that reads and writes left behind use instead of
+// the caller's.
+var bufs sync.Pool
+
+// getBuf is a buffer of n bytes from bufs.
+func getBuf(n int) *[]byte {
+	b, _ := bufs.Get().(*[]byte)
+	if b == nil || cap(*b) < n {
+		nb := make([]byte, n)
+		return &nb
+	}
+	*b = (*b)[:n]
+	return b
+}
+
+func putBuf(b *[]byte) { bufs.Put(b) }
+
 // Rename renames oldpath to newpath, creating newpath's parent.
-func (f *FS) Rename(oldpath, newpath string) error {
-	np := f.abs(newpath)
+func (f *FS) Rename(ctx context.Context, oldpath, newpath string) error {
+	op, np := f.abs(oldpath), f.abs(newpath)
 	c := f.client()
-	_, err := withParent(c, np, func() (struct{}, error) { return struct{}{}, c.Rename(f.abs(oldpath), np) })
+	_, err := do(ctx, c, "rename", op, func() (struct{}, error) {
+		return withParent(c, np, none(func() error { return c.Rename(op, np) }))
+	}, nil)
 	return err
 }
 
 // Remove removes a file or an empty directory.
-func (f *FS) Remove(name string) error { return f.client().Remove(f.abs(name)) }
+func (f *FS) Remove(ctx context.Context, name string) error {
+	p := f.abs(name)
+	c := f.client()
+	_, err := do(ctx, c, "remove", p, none(func() error { return c.Remove(p) }), nil)
+	return err
+}
 
 // RemoveAll removes a tree; a missing name is not an error.
-func (f *FS) RemoveAll(name string) error { return f.client().RemoveAll(f.abs(name)) }
+func (f *FS) RemoveAll(ctx context.Context, name string) error {
+	p := f.abs(name)
+	c := f.client()
+	_, err := do(ctx, c, "removeall", p, none(func() error { return c.RemoveAll(p) }), nil)
+	return err
+}
 
 // ReadDir lists a directory, sorted by name.
-func (f *FS) ReadDir(name string) ([]fs.FileInfo, error) { return f.client().ReadDir(f.abs(name)) }
+func (f *FS) ReadDir(ctx context.Context, name string) ([]fs.FileInfo, error) {
+	p := f.abs(name)
+	c := f.client()
+	return do(ctx, c, "readdir", p, func() ([]fs.FileInfo, error) { return c.ReadDir(p) }, nil)
+}
 
 // Stat describes name.
-func (f *FS) Stat(name string) (fs.FileInfo, error) { return f.client().Stat(f.abs(name)) }
+func (f *FS) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	p := f.abs(name)
+	c := f.client()
+	return do(ctx, c, "stat", p, func() (fs.FileInfo, error) { return c.Stat(p) }, nil)
+}
 
 // MkdirAll creates a directory and its parents.
-func (f *FS) MkdirAll(name string) error { return f.client().MkdirAll(f.abs(name), 0o755) }
+func (f *FS) MkdirAll(ctx context.Context, name string) error {
+	p := f.abs(name)
+	c := f.client()
+	_, err := do(ctx, c, "mkdir", p, none(func() error { return c.MkdirAll(p, 0o755) }), nil)
+	return err
+}
 
-// Close closes the NameNode connections; leases of open files lapse.
+// Close closes the NameNode connections; leases of open files lapse. It
+// first closes every connection of the store, which ends the calls still
+// under way (a call left behind included) instead of waiting for them.
 func (f *FS) Close() error {
+	f.dial.closeAll()
 	var errs []error
 	for _, c := range f.clients {
 		errs = append(errs, c.Close())
@@ -253,6 +379,9 @@ type fileWriter interface {
 
 type file struct {
 	w       fileWriter
+	ctx     context.Context // Create's: Write and Close honour it
+	c       *client         // the connection that created it, for await
+	name    string
 	retries int
 	closed  bool
 	// broken is the write or close error after which the file can no
@@ -262,9 +391,10 @@ type file struct {
 	// the DataNode or not. A file committed that way has a block no
 	// DataNode holds in full.
 	broken error
-	// released: the client's Close has run once, which stops the block
-	// stream's goroutines and closes its DataNode connection, whatever
-	// the outcome. A broken file is still released, once.
+	// released: the client's Close has run once, or will when the call
+	// left behind returns, which stops the block stream's goroutines and
+	// closes its DataNode connection, whatever the outcome. A broken file
+	// is still released, once.
 	released bool
 }
 
@@ -278,11 +408,48 @@ func (f *file) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, err := f.w.Write(p)
+	if f.ctx.Err() != nil {
+		return 0, f.interrupted("write", false)
+	}
+	n, err, ok := f.write(p)
+	if !ok {
+		return 0, f.interrupted("write", true)
+	}
 	if err != nil {
 		f.broken = fmt.Errorf("%w (the file cannot be completed)", err)
 	}
 	return n, err
+}
+
+// write writes p through the client's writer, giving up when ctx ends
+// (ok false). A write left behind must not read p, which is the caller's
+// again once Write returns: it writes a copy.
+func (f *file) write(p []byte) (n int, err error, ok bool) {
+	if f.ctx.Done() == nil {
+		n, err = f.w.Write(p)
+		return n, err, true
+	}
+	buf := getBuf(len(p))
+	copy(*buf, p)
+	return await(f.ctx, f.c, func() (int, error) {
+		defer putBuf(buf)
+		return f.w.Write(*buf)
+	}, func(int, error) { f.w.Close() })
+}
+
+// interrupted breaks the file because its context ended and returns the
+// error saying so. With a call left behind, that call releases the
+// client's writer when it returns; otherwise it is released here, in the
+// background: it may wait for the DataNode.
+func (f *file) interrupted(op string, leftBehind bool) error {
+	f.broken = storage.Interrupted(f.ctx, op, f.name)
+	if !f.released {
+		f.released = true
+		if !leftBehind {
+			go f.w.Close()
+		}
+	}
+	return f.broken
 }
 
 // firstCloseRetryWait is short because the wait is usually short: on the
@@ -294,7 +461,8 @@ const firstCloseRetryWait = 5 * time.Millisecond
 // Close completes the file. A "replicating" answer means every DataNode has
 // acknowledged the data but the NameNode has not yet seen the minimum
 // replication; the file is not complete until it has, so retry with backoff.
-// Any other failure is final: see file.broken.
+// Any other failure is final: see file.broken. So is the end of Create's
+// context.
 func (f *file) Close() error {
 	if f.closed {
 		return nil
@@ -303,14 +471,24 @@ func (f *file) Close() error {
 		f.release()
 		return f.broken
 	}
+	if f.ctx.Err() != nil {
+		return f.interrupted("close", false)
+	}
 	f.released = true
 	wait := firstCloseRetryWait
 	var err error
 	for i := 0; i <= f.retries; i++ {
-		if err = f.w.Close(); err == nil || !hdfs.IsErrReplicating(err) {
+		var ok bool
+		_, err, ok = await(f.ctx, f.c, none(f.w.Close), nil)
+		if !ok {
+			return f.interrupted("close", true)
+		}
+		if err == nil || !hdfs.IsErrReplicating(err) {
 			break
 		}
-		time.Sleep(wait)
+		if !sleep(f.ctx, wait) {
+			return f.interrupted("close", true)
+		}
 		wait = min(2*wait, 2*time.Second)
 	}
 	if err != nil {
@@ -321,6 +499,18 @@ func (f *file) Close() error {
 	}
 	f.closed = true
 	return nil
+}
+
+// sleep waits d, or less when ctx ends first (false).
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // release closes the client's writer of a broken file, once: without it

@@ -3,9 +3,16 @@
 // the commit protocol the same create/close/rename semantics as HDFS, and it
 // makes every namespace change durable (fsync of the file and of the
 // directories whose entries changed) before reporting success.
+//
+// Contexts: every call checks its context before it starts, and a file
+// checks its Create's context before each Write and Close. A system call
+// under way is not interrupted: Go cannot interrupt a read, write or fsync
+// of a regular file portably, and a local disk does not hang the way a
+// remote NameNode can.
 package local
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,8 +47,12 @@ func (l *FS) osPath(name string) string {
 	return filepath.Join(l.root, filepath.FromSlash(path.Clean("/"+name)))
 }
 
-// Create creates name exclusively (O_EXCL), creating missing parents.
-func (l *FS) Create(name string) (storage.File, error) {
+// Create creates name exclusively (O_EXCL), creating missing parents. The
+// file's Write and Close check ctx.
+func (l *FS) Create(ctx context.Context, name string) (storage.File, error) {
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "create", name)
+	}
 	p := l.osPath(name)
 	if err := mkdirAll(filepath.Dir(p)); err != nil {
 		return nil, err
@@ -50,19 +61,43 @@ func (l *FS) Create(name string) (storage.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &file{f: f}, nil
+	return &file{f: f, ctx: ctx}, nil
 }
 
 // Open opens name for reading.
-func (l *FS) Open(name string) (io.ReadCloser, error) {
-	return os.Open(l.osPath(name))
+func (l *FS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "open", name)
+	}
+	f, err := os.Open(l.osPath(name))
+	if err != nil {
+		return nil, err
+	}
+	return &reader{File: f, ctx: ctx, name: name}, nil
+}
+
+// reader checks Open's context before each Read.
+type reader struct {
+	*os.File
+	ctx  context.Context
+	name string
+}
+
+func (r *reader) Read(p []byte) (int, error) {
+	if r.ctx.Err() != nil {
+		return 0, storage.Interrupted(r.ctx, "read", r.name)
+	}
+	return r.File.Read(p)
 }
 
 // Rename renames oldpath to newpath, creating newpath's parent. As rename(2)
 // it overwrites a destination file and fails (ENOTEMPTY or EEXIST) on a
 // non-empty destination directory. Both parent directories are fsynced so the
 // rename survives a power loss once Rename returns nil.
-func (l *FS) Rename(oldpath, newpath string) error {
+func (l *FS) Rename(ctx context.Context, oldpath, newpath string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "rename", oldpath)
+	}
 	op, np := l.osPath(oldpath), l.osPath(newpath)
 	if err := mkdirAll(filepath.Dir(np)); err != nil {
 		return err
@@ -80,7 +115,10 @@ func (l *FS) Rename(oldpath, newpath string) error {
 }
 
 // Remove deletes a file or an empty directory.
-func (l *FS) Remove(name string) error {
+func (l *FS) Remove(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "remove", name)
+	}
 	p := l.osPath(name)
 	if err := os.Remove(p); err != nil {
 		return err
@@ -90,7 +128,10 @@ func (l *FS) Remove(name string) error {
 
 // RemoveAll deletes name and everything below it; a missing name is not an
 // error.
-func (l *FS) RemoveAll(name string) error {
+func (l *FS) RemoveAll(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "removeall", name)
+	}
 	p := l.osPath(name)
 	if err := os.RemoveAll(p); err != nil {
 		return err
@@ -103,7 +144,10 @@ func (l *FS) RemoveAll(name string) error {
 }
 
 // ReadDir lists a directory sorted by name.
-func (l *FS) ReadDir(name string) ([]fs.FileInfo, error) {
+func (l *FS) ReadDir(ctx context.Context, name string) ([]fs.FileInfo, error) {
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "readdir", name)
+	}
 	entries, err := os.ReadDir(l.osPath(name))
 	if err != nil {
 		return nil, err
@@ -123,12 +167,18 @@ func (l *FS) ReadDir(name string) ([]fs.FileInfo, error) {
 }
 
 // Stat describes name.
-func (l *FS) Stat(name string) (fs.FileInfo, error) {
+func (l *FS) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "stat", name)
+	}
 	return os.Stat(l.osPath(name))
 }
 
 // MkdirAll creates name and missing parents.
-func (l *FS) MkdirAll(name string) error {
+func (l *FS) MkdirAll(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "mkdir", name)
+	}
 	return mkdirAll(l.osPath(name))
 }
 
@@ -178,9 +228,10 @@ func syncDir(dir string) error {
 }
 
 // file is a file open for writing. Close fsyncs the data and the parent
-// directory.
+// directory. Both check ctx, Create's context, first.
 type file struct {
 	f      *os.File
+	ctx    context.Context
 	done   bool
 	result error
 }
@@ -188,6 +239,9 @@ type file struct {
 func (w *file) Write(p []byte) (int, error) {
 	if w.done {
 		return 0, &fs.PathError{Op: "write", Path: w.f.Name(), Err: fs.ErrClosed}
+	}
+	if w.ctx.Err() != nil {
+		return 0, storage.Interrupted(w.ctx, "write", w.f.Name())
 	}
 	return w.f.Write(p)
 }
@@ -201,6 +255,11 @@ func (w *file) Close() error {
 		return w.result
 	}
 	w.done = true
+	if w.ctx.Err() != nil {
+		w.f.Close() // not durable, but no descriptor left open
+		w.result = storage.Interrupted(w.ctx, "close", w.f.Name())
+		return w.result
+	}
 	serr := w.f.Sync()
 	cerr := w.f.Close()
 	switch {

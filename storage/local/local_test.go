@@ -21,7 +21,7 @@ func TestConformance(t *testing.T) {
 func TestNamesStayBelowRoot(t *testing.T) {
 	root := t.TempDir()
 	fsys := local.New(filepath.Join(root, "store"))
-	f, err := fsys.Create("/../../escape")
+	f, err := fsys.Create(t.Context(), "/../../escape")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestNamesStayBelowRoot(t *testing.T) {
 
 func TestErrorsArePathErrors(t *testing.T) {
 	fsys := local.New(t.TempDir())
-	_, err := fsys.Open("/missing")
+	_, err := fsys.Open(t.Context(), "/missing")
 	var pe *fs.PathError
 	if !errors.As(err, &pe) || !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Open(missing) = %v, want *fs.PathError matching fs.ErrNotExist", err)
@@ -44,7 +44,7 @@ func TestErrorsArePathErrors(t *testing.T) {
 
 func TestWriteAfterClose(t *testing.T) {
 	fsys := local.New(t.TempDir())
-	f, err := fsys.Create("/f")
+	f, err := fsys.Create(t.Context(), "/f")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +58,12 @@ func TestWriteAfterClose(t *testing.T) {
 
 func TestCreateUnderFileFails(t *testing.T) {
 	fsys := local.New(t.TempDir())
-	f, err := fsys.Create("/file")
+	f, err := fsys.Create(t.Context(), "/file")
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := fsys.Create("/file/child"); err == nil {
+	if _, err := fsys.Create(t.Context(), "/file/child"); err == nil {
 		t.Fatal("Create below a file = nil, want an error")
 	}
 }

@@ -2,6 +2,7 @@ package storagetest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -60,6 +61,10 @@ type fault struct {
 	match func(string) bool
 	err   error
 	after bool // apply the operation, then fail (a lost reply)
+	// hang: wait for the call's context to end, then fail with it, without
+	// effect (a store that stopped answering); reached is closed then.
+	hang    bool
+	reached chan struct{}
 }
 
 type node struct {
@@ -78,6 +83,11 @@ type node struct {
 // bytes. Real HDFS, without hflush, shows readers only completed blocks, so
 // it can expose less than MemFS; both cases are "a prefix of what was
 // written", which is what readers must cope with.
+//
+// Contexts: a call whose context is done fails at once, without effect and
+// without consuming a fault; a file's Write and Close use its Create's
+// context, a reader's Read its Open's. HangNext makes a call wait for its
+// context to end.
 type MemFS struct {
 	mu     sync.Mutex
 	nodes  map[string]*node
@@ -103,6 +113,17 @@ func (m *MemFS) FailNext(op Op, match func(string) bool, err error) {
 // err is returned: a reply lost after the server applied the call.
 func (m *MemFS) FailNextAfter(op Op, match func(string) bool, err error) {
 	m.addFault(fault{op: op, match: match, err: err, after: true})
+}
+
+// HangNext makes the next op on a path accepted by match hang until the
+// call's context is done, as a store that stopped answering, and then fail
+// with an error matching ctx.Err(), without effect. The channel is closed
+// when the call starts hanging. For OpWrite and OpClose the context is the
+// file's Create's. Hangs are faults: one-shot, in registration order.
+func (m *MemFS) HangNext(op Op, match func(string) bool) <-chan struct{} {
+	reached := make(chan struct{})
+	m.addFault(fault{op: op, match: match, hang: true, reached: reached})
+	return reached
 }
 
 func (m *MemFS) addFault(f fault) {
@@ -159,13 +180,27 @@ func (m *MemFS) mkdirAll(dir string) error {
 	return nil
 }
 
-// Create creates name exclusively, creating missing parents.
-func (m *MemFS) Create(name string) (storage.File, error) {
+// hang waits, unlocked, for ctx to end and returns the error of a call
+// that it ended. The caller holds m.mu, and holds it again on return.
+func (m *MemFS) hang(ctx context.Context, f fault, op Op, name string) error {
+	m.mu.Unlock()
+	defer m.mu.Lock()
+	close(f.reached)
+	<-ctx.Done()
+	return storage.Interrupted(ctx, op.String(), name)
+}
+
+// Create creates name exclusively, creating missing parents. The file's
+// Write and Close use ctx.
+func (m *MemFS) Create(ctx context.Context, name string) (storage.File, error) {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return nil, storage.Interrupted(ctx, "create", name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var file *memFile
-	err := m.faulted(OpCreate, func() error {
+	err := m.faulted(ctx, OpCreate, func() error {
 		if _, ok := m.nodes[name]; ok {
 			return pathErr("create", name, fs.ErrExist)
 		}
@@ -174,7 +209,7 @@ func (m *MemFS) Create(name string) (storage.File, error) {
 		}
 		n := &node{modTime: time.Now()}
 		m.nodes[name] = n
-		file = &memFile{fs: m, name: name, node: n, epoch: m.epoch}
+		file = &memFile{fs: m, ctx: ctx, name: name, node: n, epoch: m.epoch}
 		return nil
 	}, name)
 	if err != nil {
@@ -185,9 +220,12 @@ func (m *MemFS) Create(name string) (storage.File, error) {
 
 // faulted runs apply under the faults registered for op on names: a fault
 // fails the call before apply, or after it (a reply lost once the server
-// applied the call). The caller holds m.mu.
-func (m *MemFS) faulted(op Op, apply func() error, names ...string) error {
+// applied the call), or hangs it until ctx ends. The caller holds m.mu.
+func (m *MemFS) faulted(ctx context.Context, op Op, apply func() error, names ...string) error {
 	f, faulty := m.takeFault(op, names...)
+	if faulty && f.hang {
+		return m.hang(ctx, f, op, names[0])
+	}
 	if faulty && !f.after {
 		return f.err
 	}
@@ -200,13 +238,19 @@ func (m *MemFS) faulted(op Op, apply func() error, names ...string) error {
 	return nil
 }
 
-// read is what every read does first: clean the name, lock, take its
-// fault, look the node up; then it runs f on the node, still locked.
-func (m *MemFS) read(op Op, verb, name string, f func(name string, n *node) error) error {
+// read is what every read does first: clean the name, check ctx, lock,
+// take its fault, look the node up; then it runs f on the node, still
+// locked.
+func (m *MemFS) read(ctx context.Context, op Op, verb, name string, f func(name string, n *node) error) error {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, verb, name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if f, ok := m.takeFault(op, name); ok {
+	if f, ok := m.takeFault(op, name); ok && f.hang {
+		return m.hang(ctx, f, op, name)
+	} else if ok {
 		return f.err
 	}
 	n, ok := m.nodes[name]
@@ -216,26 +260,46 @@ func (m *MemFS) read(op Op, verb, name string, f func(name string, n *node) erro
 	return f(name, n)
 }
 
-// Open returns a reader over a snapshot of name's current contents.
-func (m *MemFS) Open(name string) (r io.ReadCloser, err error) {
-	err = m.read(OpOpen, "open", name, func(name string, n *node) error {
+// Open returns a reader over a snapshot of name's current contents; its
+// Read checks ctx.
+func (m *MemFS) Open(ctx context.Context, name string) (r io.ReadCloser, err error) {
+	err = m.read(ctx, OpOpen, "open", name, func(name string, n *node) error {
 		if n.dir {
 			return pathErr("open", name, syscall.EISDIR)
 		}
-		r = io.NopCloser(bytes.NewReader(bytes.Clone(n.data)))
+		r = &memReader{Reader: bytes.NewReader(bytes.Clone(n.data)), ctx: ctx, name: name}
 		return nil
 	})
 	return r, err
 }
 
+// memReader reads a snapshot, checking Open's context first.
+type memReader struct {
+	*bytes.Reader
+	ctx  context.Context
+	name string
+}
+
+func (r *memReader) Read(p []byte) (int, error) {
+	if r.ctx.Err() != nil {
+		return 0, storage.Interrupted(r.ctx, "read", r.name)
+	}
+	return r.Reader.Read(p)
+}
+
+func (r *memReader) Close() error { return nil }
+
 // Rename moves oldpath (and, for a directory, its tree) to newpath, creating
 // newpath's parent. It overwrites a destination file or empty directory of
 // the same kind and fails on a non-empty destination directory.
-func (m *MemFS) Rename(oldpath, newpath string) error {
+func (m *MemFS) Rename(ctx context.Context, oldpath, newpath string) error {
 	oldpath, newpath = clean(oldpath), clean(newpath)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "rename", oldpath)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.faulted(OpRename, func() error { return m.rename(oldpath, newpath) }, oldpath, newpath)
+	return m.faulted(ctx, OpRename, func() error { return m.rename(oldpath, newpath) }, oldpath, newpath)
 }
 
 func (m *MemFS) rename(oldpath, newpath string) error {
@@ -298,11 +362,14 @@ func (m *MemFS) move(oldpath, newpath string) {
 }
 
 // Remove deletes a file or an empty directory.
-func (m *MemFS) Remove(name string) error {
+func (m *MemFS) Remove(ctx context.Context, name string) error {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "remove", name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.faulted(OpRemove, func() error { return m.remove(name) }, name)
+	return m.faulted(ctx, OpRemove, func() error { return m.remove(name) }, name)
 }
 
 func (m *MemFS) remove(name string) error {
@@ -320,11 +387,14 @@ func (m *MemFS) remove(name string) error {
 }
 
 // RemoveAll deletes name and its subtree; a missing name is not an error.
-func (m *MemFS) RemoveAll(name string) error {
+func (m *MemFS) RemoveAll(ctx context.Context, name string) error {
 	name = clean(name)
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "removeall", name)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.faulted(OpRemove, func() error {
+	return m.faulted(ctx, OpRemove, func() error {
 		for n := range m.nodes {
 			if n != "/" && (n == name || strings.HasPrefix(n, name+"/") || name == "/") {
 				delete(m.nodes, n)
@@ -335,8 +405,8 @@ func (m *MemFS) RemoveAll(name string) error {
 }
 
 // ReadDir lists a directory's direct children sorted by name.
-func (m *MemFS) ReadDir(name string) (infos []fs.FileInfo, err error) {
-	err = m.read(OpReadDir, "readdir", name, func(name string, n *node) error {
+func (m *MemFS) ReadDir(ctx context.Context, name string) (infos []fs.FileInfo, err error) {
+	err = m.read(ctx, OpReadDir, "readdir", name, func(name string, n *node) error {
 		if !n.dir {
 			return pathErr("readdir", name, syscall.ENOTDIR)
 		}
@@ -352,8 +422,8 @@ func (m *MemFS) ReadDir(name string) (infos []fs.FileInfo, err error) {
 }
 
 // Stat describes name.
-func (m *MemFS) Stat(name string) (info fs.FileInfo, err error) {
-	err = m.read(OpStat, "stat", name, func(name string, n *node) error {
+func (m *MemFS) Stat(ctx context.Context, name string) (info fs.FileInfo, err error) {
+	err = m.read(ctx, OpStat, "stat", name, func(name string, n *node) error {
 		info = newInfo(name, n)
 		return nil
 	})
@@ -361,7 +431,10 @@ func (m *MemFS) Stat(name string) (info fs.FileInfo, err error) {
 }
 
 // MkdirAll creates name and missing parents.
-func (m *MemFS) MkdirAll(name string) error {
+func (m *MemFS) MkdirAll(ctx context.Context, name string) error {
+	if ctx.Err() != nil {
+		return storage.Interrupted(ctx, "mkdir", clean(name))
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.mkdirAll(clean(name))
@@ -374,6 +447,7 @@ func (m *MemFS) Close() error { return nil }
 // follows renames of the file or its directories (as an inode does).
 type memFile struct {
 	fs    *MemFS
+	ctx   context.Context // Create's
 	name  string
 	node  *node
 	epoch int
@@ -386,7 +460,9 @@ func (w *memFile) Write(p []byte) (int, error) {
 	if err := w.usable("write"); err != nil {
 		return 0, err
 	}
-	if f, ok := w.fs.takeFault(OpWrite, w.name); ok {
+	if f, ok := w.fs.takeFault(OpWrite, w.name); ok && f.hang {
+		return 0, w.fs.hang(w.ctx, f, OpWrite, w.name)
+	} else if ok {
 		if f.after {
 			w.node.data = append(w.node.data, p...)
 		}
@@ -412,6 +488,9 @@ func (w *memFile) Close() error {
 		return pathErr("close", w.name, fs.ErrNotExist)
 	}
 	f, faulty := w.fs.takeFault(OpClose, w.name)
+	if faulty && f.hang {
+		return w.fs.hang(w.ctx, f, OpClose, w.name)
+	}
 	if faulty && !f.after {
 		return f.err
 	}
@@ -436,6 +515,8 @@ func (m *MemFS) linked(n *node) bool {
 // usable reports why the handle cannot be used; the caller holds fs.mu.
 func (w *memFile) usable(op string) error {
 	switch {
+	case w.ctx.Err() != nil:
+		return storage.Interrupted(w.ctx, op, w.name)
 	case w.epoch != w.fs.epoch:
 		return pathErr(op, w.name, ErrCrashed)
 	case w.done:

@@ -1,6 +1,7 @@
 package storagetest_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -18,7 +19,7 @@ var errInjected = errors.New("injected")
 
 func create(t *testing.T, m *storagetest.MemFS, name, data string) storage.File {
 	t.Helper()
-	f, err := m.Create(name)
+	f, err := m.Create(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func create(t *testing.T, m *storagetest.MemFS, name, data string) storage.File 
 
 func contents(t *testing.T, m *storagetest.MemFS, name string) string {
 	t.Helper()
-	r, err := m.Open(name)
+	r, err := m.Open(t.Context(), name)
 	if err != nil {
 		t.Fatalf("Open(%q): %v", name, err)
 	}
@@ -40,7 +41,7 @@ func contents(t *testing.T, m *storagetest.MemFS, name string) string {
 
 // peek returns name's contents, or "" when it cannot be opened.
 func peek(m *storagetest.MemFS, name string) string {
-	r, err := m.Open(name)
+	r, err := m.Open(context.Background(), name)
 	if err != nil {
 		return ""
 	}
@@ -49,7 +50,7 @@ func peek(m *storagetest.MemFS, name string) string {
 }
 
 func exists(m *storagetest.MemFS, name string) bool {
-	_, err := m.Stat(name)
+	_, err := m.Stat(context.Background(), name)
 	return err == nil
 }
 
@@ -62,7 +63,10 @@ func TestFailNext(t *testing.T) {
 		noEffect func(m *storagetest.MemFS) bool
 	}{
 		{storagetest.OpCreate,
-			func(m *storagetest.MemFS, _ storage.File) error { _, err := m.Create("/d/new"); return err },
+			func(m *storagetest.MemFS, _ storage.File) error {
+				_, err := m.Create(context.Background(), "/d/new")
+				return err
+			},
 			func(m *storagetest.MemFS) bool { return !exists(m, "/d/new") }},
 		{storagetest.OpWrite,
 			func(_ *storagetest.MemFS, f storage.File) error { _, err := f.Write([]byte("+")); return err },
@@ -71,19 +75,30 @@ func TestFailNext(t *testing.T) {
 			func(_ *storagetest.MemFS, f storage.File) error { return f.Close() },
 			func(*storagetest.MemFS) bool { return true }},
 		{storagetest.OpRename,
-			func(m *storagetest.MemFS, _ storage.File) error { return m.Rename("/d/file", "/d/moved") },
+			func(m *storagetest.MemFS, _ storage.File) error {
+				return m.Rename(context.Background(), "/d/file", "/d/moved")
+			},
 			func(m *storagetest.MemFS) bool { return exists(m, "/d/file") && !exists(m, "/d/moved") }},
 		{storagetest.OpRemove,
-			func(m *storagetest.MemFS, _ storage.File) error { return m.Remove("/d/file") },
+			func(m *storagetest.MemFS, _ storage.File) error { return m.Remove(context.Background(), "/d/file") },
 			func(m *storagetest.MemFS) bool { return exists(m, "/d/file") }},
 		{storagetest.OpReadDir,
-			func(m *storagetest.MemFS, _ storage.File) error { _, err := m.ReadDir("/d"); return err },
+			func(m *storagetest.MemFS, _ storage.File) error {
+				_, err := m.ReadDir(context.Background(), "/d")
+				return err
+			},
 			func(*storagetest.MemFS) bool { return true }},
 		{storagetest.OpStat,
-			func(m *storagetest.MemFS, _ storage.File) error { _, err := m.Stat("/d/file"); return err },
+			func(m *storagetest.MemFS, _ storage.File) error {
+				_, err := m.Stat(context.Background(), "/d/file")
+				return err
+			},
 			func(*storagetest.MemFS) bool { return true }},
 		{storagetest.OpOpen,
-			func(m *storagetest.MemFS, _ storage.File) error { _, err := m.Open("/d/file"); return err },
+			func(m *storagetest.MemFS, _ storage.File) error {
+				_, err := m.Open(context.Background(), "/d/file")
+				return err
+			},
 			func(*storagetest.MemFS) bool { return true }},
 	}
 	for _, tc := range tests {
@@ -115,7 +130,7 @@ func TestFailNextAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.FailNextAfter(storagetest.OpRename, storagetest.PathContains("/final"), errInjected)
-	if err := m.Rename("/s", "/final"); !errors.Is(err, errInjected) {
+	if err := m.Rename(t.Context(), "/s", "/final"); !errors.Is(err, errInjected) {
 		t.Fatalf("Rename = %v, want the injected error", err)
 	}
 	if got := contents(t, m, "/final/seg"); got != "x" {
@@ -151,7 +166,7 @@ func TestCrashKeepsWrittenBytesAndKillsHandles(t *testing.T) {
 func TestWritesFollowRenamedDirectory(t *testing.T) {
 	m := storagetest.NewMemFS()
 	f := create(t, m, "/st/seg", "ab")
-	if err := m.Rename("/st", "/pub"); err != nil {
+	if err := m.Rename(t.Context(), "/st", "/pub"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Write([]byte("c")); err != nil {
@@ -168,7 +183,7 @@ func TestWritesFollowRenamedDirectory(t *testing.T) {
 func TestCloseOfRemovedFileFails(t *testing.T) {
 	m := storagetest.NewMemFS()
 	f := create(t, m, "/st/seg", "ab")
-	if err := m.RemoveAll("/st"); err != nil {
+	if err := m.RemoveAll(t.Context(), "/st"); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); !errors.Is(err, fs.ErrNotExist) {
@@ -196,13 +211,93 @@ func TestRenameErrors(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := m.MkdirAll("/empty"); err != nil {
+			if err := m.MkdirAll(t.Context(), "/empty"); err != nil {
 				t.Fatal(err)
 			}
-			err := m.Rename(tc.old, tc.new)
+			err := m.Rename(t.Context(), tc.old, tc.new)
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 				t.Fatalf("Rename = %v, want an error matching %v", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestHangNext: a hung call waits for its context, fails with it and
+// takes no effect, while other calls go on; a file's hang waits for its
+// Create's context.
+func TestHangNext(t *testing.T) {
+	tests := []struct {
+		op       storagetest.Op
+		call     func(ctx context.Context, m *storagetest.MemFS) error
+		noEffect func(m *storagetest.MemFS) bool
+	}{
+		{storagetest.OpCreate,
+			func(ctx context.Context, m *storagetest.MemFS) error { _, err := m.Create(ctx, "/h/new"); return err },
+			func(m *storagetest.MemFS) bool { return !exists(m, "/h/new") }},
+		{storagetest.OpRename,
+			func(ctx context.Context, m *storagetest.MemFS) error { return m.Rename(ctx, "/h/file", "/h/moved") },
+			func(m *storagetest.MemFS) bool { return exists(m, "/h/file") && !exists(m, "/h/moved") }},
+		{storagetest.OpRemove,
+			func(ctx context.Context, m *storagetest.MemFS) error { return m.RemoveAll(ctx, "/h") },
+			func(m *storagetest.MemFS) bool { return exists(m, "/h/file") }},
+		{storagetest.OpStat,
+			func(ctx context.Context, m *storagetest.MemFS) error { _, err := m.Stat(ctx, "/h/file"); return err },
+			func(*storagetest.MemFS) bool { return true }},
+		{storagetest.OpWrite,
+			func(ctx context.Context, m *storagetest.MemFS) error {
+				f, err := m.Create(ctx, "/h/w")
+				if err == nil {
+					_, err = f.Write([]byte("lost"))
+				}
+				return err
+			},
+			func(m *storagetest.MemFS) bool { return peek(m, "/h/w") == "" }},
+		{storagetest.OpClose,
+			func(ctx context.Context, m *storagetest.MemFS) error {
+				f, err := m.Create(ctx, "/h/c")
+				if err == nil {
+					err = f.Close()
+				}
+				return err
+			},
+			func(*storagetest.MemFS) bool { return true }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.op.String(), func(t *testing.T) {
+			m := storagetest.NewMemFS()
+			if err := create(t, m, "/h/file", "f").Close(); err != nil {
+				t.Fatal(err)
+			}
+			reached := m.HangNext(tc.op, storagetest.AnyPath)
+			ctx, cancel := context.WithCancel(t.Context())
+			done := make(chan error, 1)
+			go func() { done <- tc.call(ctx, m) }()
+			<-reached
+			if !exists(m, "/h/file") {
+				t.Fatal("other calls fail or wait while a call hangs")
+			}
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("hung call = %v, want an error matching context.Canceled", err)
+			}
+			if !tc.noEffect(m) {
+				t.Fatal("the hung call took effect")
+			}
+		})
+	}
+}
+
+// TestDoneContextKeepsFaults: a call refused for its context does not
+// consume the fault the next call is to meet.
+func TestDoneContextKeepsFaults(t *testing.T) {
+	m := storagetest.NewMemFS()
+	m.FailNext(storagetest.OpStat, storagetest.AnyPath, errInjected)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := m.Stat(ctx, "/"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Stat with a cancelled context = %v", err)
+	}
+	if _, err := m.Stat(t.Context(), "/"); !errors.Is(err, errInjected) {
+		t.Fatalf("next Stat = %v, want the injected fault", err)
 	}
 }

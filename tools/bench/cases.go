@@ -79,7 +79,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 			return res, err
 		}
 	}
-	files, err := countFiles(store, spec.Dir+"/topics")
+	files, err := countFiles(ctx, store, spec.Dir+"/topics")
 	res.Files = files
 	return res, err
 }
@@ -189,8 +189,8 @@ func endOffsets(ctx context.Context, topic string) (map[int32]int64, error) {
 }
 
 // countFiles counts the committed files under dir, recursively.
-func countFiles(store storage.FS, dir string) (int64, error) {
-	infos, err := store.ReadDir(dir)
+func countFiles(ctx context.Context, store storage.FS, dir string) (int64, error) {
+	infos, err := store.ReadDir(ctx, dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
@@ -200,7 +200,7 @@ func countFiles(store storage.FS, dir string) (int64, error) {
 	var n int64
 	for _, fi := range infos {
 		if fi.IsDir() {
-			c, err := countFiles(store, path.Join(dir, fi.Name()))
+			c, err := countFiles(ctx, store, path.Join(dir, fi.Name()))
 			if err != nil {
 				return n, err
 			}
@@ -258,7 +258,7 @@ func runHDFSWriteCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 			defer wg.Done()
 			for i := range jobs {
 				size := min(spec.FileBytes, spec.Bytes-i*spec.FileBytes)
-				if err := writeRaw(store, fmt.Sprintf("%s/raw/f%06d", spec.Dir, i), chunk, size); err != nil {
+				if err := writeRaw(ctx, store, fmt.Sprintf("%s/raw/f%06d", spec.Dir, i), chunk, size); err != nil {
 					mu.Lock()
 					firstErr = errors.Join(firstErr, err)
 					mu.Unlock()
@@ -276,8 +276,8 @@ func runHDFSWriteCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	return res, firstErr
 }
 
-func writeRaw(store storage.FS, name string, chunk []byte, size int64) error {
-	f, err := store.Create(name)
+func writeRaw(ctx context.Context, store storage.FS, name string, chunk []byte, size int64) error {
+	f, err := store.Create(ctx, name)
 	if err != nil {
 		return fmt.Errorf("raw write %s: %w", name, err)
 	}

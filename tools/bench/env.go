@@ -51,7 +51,7 @@ func (e *env) cleanup() {
 	}
 	e.cl.Close()
 	if store, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: itest.DefaultHDFSUser}); err == nil {
-		if err := store.RemoveAll("/bench/" + e.run); err != nil {
+		if err := store.RemoveAll(ctx, "/bench/"+e.run); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: remove HDFS dir:", err)
 		}
 		store.Close()

@@ -385,7 +385,7 @@ func (r *faultRun) awaitRecovery(ctx context.Context, healed time.Time) error {
 		if !r.daemon.Alive() {
 			return fmt.Errorf("hdfs-sink exited during or after the fault: %v\n%s", r.daemon.err, TailFile(r.res.Log, 15))
 		}
-		if r.caughtUp(want) {
+		if r.caughtUp(ctx, want) {
 			r.res.RecoverySeconds = time.Since(healed).Seconds()
 			return nil
 		}
@@ -395,13 +395,13 @@ func (r *faultRun) awaitRecovery(ctx context.Context, healed time.Time) error {
 	return fmt.Errorf("not recovered %v after the service returned (status: %s)\n%s", r.opts.RecoverWithin, st.Problems(), TailFile(r.res.Log, 15))
 }
 
-func (r *faultRun) caughtUp(want int64) bool {
+func (r *faultRun) caughtUp(ctx context.Context, want int64) bool {
 	if r.f.Hive {
 		st, err := r.daemon.Status()
 		return err == nil && len(st.Connectors) == 1 && st.Connectors[0].Hive != nil &&
 			st.Connectors[0].Hive.Pending == 0 && st.Connectors[0].Hive.LastError == ""
 	}
-	n, err := verify.CountByNames(r.store, r.topicsDir(), r.topic)
+	n, err := verify.CountByNames(ctx, r.store, r.topicsDir(), r.topic)
 	return err == nil && n >= want
 }
 
@@ -419,7 +419,7 @@ func (r *faultRun) finish(ctx context.Context) error {
 	if err := r.daemon.Stop(90 * time.Second); err != nil {
 		return err
 	}
-	rep, err := verify.Check(r.store, verify.Options{TopicsDir: r.topicsDir(), Topic: r.topic, Want: counts, SeqField: "seq"})
+	rep, err := verify.Check(ctx, r.store, verify.Options{TopicsDir: r.topicsDir(), Topic: r.topic, Want: counts, SeqField: "seq"})
 	r.res.Records, r.res.Files = rep.Records, len(rep.Files)
 	if err != nil {
 		return fmt.Errorf("exactly-once violated: %w", err)
@@ -433,7 +433,7 @@ func (r *faultRun) waitCommitted(ctx context.Context, n int64, within time.Durat
 	var got int64
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		var err error
-		if got, err = verify.CountByNames(r.store, r.topicsDir(), r.topic); err == nil && got >= n {
+		if got, err = verify.CountByNames(ctx, r.store, r.topicsDir(), r.topic); err == nil && got >= n {
 			return nil
 		}
 		if !r.daemon.Alive() {

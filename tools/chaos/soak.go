@@ -280,7 +280,7 @@ func (s *soak) end(ctx context.Context) error {
 	if err := s.daemon.Stop(2 * time.Minute); err != nil {
 		return err
 	}
-	rep, err := verify.Check(s.store, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
+	rep, err := verify.Check(ctx, s.store, verify.Options{TopicsDir: s.topicsDir(), Topic: s.topic, Want: counts, SeqField: "seq"})
 	s.sum.Records, s.sum.Files, s.sum.ExactlyOnce = rep.Records, len(rep.Files), "ok"
 	if err != nil {
 		s.sum.ExactlyOnce = err.Error()
