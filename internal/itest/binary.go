@@ -15,9 +15,11 @@ var daemon struct {
 	err  error
 }
 
-// Binary is cmd/hdfs-sink built with the race detector, once per test
-// process: the integration tests run the daemon as users do, as a process,
-// and a race in it fails the test that saw it.
+// Binary is cmd/hdfs-sink built with the race detector and the fault
+// injection switches (`-tags faults`: HDFS_SINK_CRASH_AT and friends, which
+// a release build lacks), once per test process: the integration tests run
+// the daemon as users do, as a process, and a race in it fails the test
+// that saw it.
 func Binary(t *testing.T) string {
 	t.Helper()
 	daemon.once.Do(func() {
@@ -27,7 +29,7 @@ func Binary(t *testing.T) string {
 			return
 		}
 		daemon.path = filepath.Join(dir, "hdfs-sink")
-		cmd := exec.Command("go", "build", "-race", "-o", daemon.path, "./cmd/hdfs-sink")
+		cmd := exec.Command("go", "build", "-race", "-tags", "faults", "-o", daemon.path, "./cmd/hdfs-sink")
 		cmd.Dir = RepoRoot()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			daemon.err = fmt.Errorf("go build: %v\n%s", err, out)
