@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // parser reads typed values out of one connector's settings (its own over
@@ -41,8 +43,8 @@ func (p *parser) failOrigin(key, value, origin, reason string) {
 	if p.set[key].unresolved {
 		return // read offline: the placeholder is not the value (Connector.Unresolved)
 	}
-	if IsSecretKey(key) {
-		value = Hidden
+	if secret.IsKey(key) {
+		value = secret.Hidden
 	}
 	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Value: value, Set: true,
 		Reason: reason, Origin: origin})

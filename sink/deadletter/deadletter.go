@@ -1,4 +1,12 @@
-package sink
+// Package deadletter is a connector's dead-letter topic
+// (errors.deadletterqueue.*): a bad record that errors.tolerance=all
+// tolerates is produced there unchanged, with Kafka Connect's error
+// headers when asked; the topic is created when missing; a send waits a
+// bounded time and never adds a copy of a record whose produce is still
+// under way. Its Error tells a refusal (the connector stops) from an
+// outage (the record's partition retries, D21). sink decides which records
+// are bad and declares what it asks of this package.
+package deadletter
 
 import (
 	"context"
@@ -14,80 +22,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/hdfs-sink/hdfs-sink/format"
-	"github.com/hdfs-sink/hdfs-sink/partitioner"
-	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
-var errNullValue = errors.New("null value (tombstone) with behavior.on.null.values=fail")
-
-// isBadRecord tells a record's own fault (it will never be writable) from a
-// passing failure of something it depends on (the registry, shutdown).
-func isBadRecord(err error) bool {
-	for _, bad := range []error{errNullValue, schema.ErrNotFramed, schema.ErrCorruptDatum, schema.ErrUnknownSchema, schema.ErrUnsupportedSchema, schema.ErrIncompatible} {
-		if errors.Is(err, bad) {
-			return true
-		}
-	}
-	var pe *partitioner.RecordError
-	// A value the output format cannot hold (an INT96 timestamp past 2262)
-	// fails the same way every time: retrying would stall the partition.
-	return errors.As(err, &pe) || errors.As(err, new(*format.ValueError))
-}
-
-// BadRecordError names a record that could not be written and why, with
-// errors.tolerance=none: it stops the connector.
-type BadRecordError struct {
-	Connector, Topic string
-	Partition        int32
-	Offset           int64
-	Err              error
-}
-
-func (e *BadRecordError) Error() string {
-	return fmt.Sprintf("connector %q: bad record at topic %s partition %d offset %d: %v (errors.tolerance=none stops the connector; set errors.tolerance=all and errors.deadletterqueue.topic.name to route such records to a dead-letter topic)",
-		e.Connector, e.Topic, e.Partition, e.Offset, e.Err)
-}
-
-func (e *BadRecordError) Unwrap() error { return e.Err }
-
-// badRecord applies errors.tolerance. It returns nil when the record is
-// handled: in the dead-letter topic, or counted and logged when the
-// connector has none. Otherwise a *BadRecordError (tolerance none) or a
-// *DeadLetterError (tolerance all, the dead-letter topic did not take it):
-// deadLetterOutage tells which of those break only the partition.
-func (c *Connector) badRecord(ctx context.Context, kr *kgo.Record, cause error) error {
-	if c.cfg.Tolerance == ToleranceNone {
-		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordFailed)
-		return &BadRecordError{Connector: c.cfg.Name, Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Err: cause}
-	}
-	if c.cfg.DLQTopic == "" {
-		c.logBad(slog.LevelError, "bad record skipped (errors.tolerance=all, no dead-letter topic)", kr, cause)
-		c.Stats.DeadLettered.Add(1)
-		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordSkipped)
-		return nil
-	}
-	if err := c.deadLetter(ctx, kr, cause); err != nil {
-		if !deadLetterOutage(err) {
-			c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordFailed)
-		}
-		return err
-	}
-	c.Stats.DeadLettered.Add(1)
-	c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordDeadLettered)
-	c.logBad(slog.LevelWarn, "bad record sent to the dead-letter topic", kr, cause, "dlq", c.cfg.DLQTopic)
-	return nil
-}
-
-// DeadLetterError is a bad record that errors.tolerance=all sends to the
+// Error is a bad record that errors.tolerance=all sends to the
 // dead-letter topic, and the topic did not take. A refusal no retry fixes
 // (KafkaFatal, a topic that cannot be created as configured) stops the
 // connector, as in Connect. An outage (the dead-letter wait ran out, or
 // the connector stopped during it) breaks only the record's partition: its
 // open files are left, and after its backoff the records from its
 // committed offset on are read again, the bad record sent again (D21).
-type DeadLetterError struct {
+type Error struct {
 	Connector, Topic string
 	Partition        int32
 	Offset           int64
@@ -102,7 +46,7 @@ type DeadLetterError struct {
 	Stopped bool
 }
 
-func (e *DeadLetterError) Error() string {
+func (e *Error) Error() string {
 	where := fmt.Sprintf("connector %q: bad record at topic %s partition %d offset %d (errors.tolerance=all)", e.Connector, e.Topic, e.Partition, e.Offset)
 	last := ""
 	if e.Err != nil {
@@ -119,71 +63,83 @@ func (e *DeadLetterError) Error() string {
 	return fmt.Sprintf("%s: %v; and the dead-letter topic %q refused it: %v; the connector stops", where, e.Cause, e.DLQTopic, e.Err)
 }
 
-func (e *DeadLetterError) Unwrap() []error {
+func (e *Error) Unwrap() []error {
 	if e.Err == nil {
 		return []error{e.Cause}
 	}
 	return []error{e.Cause, e.Err}
 }
 
-// deadLetterOutage says err is a *DeadLetterError that breaks only its
-// partition, not the connector.
-func deadLetterOutage(err error) bool {
-	var de *DeadLetterError
-	return errors.As(err, &de) && (de.Wait > 0 || de.Stopped)
+// Outage says the error is an outage (the wait ran out, or the connector
+// stopped during it), not a refusal: it breaks only the record's
+// partition, which sends the record again after its backoff (D21).
+func (e *Error) Outage() bool { return e.Wait > 0 || e.Stopped }
+
+// Config is what a connector's dead-letter topic is.
+type Config struct {
+	Connector   string // the connector's name, for errors and headers
+	Topic       string // errors.deadletterqueue.topic.name
+	Headers     bool   // errors.deadletterqueue.context.headers.enable
+	Replication int16  // of the topic when it has to be created; <= 0: the broker's default
+	Wait        time.Duration
+	// Fatal says whether a client error is one no retry fixes, returning
+	// the error to stop the connector with (sink.Config.KafkaFatal); nil:
+	// every error is retried.
+	Fatal func(error) error
+	// Failed is told of every failed produce (the connector's observer).
+	Failed func(topic string, err error)
+	Logger *slog.Logger
 }
 
-// logBad logs a tolerated bad record as errors.log.enable says: each one
-// when true, with its key and value when errors.log.include.messages is
-// true too. When false (Connect's default) Connect logs none; hdfs-sink
-// logs the first once, so that skipping is never silent, and counts the
-// rest in /status.
-func (c *Connector) logBad(level slog.Level, msg string, kr *kgo.Record, cause error, extra ...any) {
-	attrs := append([]any{"topic", kr.Topic, "partition", kr.Partition, "offset", kr.Offset, "err", cause}, extra...)
-	if !c.cfg.LogBadRecords {
-		if c.badLogged.CompareAndSwap(false, true) {
-			c.cfg.Logger.Log(context.Background(), level, msg+"; errors.log.enable is false: further bad records are counted (dead_lettered), not logged", attrs...)
-		}
-		return
-	}
-	if c.cfg.LogRecordContent {
-		attrs = append(attrs, "key", recordBytes(kr.Key), "value", recordBytes(kr.Value))
-	}
-	c.cfg.Logger.Log(context.Background(), level, msg, attrs...)
+// Topic is a connector's dead-letter topic: whether it exists, and the
+// produces not answered yet, by the offset of the record they carry. A
+// wait that ran out cannot always withdraw its record: an idempotent
+// producer keeps a record whose request the broker may have taken until
+// the broker answers. The partition's retry then waits for that produce
+// instead of adding a copy of the record behind it.
+type Topic struct {
+	cfg   Config
+	cl    *kgo.Client
+	ready atomic.Bool
+	mu    sync.Mutex
+	sends map[source]*send
 }
 
-// maxLoggedBytes bounds a logged key or value: a bad record can be large.
-const maxLoggedBytes = 1 << 10
-
-func recordBytes(b []byte) string {
-	if b == nil {
-		return "null"
+// New is the dead-letter topic cfg describes, produced to with cl (the
+// connector's client).
+func New(cl *kgo.Client, cfg Config) *Topic {
+	if cfg.Fatal == nil {
+		cfg.Fatal = func(error) error { return nil }
 	}
-	if len(b) > maxLoggedBytes {
-		return fmt.Sprintf("%q... (%d bytes)", b[:maxLoggedBytes], len(b))
+	if cfg.Failed == nil {
+		cfg.Failed = func(string, error) {}
 	}
-	return fmt.Sprintf("%q", b)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Topic{cfg: cfg, cl: cl}
 }
 
-// deadLetter produces the record unchanged (key, value, headers), with
-// Kafka Connect's error headers when DLQHeaders. The topic is created
-// first when missing. It retries for DeadLetterWait at most: the poll loop
-// waits for every partition of a poll, so a wait as long as the outage
-// held the whole connector, its commits and its shutdown (issue 20, N5).
-func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error) error {
-	out := &kgo.Record{Topic: c.cfg.DLQTopic, Key: kr.Key, Value: kr.Value}
-	if c.cfg.DLQHeaders {
-		out.Headers = dlqHeaders(c.cfg.Name, kr, cause)
+// Send produces the record unchanged (key, value, headers), with Kafka
+// Connect's error headers when Headers. The topic is created first when
+// missing. It retries for Wait at most: the poll loop waits for every
+// partition of a poll, so a wait as long as the outage held the whole
+// connector, its commits and its shutdown (issue 20, N5). Its error is an
+// *Error.
+func (d *Topic) Send(ctx context.Context, kr *kgo.Record, cause error) error {
+	out := &kgo.Record{Topic: d.cfg.Topic, Key: kr.Key, Value: kr.Value}
+	if d.cfg.Headers {
+		out.Headers = headers(d.cfg.Connector, kr, cause)
 	}
 	out.Headers = append(out.Headers, kr.Headers...)
-	de := &DeadLetterError{Connector: c.cfg.Name, Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, DLQTopic: c.cfg.DLQTopic, Cause: cause}
-	wctx, cancel := context.WithTimeout(ctx, c.cfg.DeadLetterWait)
+	de := &Error{Connector: d.cfg.Connector, Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, DLQTopic: d.cfg.Topic, Cause: cause}
+	wctx, cancel := context.WithTimeout(ctx, d.cfg.Wait)
 	defer cancel()
 	backoff := 100 * time.Millisecond
 	for {
-		err := c.ensureDLQ(wctx)
+		err := d.ensure(wctx)
 		if err == nil {
-			err = c.dlq.send(wctx, c.cl, tp{kr.Topic, kr.Partition}, kr.Offset, out)
+			err = d.send(wctx, source{kr.Topic, kr.Partition, kr.Offset}, out)
 		}
 		if err == nil {
 			return nil
@@ -192,107 +148,95 @@ func (c *Connector) deadLetter(ctx context.Context, kr *kgo.Record, cause error)
 			de.Err = err // what the outage looks like, not how the wait ended
 		}
 		if wctx.Err() != nil {
-			return c.deadLetterWaitOver(ctx, de)
+			return d.waitOver(ctx, de)
 		}
-		c.cfg.Observer.DeadLetterFailed(c.cfg.DLQTopic, err)
-		if ferr := c.deadLetterRefused(err); ferr != nil {
+		d.cfg.Failed(d.cfg.Topic, err)
+		if ferr := d.refused(err); ferr != nil {
 			de.Err = ferr
 			return de
 		}
-		c.cfg.Logger.Warn("dead-letter produce failed; retrying", "dlq", c.cfg.DLQTopic, "err", err)
+		d.cfg.Logger.Warn("dead-letter produce failed; retrying", "dlq", d.cfg.Topic, "err", err)
 		select {
 		case <-wctx.Done():
-			return c.deadLetterWaitOver(ctx, de)
+			return d.waitOver(ctx, de)
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 10*time.Second)
 	}
 }
 
-// deadLetterWaitOver completes de when the dead-letter wait ended: the
-// connector stopping (ctx done) or the wait running out.
-func (c *Connector) deadLetterWaitOver(ctx context.Context, de *DeadLetterError) error {
+// waitOver completes de when the dead-letter wait ended: the connector
+// stopping (ctx done) or the wait running out.
+func (d *Topic) waitOver(ctx context.Context, de *Error) error {
 	if ctx.Err() != nil {
 		de.Stopped = true
 		return de
 	}
-	de.Wait = c.cfg.DeadLetterWait
-	c.cfg.Observer.DeadLetterFailed(c.cfg.DLQTopic, de)
+	de.Wait = d.cfg.Wait
+	d.cfg.Failed(d.cfg.Topic, de)
 	return de
 }
 
-// deadLetterRefused returns the error to stop the connector with when no
-// retry can fix err: the broker would not create the topic as configured
-// (its answer, not a lost connection), or KafkaFatal calls it final
-// (credentials, authorization). Retrying those would hang the partition.
-func (c *Connector) deadLetterRefused(err error) error {
-	var ce *dlqCreateError
+// refused returns the error to stop the connector with when no retry can
+// fix err: the broker would not create the topic as configured (its
+// answer, not a lost connection), or Fatal calls it final (credentials,
+// authorization). Retrying those would hang the partition.
+func (d *Topic) refused(err error) error {
+	var ce *createError
 	var ke *kerr.Error
 	if errors.As(err, &ce) && errors.As(ce.err, &ke) && !ke.Retriable {
 		return err
 	}
-	return c.kafkaFatal(err)
+	return d.cfg.Fatal(err)
 }
 
 func isContextError(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
-// ensureDLQ creates the dead-letter topic with one partition and
-// DLQReplication replicas when it does not exist, as Connect does; the
-// producer does not ask brokers to create topics.
-func (c *Connector) ensureDLQ(ctx context.Context) error {
-	if c.dlq.ready.Load() {
+// ensure creates the dead-letter topic with one partition and Replication
+// replicas when it does not exist, as Connect does; the producer does not
+// ask brokers to create topics.
+func (d *Topic) ensure(ctx context.Context) error {
+	if d.ready.Load() {
 		return nil
 	}
-	rf := c.cfg.DLQReplication
+	rf := d.cfg.Replication
 	if rf <= 0 {
 		rf = -1 // the broker's default.replication.factor
 	}
-	resp, err := kadm.NewClient(c.cl).CreateTopic(ctx, 1, rf, nil, c.cfg.DLQTopic)
+	resp, err := kadm.NewClient(d.cl).CreateTopic(ctx, 1, rf, nil, d.cfg.Topic)
 	if err == nil {
 		err = resp.Err
 	}
 	if err == nil || errors.Is(err, kerr.TopicAlreadyExists) {
-		c.dlq.ready.Store(true)
+		d.ready.Store(true)
 		return nil
 	}
-	return &dlqCreateError{topic: c.cfg.DLQTopic, rf: rf, err: err}
+	return &createError{topic: d.cfg.Topic, rf: rf, err: err}
 }
 
-// dlqProducer is a connector's dead-letter topic: whether it exists, and
-// the produces not answered yet, by the offset of the record they carry.
-// A wait that ran out cannot always withdraw its record: an idempotent
-// producer keeps a record whose request the broker may have taken until
-// the broker answers. The partition's retry then waits for that produce
-// instead of adding a copy of the record behind it.
-type dlqProducer struct {
-	ready atomic.Bool
-	mu    sync.Mutex
-	sends map[dlqSource]*dlqSend
+// source is the record a dead-letter produce carries.
+type source struct {
+	topic     string
+	partition int32
+	offset    int64
 }
 
-// dlqSource is the record a dead-letter produce carries.
-type dlqSource struct {
-	tp
-	offset int64
-}
-
-// dlqSend is one produce to the dead-letter topic; err and answered are
-// set before done is closed.
-type dlqSend struct {
+// send is one produce to the dead-letter topic; err and answered are set
+// before done is closed.
+type send struct {
 	done     chan struct{}
 	err      error
 	answered time.Time
 }
 
-// send produces out for the record at (t, offset), or waits for the
-// produce of it still under way, until ctx ends. A produce whose own wait
-// ended and that the client withdrew is started again.
-func (d *dlqProducer) send(ctx context.Context, cl *kgo.Client, t tp, offset int64, out *kgo.Record) error {
-	src := dlqSource{t, offset}
+// send produces out for the record at src, or waits for the produce of it
+// still under way, until ctx ends. A produce whose own wait ended and that
+// the client withdrew is started again.
+func (d *Topic) send(ctx context.Context, src source, out *kgo.Record) error {
 	for {
-		s := d.pending(ctx, cl, src, out)
+		s := d.pending(ctx, src, out)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -307,15 +251,15 @@ func (d *dlqProducer) send(ctx context.Context, cl *kgo.Client, t tp, offset int
 
 // pending returns the produce under way for src, starting one if there
 // is none. Answered produces nobody came back for (the partition moved to
-// another member) are dropped after dlqAnswerKept.
-func (d *dlqProducer) pending(ctx context.Context, cl *kgo.Client, src dlqSource, out *kgo.Record) *dlqSend {
+// another member) are dropped after answerKept.
+func (d *Topic) pending(ctx context.Context, src source, out *kgo.Record) *send {
 	d.mu.Lock()
 	s, ok := d.sends[src]
 	if !ok {
 		d.dropStale(time.Now())
-		s = &dlqSend{done: make(chan struct{})}
+		s = &send{done: make(chan struct{})}
 		if d.sends == nil {
-			d.sends = map[dlqSource]*dlqSend{}
+			d.sends = map[source]*send{}
 		}
 		d.sends[src] = s
 	}
@@ -325,24 +269,24 @@ func (d *dlqProducer) pending(ctx context.Context, cl *kgo.Client, src dlqSource
 	}
 	// A copy: the client owns the record it produces until the promise.
 	rec := *out
-	cl.Produce(ctx, &rec, func(_ *kgo.Record, err error) {
+	d.cl.Produce(ctx, &rec, func(_ *kgo.Record, err error) {
 		s.err, s.answered = err, time.Now()
 		close(s.done)
 	})
 	return s
 }
 
-// dlqAnswerKept is how long an answered produce waits for its partition's
+// answerKept is how long an answered produce waits for its partition's
 // retry, which comes within a minute (backoff) and a recovery. Dropped
 // sooner, the retry sends the record again: a copy, never a loss.
-const dlqAnswerKept = 10 * time.Minute
+const answerKept = 10 * time.Minute
 
-// dropStale forgets produces answered before now-dlqAnswerKept; d.mu is held.
-func (d *dlqProducer) dropStale(now time.Time) {
+// dropStale forgets produces answered before now-answerKept; d.mu is held.
+func (d *Topic) dropStale(now time.Time) {
 	for src, s := range d.sends {
 		select {
 		case <-s.done:
-			if now.Sub(s.answered) > dlqAnswerKept {
+			if now.Sub(s.answered) > answerKept {
 				delete(d.sends, src)
 			}
 		default:
@@ -351,7 +295,7 @@ func (d *dlqProducer) dropStale(now time.Time) {
 }
 
 // forget drops a produce that has been answered and its answer taken.
-func (d *dlqProducer) forget(src dlqSource, s *dlqSend) {
+func (d *Topic) forget(src source, s *send) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.sends[src] == s {
@@ -359,22 +303,22 @@ func (d *dlqProducer) forget(src dlqSource, s *dlqSend) {
 	}
 }
 
-// dlqCreateError is a dead-letter topic the broker would not create.
-type dlqCreateError struct {
+// createError is a dead-letter topic the broker would not create.
+type createError struct {
 	topic string
 	rf    int16
 	err   error
 }
 
-func (e *dlqCreateError) Error() string {
+func (e *createError) Error() string {
 	return fmt.Sprintf("create dead-letter topic %s (replication factor %d, errors.deadletterqueue.topic.replication.factor): %v", e.topic, e.rf, e.err)
 }
 
-func (e *dlqCreateError) Unwrap() error { return e.err }
+func (e *createError) Unwrap() error { return e.err }
 
-// dlqHeaders are the headers Kafka Connect adds with
+// headers are the headers Kafka Connect adds with
 // errors.deadletterqueue.context.headers.enable=true.
-func dlqHeaders(connector string, kr *kgo.Record, cause error) []kgo.RecordHeader {
+func headers(connector string, kr *kgo.Record, cause error) []kgo.RecordHeader {
 	class := reflect.TypeOf(errors.Unwrap(cause))
 	if class == nil {
 		class = reflect.TypeOf(cause)

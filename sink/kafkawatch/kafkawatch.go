@@ -1,4 +1,10 @@
-package sink
+// Package kafkawatch hears from franz-go of every broker connection,
+// request and group error, and keeps Kafka's failure streak: while brokers
+// are unreachable or hung, franz-go retries by itself and polls just come
+// back empty, so without it a dead broker made the daemon silent (no error
+// logged, nothing in GET /status). sink installs a Watch as the client's
+// hooks and reports its Down in Health.
+package kafkawatch
 
 import (
 	"context"
@@ -13,37 +19,41 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/health"
 )
 
-// kafkaHealth hears from franz-go of every broker connection, request and
-// group error. While brokers are unreachable or hung, franz-go retries by
-// itself and polls just come back empty: without this, a dead broker made
-// the daemon silent (no error logged, nothing in GET /status).
-type kafkaHealth struct {
+// Watch is one client's hooks (kgo.WithHooks) and the streak they keep.
+type Watch struct {
 	streak health.Streak
 	log    *slog.Logger
 	now    func() time.Time
-	after  time.Duration // kafkaReportAfter; shorter in tests
+	// After is how long failures must last before they count as an
+	// outage (ReportAfter; shorter in tests).
+	After time.Duration
 }
 
-// kafkaReportAfter is how long failures must last before they are logged
-// as an outage: brokers close idle connections, and a retried request that
-// then succeeds is not worth an error line.
-const kafkaReportAfter = 10 * time.Second
+// ReportAfter is how long failures must last before they are logged as an
+// outage: brokers close idle connections, and a retried request that then
+// succeeds is not worth an error line.
+const ReportAfter = 10 * time.Second
 
 var (
-	_ kgo.HookBrokerConnect    = (*kafkaHealth)(nil)
-	_ kgo.HookBrokerE2E        = (*kafkaHealth)(nil)
-	_ kgo.HookGroupManageError = (*kafkaHealth)(nil)
+	_ kgo.HookBrokerConnect    = (*Watch)(nil)
+	_ kgo.HookBrokerE2E        = (*Watch)(nil)
+	_ kgo.HookGroupManageError = (*Watch)(nil)
 )
 
+// New is a watch that logs to log and reads the time from now.
+func New(log *slog.Logger, now func() time.Time) *Watch {
+	return &Watch{log: log, now: now, After: ReportAfter}
+}
+
 // OnBrokerConnect notes dial failures (a broker down or cut off).
-func (k *kafkaHealth) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+func (k *Watch) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
 	if err != nil {
 		k.fail(meta, err)
 	}
 }
 
 // OnBrokerE2E notes each request's outcome: a success ends the streak.
-func (k *kafkaHealth) OnBrokerE2E(meta kgo.BrokerMetadata, _ int16, e kgo.BrokerE2E) {
+func (k *Watch) OnBrokerE2E(meta kgo.BrokerMetadata, _ int16, e kgo.BrokerE2E) {
 	if err := e.Err(); err != nil {
 		k.fail(meta, err)
 		return
@@ -54,13 +64,13 @@ func (k *kafkaHealth) OnBrokerE2E(meta kgo.BrokerMetadata, _ int16, e kgo.Broker
 }
 
 // OnGroupManageError notes a failed join, sync or heartbeat.
-func (k *kafkaHealth) OnGroupManageError(err error) { k.fail(kgo.BrokerMetadata{NodeID: -1}, err) }
+func (k *Watch) OnGroupManageError(err error) { k.fail(kgo.BrokerMetadata{NodeID: -1}, err) }
 
-func (k *kafkaHealth) fail(meta kgo.BrokerMetadata, err error) {
+func (k *Watch) fail(meta kgo.BrokerMetadata, err error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) {
 		return // our own cancellations and shutdown
 	}
-	if lasted := k.streak.Fail(err, k.now()); lasted >= k.after && k.streak.Report() {
+	if lasted := k.streak.Fail(err, k.now()); lasted >= k.After && k.streak.Report() {
 		attrs := []any{"for", lasted.Round(time.Second), "err", err}
 		if meta.Host != "" {
 			attrs = append(attrs, "broker", net.JoinHostPort(meta.Host, strconv.Itoa(int(meta.Port))))
@@ -69,11 +79,12 @@ func (k *kafkaHealth) fail(meta kgo.BrokerMetadata, err error) {
 	}
 }
 
-// Problem is the outage under way, if it has lasted long enough to count.
-func (k *kafkaHealth) problem() *Problem {
-	since, err := k.streak.Down()
-	if err == nil || k.now().Sub(since) < k.after {
-		return nil
+// Down is the outage under way, since when and its last error, if it has
+// lasted long enough to count; a nil error otherwise.
+func (k *Watch) Down() (since time.Time, err error) {
+	since, err = k.streak.Down()
+	if err == nil || k.now().Sub(since) < k.After {
+		return time.Time{}, nil
 	}
-	return &Problem{Err: err.Error(), Since: since}
+	return since, err
 }
