@@ -34,7 +34,7 @@ const (
 const maxMillis = math.MaxInt64 / int64(time.Millisecond)
 
 // fail records a bad value of key. A secret is never quoted: the value is
-// Hidden when the key is password-typed (IsSecretKey).
+// Hidden when the key is password-typed (secret.IsKey).
 func (p *parser) fail(key, value, reason string) { p.failOrigin(key, value, p.set[key].origin, reason) }
 
 // failOrigin is fail for a value that came from origin (the worker's

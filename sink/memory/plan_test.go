@@ -6,7 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// TestPlanMemory pins the split docs/design.md §9 describes: 5/16 for open
+// TestNewPlan pins the split docs/design.md §9 describes: 5/16 for open
 // files, 3/16 for fetching divided between connectors, and a Go soft limit
 // of the ceiling minus max(10%, 64 MB).
 func TestNewPlan(t *testing.T) {
