@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,12 @@ func TestWorkerKeyConverterApplies(t *testing.T) {
 	c, _ := connectorWith(t, w, ``)
 	if c.KeyConverter.Kind != ConverterLong || c.ValueConverter.Kind != ConverterAvro || !c.NeedsRegistry() {
 		t.Fatalf("key %+v, value %+v", c.KeyConverter, c.ValueConverter)
+	}
+	bad := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081\n"+
+		"header.converter=org.apache.kafka.connect.json.JsonConverter")
+	if _, _, err := ParseFile("c.json", []byte(`{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"}}`), bad); err == nil ||
+		!strings.Contains(err.Error(), "header.converter") {
+		t.Fatalf("the worker's header.converter JsonConverter: %v; want an error", err)
 	}
 	own, _ := connectorWith(t, w, `,"key.converter":"org.apache.kafka.connect.storage.StringConverter"`)
 	if own.KeyConverter.Kind != ConverterString {
