@@ -147,11 +147,6 @@ func (p *parser) validateRegistry(c *Connector) {
 		}
 		return
 	}
-	if c.ValueConverter.Kind == ConverterJSON && c.SchemaCompatibility != CompatNone && !p.failed("schema.compatibility") {
-		p.fail("schema.compatibility", string(c.SchemaCompatibility), "only NONE is supported with JsonConverter values: their schemas have "+
-			"no registry id, so after a recovery the committed files' schema could not be found again and the same record could be "+
-			"written by one owner and dead-lettered by the next (docs/decisions.md D23)")
-	}
 	if !c.NeedsRegistry() {
 		return
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 
@@ -32,16 +34,21 @@ type JSONOptions struct {
 // and found again by their bytes, so a record costs no schema parse. With
 // schemas.enable=false a value is its JSON text, checked, written as it is.
 //
-// Its schema ids are its own, handed out in the order schemas first
-// appear in this process: they order a topic's schemas for the Hive table
-// and tell one schema from another in the partition, but mean nothing
-// after a restart, so JSON offers no SchemaSource (D-next: the first
-// record after a recovery decides the current schema).
+// Its schema ids are its own: consecutive from a random start, so they
+// order a topic's schemas for the Hive table (the newest is the highest,
+// as with a registry) and an id one process wrote in the WAL is, but for
+// a one-in-a-billion chance, no id another process hands out. SchemaByID
+// finds a schema this process has seen (a rebalance within the process
+// restores the committed files' schema, D23); after a restart an id of
+// the previous process is unknown, which the partition handles as a
+// schema the registry no longer has: loudly, the next record's schema
+// becoming current.
 type JSON struct {
 	opts JSONOptions
 
 	mu     sync.RWMutex
 	byText map[string]*compiled // by the schema's JSON bytes as embedded
+	byID   map[int32]*compiled
 	nextID int32
 }
 
@@ -56,7 +63,19 @@ func NewJSON(opts JSONOptions) *JSON {
 	if opts.CacheSize <= 0 {
 		opts.CacheSize = DefaultSchemasCacheSize
 	}
-	return &JSON{opts: opts, byText: map[string]*compiled{}}
+	// Below 2^30: a billion schemas before the ids would wrap.
+	return &JSON{opts: opts, byText: map[string]*compiled{}, byID: map[int32]*compiled{}, nextID: rand.Int32N(1 << 30)}
+}
+
+// SchemaByID is a schema this converter compiled and still holds.
+func (j *JSON) SchemaByID(_ context.Context, id int32) (*schema.Schema, error) {
+	j.mu.RLock()
+	c := j.byID[id]
+	j.mu.RUnlock()
+	if c == nil || c.schema == nil {
+		return nil, fmt.Errorf("schema %d: %w: JsonConverter knows only the schemas this process has seen", id, schema.ErrUnknownSchema)
+	}
+	return c.schema, nil
 }
 
 // Convert reads one value as JsonConverter.toConnectData does.
@@ -127,14 +146,20 @@ func (j *JSON) compiled(raw []byte) *compiled {
 		return c
 	}
 	if len(j.byText) >= j.opts.CacheSize {
-		for k := range j.byText {
+		for k, old := range j.byText {
 			delete(j.byText, k)
+			if old.schema != nil {
+				delete(j.byID, old.schema.ID)
+			}
 			break
 		}
 	}
 	j.nextID++
 	c = compileSchema(j.nextID, raw)
 	j.byText[string(raw)] = c
+	if c.schema != nil {
+		j.byID[c.schema.ID] = c
+	}
 	return c
 }
 

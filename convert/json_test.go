@@ -236,3 +236,27 @@ func BenchmarkJSONConvert(b *testing.B) {
 		}
 	}
 }
+
+// TestJSONSchemaByID: the partition finds the committed files' schema
+// again after a rebalance within the process; an id it never handed out
+// (a previous process's) is ErrUnknownSchema, which the partition logs and
+// survives.
+func TestJSONSchemaByID(t *testing.T) {
+	j := NewJSON(JSONOptions{SchemasEnable: true, CacheSize: 1})
+	v, err := j.Convert(context.Background(), "t", []byte(`{"schema":{"type":"int32"},"payload":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := j.SchemaByID(context.Background(), v.Schema.ID); err != nil || s != v.Schema {
+		t.Fatalf("SchemaByID(%d) = %v, %v", v.Schema.ID, s, err)
+	}
+	if _, err := j.SchemaByID(context.Background(), v.Schema.ID+1); !errors.Is(err, schema.ErrUnknownSchema) {
+		t.Fatalf("an unknown id: %v", err)
+	}
+	if _, err := j.Convert(context.Background(), "t", []byte(`{"schema":{"type":"int64"},"payload":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.SchemaByID(context.Background(), v.Schema.ID); !errors.Is(err, schema.ErrUnknownSchema) {
+		t.Fatalf("a schema dropped from the cache is still found: %v", err)
+	}
+}
