@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -164,6 +167,11 @@ type record struct {
 	Timestamp   time.Time
 	Schema      *schema.Schema
 	Datum       []byte
+	// Key is the key as key.converter read it (its bytes when none did);
+	// Headers are the record's, as Kafka delivered them. Transforms read
+	// them; the files hold only the value.
+	Key     convert.Value
+	Headers []kgo.RecordHeader
 }
 
 // errNoFields is what a field partitioner gets from a schemaless value.

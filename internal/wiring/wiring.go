@@ -74,6 +74,7 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 			Faults: d.Faults,
 		},
 		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
+		Value: ValueConverter(c, d.Registry), Key: KeyConverter(c, d.Registry),
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
 		LogBadRecords: c.Errors.LogEnable, LogRecordContent: c.Errors.LogMessages,
@@ -250,7 +251,7 @@ func checkSecurity(c *configs.Connector) []error {
 	if err := producerSecurity(c); err != nil {
 		errs = append(errs, err)
 	}
-	if !c.Schemaless {
+	if c.NeedsRegistry() {
 		if _, err := registryConfig(c, slog.New(slog.DiscardHandler)); err != nil {
 			errs = append(errs, err)
 		}
