@@ -53,7 +53,7 @@ unit: static
 	$(UNIT_ENV) $(GO) vet -tags integration $(PKGS)
 	$(UNIT_ENV) $(GO) vet -tags demo ./cmd/...
 	$(UNIT_ENV) $(GO) vet -tags faults $(PKGS)
-	$(UNIT_ENV) $(GO) test -race $(PKGS)
+	$(UNIT_ENV) $(GO) test -race -timeout 30m $(PKGS)
 	$(UNIT_ENV) $(GO) test -race -tags faults -run 'Faults|FailRenames' ./sink/ ./daemon/
 	$(UNIT_ENV) $(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes vet ./...
