@@ -48,8 +48,8 @@ func TestFaultsShort(t *testing.T) {
 	}
 }
 
-// buildDaemon builds hdfs-sink with the race detector, as the other
-// integration tests run it.
+// buildDaemon builds hdfs-sink with the race detector and the
+// fault-injection switches, as the other integration tests run it.
 func buildDaemon(t *testing.T, dir string) string {
 	t.Helper()
 	root, err := RepoRoot()
@@ -57,7 +57,7 @@ func buildDaemon(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "hdfs-sink")
-	cmd := exec.Command("go", "build", "-race", "-o", bin, "./cmd/hdfs-sink")
+	cmd := exec.Command("go", "build", "-race", "-tags", "faults", "-o", bin, "./cmd/hdfs-sink")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
