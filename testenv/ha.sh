@@ -230,13 +230,28 @@ ha_ensure_active() {
   return 1
 }
 
-# wait_ha_ready: one NameNode active, three DataNodes live and in service,
-# and a file written, read back and deleted through the nameservice.
+# ha_dn_registered <n>: DataNode n serves and is registered with the active
+# NameNode (its JMX: the actor of the active NameNode is RUNNING). Without
+# this wait ha-up returned while a restarted DataNode was not listening yet:
+# the NameNode, which never counted it dead, still placed blocks on it, and
+# the next file failed with "connection refused".
+ha_dn_registered() {
+  curl -sf --max-time 3 "http://127.0.0.1:${HA_DN_HTTP[$(($1 - 1))]}/jmx?qry=Hadoop:service=DataNode,name=DataNodeInfo" 2>/dev/null |
+    python3 -c 'import json,sys; a=json.loads(json.load(sys.stdin)["beans"][0]["BPServiceActorInfo"]); sys.exit(not any(x["NamenodeHaState"]=="active" and x["ActorState"]=="RUNNING" for x in a))' 2>/dev/null
+}
+
+# wait_ha_ready: one NameNode active, three DataNodes serving, registered
+# with it, live and in service, and a file written, read back and deleted
+# through the nameservice.
 wait_ha_ready() {
-  local deadline=$((SECONDS + TIMEOUT)) s
+  local deadline=$((SECONDS + TIMEOUT)) s n
   while ((SECONDS < deadline)); do
     for s in "${HA_SERVICES[@]}"; do alive "$s" || fail "$s"; done
-    if "$CHECK" -timeout 10s ha-hdfs >/dev/null 2>&1; then return 0; fi
+    local serving=1
+    for n in 1 2 3; do
+      if port_free "${HA_DN_DATA[$((n - 1))]}" || ! ha_dn_registered "$n"; then serving=0; fi
+    done
+    if [ "$serving" = 1 ] && "$CHECK" -timeout 10s ha-hdfs >/dev/null 2>&1; then return 0; fi
     sleep 1
   done
   "$CHECK" -timeout 10s ha-hdfs >&2 || true
