@@ -3,6 +3,7 @@
 package exactlyonce
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"syscall"
@@ -28,7 +29,7 @@ func newHASetup(t *testing.T, parts int32) *setup {
 		t.Fatalf("HDFS nameservice %s: mkdir %s: %v", itest.HANameservice, s.base, err)
 	}
 	t.Cleanup(func() {
-		if err := fs.RemoveAll(t.Context(), s.base); err != nil {
+		if err := fs.RemoveAll(context.Background(), s.base); err != nil { // t.Context() is done by now
 			t.Logf("remove %s: %v", s.base, err)
 		}
 		fs.Close()

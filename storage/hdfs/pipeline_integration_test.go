@@ -4,6 +4,7 @@ package hdfs_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os/exec"
 	"path"
@@ -27,7 +28,7 @@ func haStore(t *testing.T) (*hdfs.FS, string) {
 	}
 	dir := path.Join("/itest", itest.UniqueName(t, ""))
 	t.Cleanup(func() {
-		fs.RemoveAll(t.Context(), dir)
+		fs.RemoveAll(context.Background(), dir) // t.Context() is done by now
 		fs.Close()
 	})
 	return fs, dir
