@@ -182,7 +182,7 @@ func haFaults() []Fault {
 			Inject: action("ha.datanode.kill", "2"), Heal: action("ha.start"),
 		},
 		{
-			Name: "ha-datanode-lost", What: "one of three DataNodes SIGKILLed in the middle of block writes and not started again: the NameNode declares it dead after its default 10.5 minutes; started again once hdfs-sink has recovered",
+			Name: "ha-datanode-lost", What: "one of three DataNodes SIGKILLed in the middle of block writes and not started again until the NameNode declares it dead (90 s without heartbeats in the test environment, 10.5 minutes by default), then once hdfs-sink has recovered",
 			HA: true, Rate: streamingRate, Hold: noHold, Needs: []string{"ha.datanode.kill", "ha.datanode.await-dead", "ha.start"},
 			Inject: action("ha.datanode.kill", "2"), Heal: action("ha.datanode.await-dead", "2"), Restore: action("ha.start"),
 		},
