@@ -62,8 +62,8 @@ func writeAll(f storage.File, mib int) error {
 // fails too, and the store never reports the file complete, so the commit
 // protocol never publishes it and its records are read again from Kafka.
 // A new file fails as well while the NameNode still places blocks on the
-// dead DataNode (until it declares it dead, 10.5 minutes by default), and
-// is written once the DataNode is back.
+// dead DataNode (until it declares it dead: 90 s in the test environment,
+// 10.5 minutes by default), and is written once the DataNode is back.
 func TestPipelineLosingADataNodeFailsTheFile(t *testing.T) {
 	fs, dir := haStore(t)
 	ctx := t.Context()
