@@ -10,7 +10,7 @@ PKGS ?= ./...
 # tag-only package such as ./integration that plain `go vet` cannot load.
 INTEGRATION_PKGS ?= $(PKGS)
 
-.PHONY: unit static testenv-up testenv-down testenv-status integration test test-kerberos-long demo bench sweep build image chaos soak soak-plot
+.PHONY: unit static testenv-up testenv-down testenv-status integration test test-kerberos-long demo bench bench-compare sweep build image chaos soak soak-plot
 
 STATIC_BIN ?= bin/hdfs-sink
 
@@ -117,6 +117,13 @@ demo:
 BENCH_FLAGS ?=
 bench:
 	$(GO) run ./tools/bench -out tools/bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)
+
+## bench-compare: the same workloads on BASE's build and this tree's, interleaved
+## in one run, with throughput, CPU per record and peak RSS as ratios
+## (issue 25): make bench-compare BASE=<commit> [BENCH_FLAGS="-only 1KBx8pxavroxdefault"].
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [BENCH_FLAGS=...]"; exit 2; }
+	tools/bench/compare.sh $(BASE) $(BENCH_FLAGS)
 
 ## sweep: the exactly-once sweeps over every storage call (crash, double crash,
 ## frozen owner x other owner, a topic re-created under them), not the sample
