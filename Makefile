@@ -21,7 +21,7 @@ static:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(STATIC_BIN) ./cmd/hdfs-sink
 	@$(GO) version -m $(STATIC_BIN) | grep -q 'CGO_ENABLED=0' || { echo "$(STATIC_BIN): not built with CGO_ENABLED=0"; exit 1; }
 	@if command -v ldd >/dev/null && ldd $(STATIC_BIN) >/dev/null 2>&1; then echo "$(STATIC_BIN) is dynamically linked:"; ldd $(STATIC_BIN); exit 1; fi
-	@if grep -a -o -E 'HDFS_SINK_(CRASH_AT|FREEZE_AT|PANIC_AT|FAIL_RENAME_EVERY)' $(STATIC_BIN) | head -1 | grep -q .; then echo "$(STATIC_BIN): a fault-injection switch is in the release build (it belongs behind the faults build tag)"; exit 1; fi
+	@if grep -a -o -E 'HDFS_SINK_(CRASH_AT|FREEZE_AT|FREEZE_RENAME|PANIC_AT|FAIL_RENAME_EVERY)' $(STATIC_BIN) | head -1 | grep -q .; then echo "$(STATIC_BIN): a fault-injection switch is in the release build (it belongs behind the faults build tag)"; exit 1; fi
 	@echo "$(STATIC_BIN): static (CGO_ENABLED=0), no fault-injection switch"
 
 # NOWHERE is a path that cannot exist (/dev/null is no directory).
@@ -54,7 +54,7 @@ unit: static
 	$(UNIT_ENV) $(GO) vet -tags demo ./cmd/...
 	$(UNIT_ENV) $(GO) vet -tags faults $(PKGS)
 	$(UNIT_ENV) $(GO) test -race -timeout 30m $(PKGS)
-	$(UNIT_ENV) $(GO) test -race -tags faults -run 'Faults|FailRenames' ./sink/ ./daemon/
+	$(UNIT_ENV) $(GO) test -race -tags faults -run 'Faults|FailRenames|FreezeRename' ./sink/ ./daemon/
 	$(UNIT_ENV) $(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes vet ./...
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes test ./...
