@@ -15,8 +15,12 @@ func TestFrontier(t *testing.T) {
 	const lateness = 10 * time.Minute
 	end := hour(15, 0)
 	now := time.Date(2026, 5, 1, 16, 0, 0, 0, time.UTC)
-	busy := func(p int32, maxAt int64) Progress { return Progress{Partition: p, MaxRecordMillis: maxAt, Committed: 99, LogEnd: 500} }
-	idle := func(p int32, maxAt int64) Progress { return Progress{Partition: p, MaxRecordMillis: maxAt, Committed: 99, LogEnd: 100} }
+	busy := func(p int32, maxAt int64) Progress {
+		return Progress{Partition: p, MaxRecordMillis: maxAt, Committed: 99, LogEnd: 500}
+	}
+	idle := func(p int32, maxAt int64) Progress {
+		return Progress{Partition: p, MaxRecordMillis: maxAt, Committed: 99, LogEnd: 100}
+	}
 	tests := []struct {
 		name     string
 		parts    []Progress
