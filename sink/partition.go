@@ -344,6 +344,7 @@ func (p *partition) append(ctx context.Context, enc string, millis int64, r reco
 	if wasEmpty {
 		p.pendingMillis = 0 // the open files start here: what was pending before was committed or discarded
 	}
+	p.countLate(millis)
 	p.pendingMillis = max(p.pendingMillis, millis, 0)
 	if r.Schema != nil {
 		p.current = r.Schema // current follows what is written, never what was only decided
@@ -356,6 +357,23 @@ func (p *partition) append(ctx context.Context, enc string, millis int64, r reco
 		}
 	}
 	return nil
+}
+
+// countLate counts a record as late when its partition had already gone
+// past its time directory's end by the lateness: a marker may have judged
+// that directory complete (docs/design.md §11). The record is written all
+// the same, exactly once, where it belongs.
+func (p *partition) countLate(millis int64) {
+	seen := max(p.recordMillis, p.pendingMillis)
+	lateness := p.cfg.Lateness.Milliseconds()
+	if !p.cfg.CountLate || millis >= seen-lateness { // a directory ends after its records: not late
+		return
+	}
+	if timed, ok := p.cfg.Partitioner.(partitioner.Timed); ok {
+		if _, end := timed.Span(millis); end+lateness <= seen {
+			p.cfg.Stats.LateRecords.Add(1)
+		}
+	}
 }
 
 // resolveSchema applies schema.compatibility to a record: it reads the

@@ -133,3 +133,54 @@ func TestMaxRecordTimeAfterCrashes(t *testing.T) {
 		})
 	}
 }
+
+// TestLateRecordsCounted: with completeness on, a record whose time
+// directory its partition had passed by more than the lateness is counted
+// late, and written all the same; records within the lateness are not.
+func TestLateRecordsCounted(t *testing.T) {
+	for _, countLate := range []bool{true, false} {
+		f := newFixture(t, storagetest.NewMemFS())
+		f.part = hourlyByRecordTime(t)
+		p := f.partition(nil)
+		p.cfg.CountLate, p.cfg.Lateness = countLate, 10*time.Minute
+		ctx := context.Background()
+		if _, err := p.resume(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		base := f.record(0).Timestamp // 00:00; offset n is at n×7 minutes
+		lateAt := map[int64]time.Duration{
+			21: 30 * time.Minute,            // hour 00 ends 01:00, +10 min < 02:20 (offset 20): late
+			22: 2*time.Hour + 5*time.Minute, // hour 02: not late
+			23: time.Hour + 5*time.Minute,   // hour 01 ends 02:00, +10 min < 02:20: late
+			24: time.Hour + 59*time.Minute,  // hour 01 again: late
+		}
+		if err := p.beginBatch(batchOf(0, 24)); err != nil {
+			t.Fatal(err)
+		}
+		for off := int64(0); off <= 24; off++ {
+			r := f.record(off)
+			if d, ok := lateAt[off]; ok {
+				r.Timestamp = base.Add(d)
+			}
+			if off == 10 {
+				if err := p.rotate(ctx, "test"); err != nil { // half committed, half pending: both count
+					t.Fatal(err)
+				}
+			}
+			if err := p.write(ctx, ctx, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.rotate(ctx, "test"); err != nil {
+			t.Fatal(err)
+		}
+		want := int64(3)
+		if !countLate {
+			want = 0
+		}
+		if got := p.cfg.Stats.LateRecords.Load(); got != want {
+			t.Errorf("count late %v: %d late records, want %d", countLate, got, want)
+		}
+		f.check(25)
+	}
+}
