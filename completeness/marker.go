@@ -84,7 +84,7 @@ type Config struct {
 // create decides which of them counts the marking.
 type Marker struct {
 	cfg    Config
-	cursor int64 // the time from which the next pass looks; 0: first pass
+	cursor int64 // the time from which the next pass looks, at least the lookback from the frontier
 	last   Pass
 }
 
@@ -93,6 +93,10 @@ type Pass struct {
 	At      time.Time
 	Verdict Verdict
 	Marked  []string // directories this pass marked
+	// From is the time the pass began looking at (epoch milliseconds):
+	// the end of the last directory an earlier pass went past, or the
+	// lookback before the frontier if that is later.
+	From int64
 	// Blocked, when not empty, is a directory judged complete that cannot
 	// be marked yet: the newest commit of a partition has files for it
 	// that are not renamed yet, or the catalog failed.
@@ -130,9 +134,15 @@ func (m *Marker) Run(ctx context.Context) (Pass, error) {
 	if err != nil {
 		return pass, err
 	}
-	if m.cursor == 0 {
-		m.cursor = pass.Verdict.Frontier - m.cfg.Lookback.Milliseconds()
+	if len(pass.Verdict.Holding) == 0 {
+		m.last = pass
+		return pass, nil
 	}
+	// Never look further back than the lookback from the frontier: before
+	// the first commits the frontier says 1970, and a cursor set then
+	// would walk every hour since.
+	m.cursor = max(m.cursor, pass.Verdict.Frontier-m.cfg.Lookback.Milliseconds())
+	pass.From = m.cursor
 	for at := m.cursor; ; {
 		dir, end := m.cfg.Partitioner.Span(at)
 		if !pass.Verdict.Complete(end) {

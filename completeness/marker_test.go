@@ -351,3 +351,24 @@ func TestEveryPartitionMustBeKnown(t *testing.T) {
 		t.Fatal("Run with no partitions succeeded")
 	}
 }
+
+// TestLookbackBoundsEveryPass: a pass before any commit (the frontier then
+// says 1970) does not leave the marker walking every hour since 1970 on
+// the next pass: each pass starts at most the lookback before its
+// frontier.
+func TestLookbackBoundsEveryPass(t *testing.T) {
+	w := newWorld(t, 1)
+	w.ends[0] = 10 // records in Kafka, nothing committed: not idle, frontier at 0 − lateness
+	m := w.marker(nil)
+	if _, err := m.Run(t.Context()); err != nil || m.cursor > 0 {
+		t.Fatalf("first pass: %v, cursor %d", err, m.cursor)
+	}
+	w.commit(0, 0, 9, 14, at(15, 30), false)
+	pass, err := m.Run(t.Context())
+	if err != nil || !w.hasMarker(14) {
+		t.Fatalf("after the commit: %v, marker %v", err, w.hasMarker(14))
+	}
+	if oldest := pass.Verdict.Frontier - (24 * time.Hour).Milliseconds(); pass.From < oldest {
+		t.Fatalf("the pass looked from %v, before the lookback's start %v", time.UnixMilli(pass.From).UTC(), time.UnixMilli(oldest).UTC())
+	}
+}

@@ -64,16 +64,21 @@ func TestDaemonMarksCompleteHours(t *testing.T) {
 	c := f.hourlyConnector("clicks")
 	base := time.Now().UTC().Truncate(time.Hour).Add(-3 * time.Hour)
 	hourA, hourB := hourValues(base), hourValues(base.Add(time.Hour))
-	f.run([]*configs.Connector{c})
+	// Produced before the daemon starts: an idle, empty partition with the
+	// clock past both hours would make them complete before the records
+	// come (they would then be late, by the rule).
 	f.produceAt("clicks", repeat(base.Add(10*time.Minute), 5)...)
 	f.produceAt("clicks", repeat(base.Add(90*time.Minute), 5)...)
-	f.waitFor("both hours marked", func() bool {
-		return f.marker("clicks", hourA) && f.marker("clicks", hourB) && f.hive["clicks"].completeParam(hourA) != "" && f.hive["clicks"].completeParam(hourB) != ""
+	f.run([]*configs.Connector{c})
+	f.waitFor("both hours marked, and /status saying so", func() bool {
+		return f.completeness("clicks").Marked == 2
 	})
-	st := f.d.board.snapshot()[0]
-	comp, ok := st.Completeness["clicks"]
-	if !ok || comp.Marked != 2 || comp.Frontier == "" || len(comp.Idle) != 1 {
-		t.Fatalf("status completeness = %+v", st.Completeness)
+	if !f.marker("clicks", hourA) || !f.marker("clicks", hourB) || f.hive["clicks"].completeParam(hourA) == "" || f.hive["clicks"].completeParam(hourB) == "" {
+		t.Fatalf("markers %v %v, Hive parameters %q %q", f.marker("clicks", hourA), f.marker("clicks", hourB),
+			f.hive["clicks"].completeParam(hourA), f.hive["clicks"].completeParam(hourB))
+	}
+	if comp := f.completeness("clicks"); comp.Frontier == "" || len(comp.Idle) != 1 || comp.LastMarked != hourDir(hourB) {
+		t.Fatalf("status completeness = %+v", comp)
 	}
 	// One late record for hour A, and four on time for hour B to fill flush.size.
 	f.produceAt("clicks", base.Add(20*time.Minute))
@@ -98,6 +103,16 @@ func (f *daemonFixture) hourlyConnector(name string) *configs.Connector {
 		"partitioner.class": "io.confluent.connect.storage.partitioner.HourlyPartitioner", "locale": "en", "timezone": "UTC",
 		"timestamp.extractor": "Record", "hdfs.sink.completeness.enabled": "true", "hdfs.sink.completeness.interval.ms": "50",
 	})
+}
+
+// completeness is what /status says of topic's completeness (zero: nothing yet).
+func (f *daemonFixture) completeness(topic string) CompletenessStatus {
+	for _, cs := range f.d.board.snapshot() {
+		if st, ok := cs.Completeness[topic]; ok {
+			return st
+		}
+	}
+	return CompletenessStatus{}
 }
 
 func repeat(at time.Time, n int) []time.Time {
