@@ -165,8 +165,12 @@ func (d *Daemon) completenessOf(c *configs.Connector, conn *sink.Connector, stor
 	if err != nil {
 		return nil, err
 	}
+	faults, err := completeness.FaultsFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	markers, err := wiring.CompletenessMarkers(c, wiring.MarkerDeps{
-		Store: store, LogEnds: conn.LogEnds, DialHive: dial, Log: d.log,
+		Store: store, LogEnds: conn.LogEnds, DialHive: dial, Log: d.log, Faults: faults,
 		Marked: func(topic, _ string) { d.metrics.CompletenessMarked(c.Name, topic) },
 	})
 	if markers == nil || err != nil {

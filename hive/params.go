@@ -33,3 +33,19 @@ func (c *Client) SetPartitionParams(ctx context.Context, db, table string, value
 		return m.AlterPartition(ctx, db, table, part)
 	})
 }
+
+// PartitionParams returns the parameters of a registered partition (what
+// operators and tests read back); a partition not registered is an *Error
+// of kind ErrNotFound.
+func (c *Client) PartitionParams(ctx context.Context, db, table string, values []string) (map[string]string, error) {
+	var part *hms.Partition
+	err := c.call(ctx, "get partition", db+"."+table+"/"+strings.Join(values, "/"), func(ctx context.Context, m *hms.ThriftHiveMetastoreClient) error {
+		var err error
+		part, err = m.GetPartition(ctx, db, table, values)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return part.Parameters, nil
+}

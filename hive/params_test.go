@@ -69,4 +69,7 @@ func TestSetPartitionParams(t *testing.T) {
 	if p.Parameters["hdfs.sink.complete"] != "1" || p.Sd.Location != "hdfs://nn:8020/topics/orders/country=DE" {
 		t.Fatalf("partition after: params %v, location %q", p.Parameters, p.Sd.Location)
 	}
+	if params, err := c.PartitionParams(ctx, "sales", "orders", []string{"DE"}); err != nil || params["hdfs.sink.complete"] != "1" {
+		t.Fatalf("PartitionParams = %v, %v", params, err)
+	}
 }

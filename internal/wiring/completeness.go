@@ -23,6 +23,8 @@ type MarkerDeps struct {
 	DialHive func(ctx context.Context, uris string) (hive.Metastore, error)
 	// Marked hears of each directory marked, by topic (the metric).
 	Marked func(topic, encoded string)
+	// Faults is called at each marking step (nil: none).
+	Faults func(completeness.Step)
 	Log    *slog.Logger
 }
 
@@ -63,6 +65,7 @@ func CompletenessMarkers(c *configs.Connector, d MarkerDeps) (func(topic string)
 			},
 			Catalog: catalog, Logger: log,
 			Marked: func(encoded string) { d.Marked(topic, encoded) },
+			Faults: d.Faults,
 		}), nil
 	}, nil
 }
