@@ -26,6 +26,7 @@ func (p *parser) build() *Connector {
 	p.writer(c)
 	p.formats(c)
 	p.partitioner(c)
+	p.completeness(c)
 	p.hive(c)
 	p.errorHandling(c)
 	c.Kafka = kafkaClients(p.set, p.w)

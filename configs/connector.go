@@ -68,6 +68,7 @@ type Connector struct {
 
 	SchemaCompatibility Compatibility
 	Partitioner         Partitioner
+	Completeness        Completeness // hdfs.sink.completeness.*
 	Hive                Hive
 	Errors              ErrorHandling
 	NullValues          NullValueBehavior

@@ -58,6 +58,10 @@ type WriteSettings struct {
 	RotateInterval time.Duration        // rotate.interval.ms; 0: off
 	RotateSchedule time.Duration        // rotate.schedule.interval.ms; 0: off
 	Location       *time.Location
+	// CountLate counts late records (Stats.LateRecords) with Lateness,
+	// hdfs.sink.completeness.lateness.ms (completeness markers are on).
+	CountLate bool
+	Lateness  time.Duration
 
 	Catalog Catalog // Hive registration; nil when hive.integration=false
 	Faults  Faults
@@ -150,6 +154,9 @@ type Stats struct {
 	MemoryRotations, PeakBuffered atomic.Int64
 	// PeakOpenFiles is the most temp files open at once, seen after a batch.
 	PeakOpenFiles atomic.Int64
+	// LateRecords counts records written to a time directory their
+	// partition had already passed by the lateness (docs/design.md §11).
+	LateRecords atomic.Int64
 }
 
 // Connector consumes its topics and commits them to the store.

@@ -71,7 +71,7 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 			FS: d.Store, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
 			Pad: c.OffsetPadWidth, FlushSize: c.FlushSize, MaxFileBytes: c.RotateMaxFileBytes, Compatibility: compat,
 			RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
-			Faults: d.Faults,
+			Faults: d.Faults, CountLate: c.Completeness.Enabled, Lateness: c.Completeness.Lateness,
 		},
 		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
 		Value: ValueConverter(c, d.Registry), Key: KeyConverter(c, d.Registry),
