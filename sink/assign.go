@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
 )
 
@@ -176,7 +177,7 @@ func (c *Connector) newOwned(t tp) *owned {
 		Observer:      obs,
 	})
 	if !c.cfg.Schemaless {
-		p.cfg.SchemaByID = c.schemaForFiles
+		p.cfg.SchemaByID = func(ctx context.Context, id int32) (*schema.Schema, error) { return c.schemaForFiles(ctx, t.topic, id) }
 	}
 	return &owned{tp: t, p: p, log: log, obs: obs}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
 	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 // Tolerance is errors.tolerance.
@@ -82,6 +83,10 @@ type Config struct {
 	Registry     schema.Registry
 	ExtraColumns []string // hdfs.sink.extra.columns
 	Schemaless   bool     // values written as they are (StringConverter / ByteArrayConverter)
+	// Transforms are Connect's SMTs, applied to each decoded record after
+	// the extra columns (nil: none). The chain must not change topics:
+	// wiring refuses routers (docs/decisions.md).
+	Transforms *transform.Chain
 
 	// MemoryMax bounds the bytes all open files of this connector buffer;
 	// past it the largest partitions rotate early. 0: no bound.
@@ -137,7 +142,7 @@ type Catalog interface {
 // Stats are a connector's counters since start. Commits counts commits
 // (rotations that committed), not files.
 type Stats struct {
-	Records, Commits, DeadLettered, NullsIgnored, Recoveries, Fenced atomic.Int64
+	Records, Commits, DeadLettered, NullsIgnored, Recoveries, Fenced, Filtered atomic.Int64
 	// Rewinds counts batches refused because Kafka's offsets went below
 	// what HDFS holds (RewindError); RetentionGaps counts offsets ranges
 	// that retention removed before they were written.
@@ -563,13 +568,21 @@ func (c *Connector) writeRecord(ctx, store context.Context, p *partition, kr *kg
 // decode turns a Kafka record into a writable one. A nil record with a nil
 // error is a tombstone that behavior.on.null.values says to ignore.
 func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error) {
+	r, err := c.decodeValue(ctx, kr)
+	if err != nil || c.cfg.Transforms == nil || (r == nil && kr.Value != nil) {
+		return r, err
+	}
+	return c.transform(kr, r)
+}
+
+// decodeValue is decode before the transforms: the value as converted,
+// with the extra columns.
+func (c *Connector) decodeValue(ctx context.Context, kr *kgo.Record) (*record, error) {
 	if kr.Value == nil {
-		if c.cfg.FailOnNull {
-			return nil, errNullValue
+		if c.cfg.Transforms != nil {
+			return nil, nil // the transforms see tombstones first (Filter, RecordIsTombstone)
 		}
-		c.Stats.NullsIgnored.Add(1)
-		c.cfg.Observer.Tombstone(kr.Topic, kr.Partition)
-		return nil, nil
+		return c.nullValue(kr)
 	}
 	if c.cfg.Schemaless {
 		return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Datum: kr.Value}, nil
@@ -593,15 +606,56 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 	return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
 }
 
-// schemaForFiles is the schema records with registry id id are written
-// with: the registry's, with the extra columns. Partitions use it to make
-// the committed files' schema current again after a recovery.
-func (c *Connector) schemaForFiles(ctx context.Context, id int32) (*schema.Schema, error) {
-	s, err := c.schemaByID(ctx, id)
-	if err != nil || c.extras == nil {
-		return s, err
+// nullValue applies behavior.on.null.values to a tombstone.
+func (c *Connector) nullValue(kr *kgo.Record) (*record, error) {
+	if c.cfg.FailOnNull {
+		return nil, errNullValue
 	}
-	return c.extras.Schema(s)
+	c.Stats.NullsIgnored.Add(1)
+	c.cfg.Observer.Tombstone(kr.Topic, kr.Partition)
+	return nil, nil
+}
+
+// transform runs the connector's transforms on a decoded record (r nil: a
+// tombstone). A dropped record is not written; its offset is committed
+// with the batch, as an ignored tombstone's is. The key is the Kafka
+// record's bytes (schemaless) until key converters exist.
+func (c *Connector) transform(kr *kgo.Record, r *record) (*record, error) {
+	tr := transform.Record{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Timestamp: kr.Timestamp,
+		Key: transform.Value{Bytes: kr.Key}, Headers: kr.Headers}
+	if r != nil {
+		tr.Value = transform.Value{Schema: r.Schema, Bytes: r.Datum}
+	}
+	keep, err := c.cfg.Transforms.Apply(&tr)
+	switch {
+	case err != nil:
+		return nil, err
+	case !keep:
+		c.Stats.Filtered.Add(1)
+		return nil, nil
+	case tr.Value.IsNull():
+		return c.nullValue(kr)
+	case tr.Value.Schema == nil && !c.cfg.Schemaless:
+		return nil, &transform.Error{Transform: "(chain)", Class: "-", Err: errors.New("the transforms left a value without a schema")}
+	}
+	return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: tr.Value.Schema, Datum: tr.Value.Bytes}, nil
+}
+
+// schemaForFiles is the schema records of topic with registry id id are
+// written with: the registry's, with the extra columns, through the
+// transforms. Partitions use it to make the committed files' schema
+// current again after a recovery.
+func (c *Connector) schemaForFiles(ctx context.Context, topic string, id int32) (*schema.Schema, error) {
+	s, err := c.schemaByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.extras != nil {
+		if s, err = c.extras.Schema(s); err != nil {
+			return nil, err
+		}
+	}
+	return c.cfg.Transforms.ValueSchema(topic, s)
 }
 
 // schemaByID waits SchemaLookupWait at most for a schema. The poll loop
