@@ -1,6 +1,8 @@
 package transform
 
 import (
+	"sync"
+
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -20,13 +22,19 @@ type rewrite struct {
 	identity bool
 }
 
+// spanPool holds the field-span slices of rewrites: a slice per record
+// was most of a chain's cost (allocation and clearing).
+var spanPool = sync.Pool{New: func() any { return new([][]byte) }}
+
 // apply rewrites a value of the plan's input schema.
 func (w *rewrite) apply(v Value, r *Record) (Value, error) {
 	if w.identity {
 		return Value{Schema: w.out, Bytes: v.Bytes}, nil
 	}
-	var buf [32][]byte
-	spans, err := schema.FieldSpans(v.Schema, v.Bytes, buf[:0])
+	sp := spanPool.Get().(*[][]byte)
+	defer spanPool.Put(sp)
+	spans, err := schema.FieldSpans(v.Schema, v.Bytes, (*sp)[:0])
+	*sp = spans[:0]
 	if err != nil {
 		return Value{}, err
 	}
