@@ -104,7 +104,11 @@ func New(ts []configs.TransformSpec, ps []configs.PredicateSpec) (*Chain, error)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return c, c.checkSchemas()
+	if err := c.checkSchemas(); err != nil {
+		return nil, err
+	}
+	c.steps = fuseSteps(c.steps)
+	return c, nil
 }
 
 func newStep(s configs.TransformSpec, preds map[string]predicate) (step, error) {

@@ -16,6 +16,9 @@ import (
 type fieldConv struct {
 	out  any // Avro type JSON of the non-null output type; nil: unchanged
 	conv func(v any) (any, error)
+	// constant, when set, is the output for every non-null value: the
+	// value is then never decoded (MaskField).
+	constant any
 }
 
 // convertFields compiles a rewrite that converts the named fields with
@@ -53,6 +56,13 @@ func convertFields(s *schema.Schema, names []string, plan func(name string, ft f
 				out.nullIdx, out.valIdx = 0, 1
 			}
 		}
+		if fc.constant != nil {
+			w.ops[i].conv, err = constantConv(in, out, fc.constant)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", name, err)
+			}
+			continue
+		}
 		w.ops[i].conv = func(dst, span []byte, _ *Record) ([]byte, error) {
 			v, err := readPrim(in, span)
 			if err != nil {
@@ -70,6 +80,21 @@ func convertFields(s *schema.Schema, names []string, plan func(name string, ft f
 		return nil, err
 	}
 	return w, nil
+}
+
+// constantConv writes the encoding of v (precomputed) for every non-null
+// value of in, and copies nulls.
+func constantConv(in, out fieldType, v any) (func(dst, span []byte, _ *Record) ([]byte, error), error) {
+	enc, err := appendPrim(nil, out, v)
+	if err != nil {
+		return nil, err
+	}
+	return func(dst, span []byte, _ *Record) ([]byte, error) {
+		if in.optional && len(span) > 0 && int64(span[0]>>1)^-int64(span[0]&1) == in.nullIdx {
+			return append(dst, span...), nil // null (a one-byte union index): stays null
+		}
+		return append(dst, enc...), nil
+	}, nil
 }
 
 // nodeOf is the model of a primitive Avro type given as JSON.
@@ -132,7 +157,7 @@ func (t *maskField) plan(_ string, ft fieldType) (fieldConv, error) {
 		}
 		masked = []byte{}
 	}
-	return fieldConv{conv: func(any) (any, error) { return masked, nil }}, nil
+	return fieldConv{constant: masked}, nil
 }
 
 // cast is Cast over fields ("name:type" pairs). Connect's types map to

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/linkedin/goavro/v2"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
 const magicSchema = `{"type":"record","name":"name","doc":"doc","fields":[{"name":"magic","type":["null","long"],"default":null}]}`
@@ -169,4 +172,81 @@ func TestJavaFloat(t *testing.T) {
 	for f, want := range map[float64]string{42: "42.0", 42.9: "42.9", 1e7: "1.0E7", 1.5e-5: "1.5E-5", 0.001: "0.001", -3: "-3.0"} {
 		equal(t, "javaFloat", javaFloat(f, 64), want)
 	}
+}
+
+// TestRewritesCheckTheDatum: the sink skips its own scan when the chain
+// rewrites every value (Chain.Validates), so each plan, fused or not,
+// must refuse what Schema.Validate refuses: truncated datums, trailing
+// bytes, bad union indexes.
+func TestRewritesCheckTheDatum(t *testing.T) {
+	s := mustSchema(t, typesSchema)
+	good := encode(t, s, typesValue)
+	for _, class := range [][]string{
+		{"InsertField$Value", "topic.field", "t"},       // in order: streamed
+		{"ValueToKey", "fields", "s,i"},                 // out of order: spans
+		{"SetSchemaMetadata$Value", "schema.name", "x"}, // datum unchanged
+		{"HoistField$Value", "field", "x"},
+	} {
+		c := chainOf(t, class[0], class[1:]...)
+		for name, datum := range map[string][]byte{
+			"truncated": good[:len(good)-1], "trailing": append(append([]byte{}, good...), 0), "bad union": badUnion(good),
+		} {
+			_, err := c.Apply(&Record{Topic: "t", Value: Value{Schema: s, Bytes: datum}})
+			if !errors.Is(err, schema.ErrCorruptDatum) || !errors.Is(err, ErrTransform) {
+				t.Errorf("%s, %s datum: err = %v, want a corrupt datum", class[0], name, err)
+			}
+		}
+	}
+	if !chainOf(t, "InsertField$Value", "topic.field", "t").Validates() || chainOf(t, "ValueToKey", "fields", "s").Validates() {
+		t.Error("Validates: want true for a value rewrite first, false for ValueToKey")
+	}
+}
+
+// badUnion sets the union index of field l (the second: after the int
+// i's one byte for 42) to 5.
+func badUnion(good []byte) []byte {
+	b := append([]byte{}, good...)
+	b[1] = 10
+	return b
+}
+
+// TestFusedEqualsStepByStep: runs of transforms without predicates are
+// composed into one plan; the result must be what applying them one by
+// one gives (a TopicNameMatches predicate that always holds keeps them
+// apart), conversions of converted fields included.
+func TestFusedEqualsStepByStep(t *testing.T) {
+	steps := []configs.TransformSpec{
+		{Alias: "mask", Class: "MaskField$Value", Props: propsOf("fields", "i,l", "replacement", "7")},
+		{Alias: "cast", Class: "Cast$Value", Props: propsOf("spec", "i:string,l:float64,b:int8")},
+		{Alias: "meta", Class: "SetSchemaMetadata$Value", Props: propsOf("schema.name", "renamed")},
+		{Alias: "drop", Class: "ReplaceField$Value", Props: propsOf("exclude", "d", "renames", "s:text")},
+		{Alias: "ins", Class: "InsertField$Value", Props: propsOf("topic.field", "src!", "offset.field", "off")},
+	}
+	fusedChain, err := New(steps, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fusedChain.Len() != 1 {
+		t.Fatalf("%d steps after fusion, want 1", fusedChain.Len())
+	}
+	apart := append([]configs.TransformSpec(nil), steps...)
+	for i := range apart {
+		apart[i].Predicate = "all"
+	}
+	stepChain, err := New(apart, []configs.PredicateSpec{{Alias: "all", Class: "TopicNameMatches", Props: propsOf("pattern", ".*")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustSchema(t, typesSchema)
+	for _, v := range []map[string]any{typesValue, {"i": int32(-1), "l": nil, "f": float32(0), "d": 1.5, "b": false, "s": "", "n": goavro.Union("string", "x")}} {
+		a, b := recordOf(t, s, v, 0), recordOf(t, s, v, 0)
+		mustApply(t, fusedChain, a)
+		mustApply(t, stepChain, b)
+		equal(t, "fused value", decode(t, a.Value), decode(t, b.Value))
+		equal(t, "fused schema", a.Value.Schema.Text, b.Value.Schema.Text)
+	}
+	want := map[string]any{"i": "7", "l": goavro.Union("double", 7.0), "f": float32(42.5), "b": int32(1), "text": "42", "n": nil, "src": "test", "off": goavro.Union("long", int64(5))}
+	r := recordOf(t, s, typesValue, 0)
+	mustApply(t, fusedChain, r)
+	equal(t, "value", decode(t, r.Value), want)
 }

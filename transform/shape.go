@@ -108,7 +108,11 @@ func (t *setSchemaMetadata) compile(s *schema.Schema) (*rewrite, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rewrite{out: out, identity: true}, nil
+	w := &rewrite{out: out, identity: true}
+	for i := range rj.fields {
+		w.ops = append(w.ops, fieldOp{from: i}) // the same fields: a fused chain maps them through
+	}
+	return w, nil
 }
 
 // flatten is Flatten: nested records' fields become top-level fields named

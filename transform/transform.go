@@ -121,3 +121,19 @@ func (c *Chain) Len() int {
 // ChangesTopic reports a transform that may rename a record's topic
 // (RegexRouter, TimestampRouter).
 func (c *Chain) ChangesTopic() bool { return c != nil && c.changesTopic }
+
+// Validates reports that Apply checks every non-null value with a schema
+// as schema.Validate does (the first transform rewrites every value, and
+// a rewrite scans its input fully), so the caller need not scan it first.
+func (c *Chain) Validates() bool {
+	if c == nil || len(c.steps) == 0 || c.steps[0].pred != nil {
+		return false
+	}
+	switch t := c.steps[0].t.(type) {
+	case *fused:
+		return true
+	case *valueRewriter:
+		return !t.key
+	}
+	return false
+}
