@@ -179,6 +179,12 @@ func (e *env) runWorkload(o options, w workload, prof profiles) (caseReport, err
 	cr.Consume = median(cr.Rounds, func(r round) caseResult { return r.Consume })
 	cr.HDFSWrite = median(cr.Rounds, func(r round) caseResult { return r.HDFSWrite })
 	cr.Ratio = rate(cr.Sink) / min(rate(cr.Consume), rate(cr.HDFSWrite))
+	if o.transforms {
+		smt := median(cr.Rounds, func(r round) caseResult { return *r.SinkTransforms })
+		cr.TransformsCost = 100 * (1 - rate(smt)/rate(cr.Sink))
+		fmt.Fprintf(os.Stderr, "bench: %s: sink %.0f rec/s, with a chain of three transforms %.0f rec/s (cost %.1f %%), CPU s %.2f vs %.2f\n",
+			w, rate(cr.Sink), rate(smt), cr.TransformsCost, cr.Sink.CPUSeconds, smt.CPUSeconds)
+	}
 	return cr, nil
 }
 
@@ -194,6 +200,18 @@ func (e *env) runRound(o options, w workload, base caseSpec, i int, prof profile
 	fmt.Fprintf(os.Stderr, "bench: %s round %d: sink\n", w, i+1)
 	if r.Sink, err = child(o.binary, sinkSpec); err != nil {
 		return r, err
+	}
+	if o.transforms {
+		smt := sinkSpec
+		smt.Transforms, smt.TailProbe, smt.Dir = true, false, e.dir(fmt.Sprintf("%s/r%d-smt", base.Topic, i))
+		smt.CPUProfile, smt.Trace, smt.HeapProfile = "", "", ""
+		smt.Round = i + 1000 // a consumer group of its own
+		fmt.Fprintf(os.Stderr, "bench: %s round %d: sink with transforms\n", w, i+1)
+		res, err := child(o.binary, smt)
+		if err != nil {
+			return r, err
+		}
+		r.SinkTransforms = &res
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s round %d: raw consume\n", w, i+1)
 	consume := base

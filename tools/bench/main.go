@@ -42,6 +42,7 @@ type options struct {
 	memParts, memRecords    int
 	recovParts              []int
 	memoryMax               int64
+	transforms              bool
 }
 
 func main() {
@@ -60,6 +61,7 @@ func main() {
 	flag.IntVar(&o.memParts, "mem-partitions", 1000, "partitions of the memory case")
 	flag.IntVar(&o.memRecords, "mem-records", 200, "records per partition in the memory case")
 	flag.Int64Var(&o.memoryMax, "memory-max", 256<<20, "hdfs.sink.memory.max.bytes for every sink case")
+	flag.BoolVar(&o.transforms, "transforms", false, "each round also runs the sink with a chain of three transforms (issue 23: at most 15 % slower)")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
 	flag.Parse()
 	if *caseJSON != "" {
@@ -150,6 +152,9 @@ type caseReport struct {
 	Ratio float64 `json:"ratio_to_raw_limit"`
 	// Rounds holds every round: the spread says how noisy the machine was.
 	Rounds []round `json:"rounds"`
+	// TransformsCost is 1 - (median sink records/s with the chain of three)
+	// / (median without), in %, when -transforms ran.
+	TransformsCost float64 `json:"transforms_cost_pct,omitempty"`
 }
 
 // round is one pass of a workload: the sink and both baselines.
@@ -158,6 +163,8 @@ type round struct {
 	Consume   caseResult `json:"baseline_consume"`
 	HDFSWrite caseResult `json:"baseline_hdfs_write"`
 	Ratio     float64    `json:"ratio_to_raw_limit"`
+	// SinkTransforms is the sink with a chain of three transforms (-transforms).
+	SinkTransforms *caseResult `json:"sink_transforms,omitempty"`
 }
 
 func run(o options) error {
