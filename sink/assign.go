@@ -43,6 +43,9 @@ type owned struct {
 	// problem mirrors broken for Health, which other goroutines call: the
 	// error and since when, nil while the partition writes.
 	problem atomic.Pointer[Problem]
+	// scratch is where the transforms build a record's value, reused for
+	// the partition's next record (Connector.transform).
+	scratch []byte
 }
 
 // Problem is why a partition is not writing.

@@ -517,7 +517,7 @@ func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [
 	written := 0
 	defer func() { o.obs.Written(written) }()
 	for _, kr := range recs {
-		ok, err := c.writeRecord(ctx, store, o.p, kr)
+		ok, err := c.writeRecord(ctx, store, o, kr)
 		if errors.Is(err, schema.ErrRegistryRefused) {
 			// Waiting cannot fix credentials or a certificate: stop and say so.
 			return fmt.Errorf("connector %q: topic %s partition %d offset %d: %w", c.cfg.Name, kr.Topic, kr.Partition, kr.Offset, err)
@@ -553,12 +553,12 @@ func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [
 // accepts is the record's own (undecodable, or the partitioner or format
 // cannot place it); any other is a failure of what it depends on.
 // It reports whether the record is now in a temp file.
-func (c *Connector) writeRecord(ctx, store context.Context, p *partition, kr *kgo.Record) (bool, error) {
-	r, err := c.decode(ctx, kr)
+func (c *Connector) writeRecord(ctx, store context.Context, o *owned, kr *kgo.Record) (bool, error) {
+	r, err := c.decode(ctx, kr, &o.scratch)
 	if err != nil || r == nil {
 		return false, err
 	}
-	if err := p.write(ctx, store, *r); err != nil {
+	if err := o.p.write(ctx, store, *r); err != nil {
 		return false, err
 	}
 	c.Stats.Records.Add(1)
@@ -567,12 +567,12 @@ func (c *Connector) writeRecord(ctx, store context.Context, p *partition, kr *kg
 
 // decode turns a Kafka record into a writable one. A nil record with a nil
 // error is a tombstone that behavior.on.null.values says to ignore.
-func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error) {
+func (c *Connector) decode(ctx context.Context, kr *kgo.Record, scratch *[]byte) (*record, error) {
 	r, err := c.decodeValue(ctx, kr)
 	if err != nil || c.cfg.Transforms == nil || (r == nil && kr.Value != nil) {
 		return r, err
 	}
-	return c.transform(kr, r)
+	return c.transform(kr, r, scratch)
 }
 
 // decodeValue is decode before the transforms: the value as converted,
@@ -623,14 +623,21 @@ func (c *Connector) nullValue(kr *kgo.Record) (*record, error) {
 // transform runs the connector's transforms on a decoded record (r nil: a
 // tombstone). A dropped record is not written; its offset is committed
 // with the batch, as an ignored tombstone's is. The key is the Kafka
-// record's bytes (schemaless) until key converters exist.
-func (c *Connector) transform(kr *kgo.Record, r *record) (*record, error) {
+// record's bytes (schemaless) until key converters exist. The value may
+// be built in scratch, the partition's buffer: every format copies a datum
+// before WriteDatum returns, and the partition writes a record before it
+// decodes the next.
+func (c *Connector) transform(kr *kgo.Record, r *record, scratch *[]byte) (*record, error) {
+	if *scratch == nil {
+		*scratch = make([]byte, 0, 1024) // non-nil: the chain may use it
+	}
 	tr := transform.Record{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Timestamp: kr.Timestamp,
-		Key: transform.Value{Bytes: kr.Key}, Headers: kr.Headers}
+		Key: transform.Value{Bytes: kr.Key}, Headers: kr.Headers, Scratch: *scratch}
 	if r != nil {
 		tr.Value = transform.Value{Schema: r.Schema, Bytes: r.Datum}
 	}
 	keep, err := c.cfg.Transforms.Apply(&tr)
+	*scratch = tr.Scratch
 	switch {
 	case err != nil:
 		return nil, err

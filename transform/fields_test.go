@@ -2,6 +2,7 @@ package transform
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -249,4 +250,31 @@ func TestFusedEqualsStepByStep(t *testing.T) {
 	r := recordOf(t, s, typesValue, 0)
 	mustApply(t, fusedChain, r)
 	equal(t, "value", decode(t, r.Value), want)
+}
+
+// TestScratchReused: the first rewrite of a record builds its value in
+// the caller's scratch, which the next record reuses; a second rewrite of
+// the same record (not fusable: HoistField) must not overwrite its input.
+func TestScratchReused(t *testing.T) {
+	c, err := New([]configs.TransformSpec{
+		{Alias: "ins", Class: "InsertField$Value", Props: propsOf("topic.field", "t!")},
+		{Alias: "hoist", Class: "HoistField$Value", Props: propsOf("field", "h")},
+		{Alias: "ins2", Class: "InsertField$Value", Props: propsOf("static.field", "x", "static.value", "y")},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustSchema(t, replaceSchema)
+	scratch := make([]byte, 0, 4)
+	for i, abc := range []int32{1, 2} {
+		r := recordOf(t, s, map[string]any{"dont": "d", "abc": abc, "foo": true, "etc": "e"}, 0)
+		r.Scratch = scratch
+		mustApply(t, c, r)
+		want := map[string]any{"h": map[string]any{"dont": "d", "abc": abc, "foo": true, "etc": "e", "t": "test"}, "x": goavro.Union("string", "y")}
+		equal(t, fmt.Sprint("record ", i), decode(t, r.Value), want)
+		if cap(r.Scratch) < 4 || (i == 1 && &r.Scratch[:1][0] != &scratch[:1][0]) {
+			t.Errorf("record %d: scratch not kept or not reused", i)
+		}
+		scratch = r.Scratch
+	}
 }

@@ -48,7 +48,7 @@ func (w *rewrite) apply(v Value, r *Record) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	out := make([]byte, 0, len(v.Bytes)+32)
+	out := r.buffer(len(v.Bytes) + 32)
 	for _, op := range w.ops {
 		var span []byte
 		if op.from >= 0 {
@@ -62,6 +62,7 @@ func (w *rewrite) apply(v Value, r *Record) (Value, error) {
 			return Value{}, err
 		}
 	}
+	r.keep(out)
 	return Value{Schema: w.out, Bytes: out}, nil
 }
 
@@ -93,7 +94,7 @@ func (w *rewrite) stream(v Value, r *Record) (Value, error) {
 		return Value{}, errNotRecord(v.Schema)
 	}
 	b, next := v.Bytes, 0
-	out := make([]byte, 0, len(v.Bytes)+32)
+	out := r.buffer(len(v.Bytes) + 32)
 	for _, op := range w.ops {
 		var span []byte
 		for ; op.from >= next; next++ {
@@ -117,6 +118,7 @@ func (w *rewrite) stream(v Value, r *Record) (Value, error) {
 	if len(b) != 0 {
 		return Value{}, &schema.DatumError{SchemaID: v.Schema.ID, Len: len(v.Bytes), Trailing: len(b)}
 	}
+	r.keep(out)
 	return Value{Schema: w.out, Bytes: out}, nil
 }
 

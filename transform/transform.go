@@ -42,6 +42,34 @@ type Record struct {
 	Key       Value
 	Value     Value
 	Headers   []kgo.RecordHeader
+	// Scratch, when the caller gives one (non-nil), is where a rewrite builds its
+	// output (at most one per Apply); afterwards it holds that buffer,
+	// grown, for the next record. Value.Bytes (or Key.Bytes) may alias it
+	// until the caller reuses it: a buffer per record was most of a
+	// chain's cost on 1 KB records.
+	Scratch      []byte
+	scratchTaken bool
+}
+
+// buffer is an empty buffer of capacity n at least for a rewrite's
+// output: the scratch the first time, a new one after.
+func (r *Record) buffer(n int) []byte {
+	if r.scratchTaken || r.Scratch == nil {
+		return make([]byte, 0, n)
+	}
+	r.scratchTaken = true
+	if cap(r.Scratch) < n {
+		r.Scratch = make([]byte, 0, n+n/4)
+	}
+	return r.Scratch[:0]
+}
+
+// keep records that out, the output of buffer, is the scratch's buffer
+// now (append may have moved it).
+func (r *Record) keep(out []byte) {
+	if r.scratchTaken && cap(out) >= cap(r.Scratch) {
+		r.Scratch = out[:0]
+	}
 }
 
 // ErrTransform marks a record a transform could not handle: a record's own

@@ -205,6 +205,9 @@ func (e *env) runRound(o options, w workload, base caseSpec, i int, prof profile
 		smt := sinkSpec
 		smt.Transforms, smt.TailProbe, smt.Dir = true, false, e.dir(fmt.Sprintf("%s/r%d-smt", base.Topic, i))
 		smt.CPUProfile, smt.Trace, smt.HeapProfile = "", "", ""
+		if prof.cpu != "" {
+			smt.CPUProfile = prof.cpu + ".transforms"
+		}
 		smt.Round = i + 1000 // a consumer group of its own
 		fmt.Fprintf(os.Stderr, "bench: %s round %d: sink with transforms\n", w, i+1)
 		res, err := child(o.binary, smt)
