@@ -14,6 +14,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 func newEpoch() string {
@@ -43,9 +44,9 @@ type owned struct {
 	// problem mirrors broken for Health, which other goroutines call: the
 	// error and since when, nil while the partition writes.
 	problem atomic.Pointer[Problem]
-	// scratch is where the transforms build a record's value, reused for
-	// the partition's next record (Connector.transform).
-	scratch []byte
+	// transformed is the record the transforms work on, reused for the
+	// partition's next record with its Scratch (Connector.transform).
+	transformed transform.Record
 }
 
 // Problem is why a partition is not writing.

@@ -554,7 +554,7 @@ func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [
 // cannot place it); any other is a failure of what it depends on.
 // It reports whether the record is now in a temp file.
 func (c *Connector) writeRecord(ctx, store context.Context, o *owned, kr *kgo.Record) (bool, error) {
-	r, err := c.decode(ctx, kr, &o.scratch)
+	r, err := c.decode(ctx, kr, &o.transformed)
 	if err != nil || r == nil {
 		return false, err
 	}
@@ -567,12 +567,12 @@ func (c *Connector) writeRecord(ctx, store context.Context, o *owned, kr *kgo.Re
 
 // decode turns a Kafka record into a writable one. A nil record with a nil
 // error is a tombstone that behavior.on.null.values says to ignore.
-func (c *Connector) decode(ctx context.Context, kr *kgo.Record, scratch *[]byte) (*record, error) {
+func (c *Connector) decode(ctx context.Context, kr *kgo.Record, tr *transform.Record) (*record, error) {
 	r, err := c.decodeValue(ctx, kr)
 	if err != nil || c.cfg.Transforms == nil || (r == nil && kr.Value != nil) {
 		return r, err
 	}
-	return c.transform(kr, r, scratch)
+	return c.transform(kr, r, tr)
 }
 
 // decodeValue is decode before the transforms: the value as converted,
@@ -623,21 +623,21 @@ func (c *Connector) nullValue(kr *kgo.Record) (*record, error) {
 // transform runs the connector's transforms on a decoded record (r nil: a
 // tombstone). A dropped record is not written; its offset is committed
 // with the batch, as an ignored tombstone's is. The key is the Kafka
-// record's bytes (schemaless) until key converters exist. The value may
-// be built in scratch, the partition's buffer: every format copies a datum
-// before WriteDatum returns, and the partition writes a record before it
-// decodes the next.
-func (c *Connector) transform(kr *kgo.Record, r *record, scratch *[]byte) (*record, error) {
-	if *scratch == nil {
-		*scratch = make([]byte, 0, 1024) // non-nil: the chain may use it
+// record's bytes (schemaless) until key converters exist. tr is the
+// partition's: reused, it costs no allocation per record, and its Scratch
+// may hold the value built: every format copies a datum before WriteDatum
+// returns, and the partition writes a record before it decodes the next.
+func (c *Connector) transform(kr *kgo.Record, r *record, tr *transform.Record) (*record, error) {
+	scratch := tr.Scratch
+	if scratch == nil {
+		scratch = make([]byte, 0, 1024) // non-nil: the chain may use it
 	}
-	tr := transform.Record{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Timestamp: kr.Timestamp,
-		Key: transform.Value{Bytes: kr.Key}, Headers: kr.Headers, Scratch: *scratch}
+	*tr = transform.Record{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Timestamp: kr.Timestamp,
+		Key: transform.Value{Bytes: kr.Key}, Headers: kr.Headers, Scratch: scratch}
 	if r != nil {
 		tr.Value = transform.Value{Schema: r.Schema, Bytes: r.Datum}
 	}
-	keep, err := c.cfg.Transforms.Apply(&tr)
-	*scratch = tr.Scratch
+	keep, err := c.cfg.Transforms.Apply(tr)
 	switch {
 	case err != nil:
 		return nil, err
