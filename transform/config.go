@@ -181,3 +181,27 @@ func (c *Chain) ValueSchema(topic string, s *schema.Schema) (*schema.Schema, err
 	}
 	return s, nil
 }
+
+// NeedsSchemas names the first transform that needs values with a schema
+// (every one but Filter, the header transforms and the routers): on a
+// schemaless connector it would fail every record. "": none.
+func (c *Chain) NeedsSchemas() string {
+	if c == nil {
+		return ""
+	}
+	for _, s := range c.steps {
+		switch t := s.t.(type) {
+		case *valueRewriter:
+			if !t.key {
+				return s.name
+			}
+		case *fused, *valueToKey:
+			return s.name
+		case *headerFrom:
+			if !t.key {
+				return s.name
+			}
+		}
+	}
+	return ""
+}

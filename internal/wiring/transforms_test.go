@@ -26,6 +26,12 @@ func TestTransformsWired(t *testing.T) {
 			"RegexRouter and TimestampRouter are refused"},
 		{"bad key", map[string]string{"transforms": "c", "transforms.c.type": "org.apache.kafka.connect.transforms.Cast$Value",
 			"transforms.c.spec": "f:int128"}, "transforms.c.spec"},
+		{"schemaless values", map[string]string{"transforms": "a", "transforms.a.type": "org.apache.kafka.connect.transforms.InsertField$Value",
+			"transforms.a.topic.field": "src", "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+			"format.class": "io.confluent.connect.hdfs.string.StringFormat"}, "transforms.a needs values with a schema"},
+		{"schemaless values, header transform", map[string]string{"transforms": "h", "transforms.h.type": "org.apache.kafka.connect.transforms.DropHeaders",
+			"transforms.h.headers": "x", "value.converter": "org.apache.kafka.connect.storage.StringConverter",
+			"format.class": "io.confluent.connect.hdfs.string.StringFormat"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := conftest.Connector(t, t.TempDir(), "a", tt.extra)

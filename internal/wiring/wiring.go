@@ -332,5 +332,9 @@ func transformChain(c *configs.Connector) (*transform.Chain, error) {
 			"(the reference names files by the new topic with the source partition's offsets, so two source topics collide); "+
 			"route with topics.dir or several connectors instead", c.Name, c.Source)
 	}
+	if name := chain.NeedsSchemas(); name != "" && c.Schemaless {
+		return nil, fmt.Errorf("connector %q (%s): transforms.%s needs values with a schema (Avro), and this connector's values are "+
+			"schemaless (StringConverter or ByteArrayConverter): every record would fail it", c.Name, c.Source, name)
+	}
 	return chain, nil
 }
