@@ -53,9 +53,7 @@ func (p *parser) framework(c *Connector) {
 		c.Class = v
 	}
 	c.TasksMax = int(p.integer("tasks.max", DefaultTasksMax, 1, reasonPositive))
-	if p.has("transforms") {
-		p.warn("transforms", "single message transforms are not applied by hdfs-sink: records are written as consumed")
-	}
+	p.transforms(c)
 }
 
 // topicName is a legal Kafka topic name.

@@ -52,6 +52,10 @@ type Connector struct {
 	// ExtraColumns are hdfs.sink.extra.columns: Kafka metadata appended to
 	// every record as kafka_<name> columns (off when empty).
 	ExtraColumns []string
+	// Transforms and Predicates are Connect's single message transforms
+	// (transforms, predicates), applied after decoding (package transform).
+	Transforms []TransformSpec
+	Predicates []PredicateSpec
 	// ParquetRowGroupBytes is hdfs.sink.parquet.row.group.bytes.
 	ParquetRowGroupBytes int64
 	OffsetPadWidth       int // filename.offset.zero.pad.width

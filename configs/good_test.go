@@ -133,7 +133,6 @@ func TestFlatShapeNumbersAndExtras(t *testing.T) {
 		`connector "clicks": flush.szie: unknown key, ignored (did you mean "flush.size"?)`,
 		`connector "clicks": hdfs.url: ignored because store.url is set`,
 		`connector "clicks": schema.registry.url: http://[hidden]@127.0.0.1:8081/apis/ccompat/v7/ is plain http: the basic auth password (in the URL) goes in clear to the registry and anyone on the path (use https)`,
-		`connector "clicks": transforms: single message transforms are not applied by hdfs-sink: records are written as consumed`,
 	}
 	if got := warnStrings(warns); !reflect.DeepEqual(got, wantWarn) {
 		t.Errorf("warnings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantWarn, "\n"))

@@ -12,7 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 func newEpoch() string {
@@ -42,6 +44,9 @@ type owned struct {
 	// problem mirrors broken for Health, which other goroutines call: the
 	// error and since when, nil while the partition writes.
 	problem atomic.Pointer[Problem]
+	// transformed is the record the transforms work on, reused for the
+	// partition's next record with its Scratch (Connector.transform).
+	transformed transform.Record
 }
 
 // Problem is why a partition is not writing.
@@ -176,7 +181,7 @@ func (c *Connector) newOwned(t tp) *owned {
 		Observer:      obs,
 	})
 	if _, ok := c.schemaSource(); ok {
-		p.cfg.SchemaByID = c.schemaForFiles
+		p.cfg.SchemaByID = func(ctx context.Context, id int32) (*schema.Schema, error) { return c.schemaForFiles(ctx, t.topic, id) }
 	}
 	return &owned{tp: t, p: p, log: log, obs: obs}
 }

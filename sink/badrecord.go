@@ -13,6 +13,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink/deadletter"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 var errNullValue = errors.New("null value (tombstone) with behavior.on.null.values=fail")
@@ -20,7 +21,7 @@ var errNullValue = errors.New("null value (tombstone) with behavior.on.null.valu
 // isBadRecord tells a record's own fault (it will never be writable) from a
 // passing failure of something it depends on (the registry, shutdown).
 func isBadRecord(err error) bool {
-	for _, bad := range []error{errNullValue, convert.ErrConversion, schema.ErrNotFramed, schema.ErrCorruptDatum, schema.ErrUnknownSchema, schema.ErrUnsupportedSchema, schema.ErrIncompatible} {
+	for _, bad := range []error{errNullValue, convert.ErrConversion, schema.ErrNotFramed, schema.ErrCorruptDatum, schema.ErrUnknownSchema, schema.ErrUnsupportedSchema, schema.ErrIncompatible, transform.ErrTransform} {
 		if errors.Is(err, bad) {
 			return true
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
 	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 // Tolerance is errors.tolerance.
@@ -92,6 +93,10 @@ type Config struct {
 	Registry     schema.Registry
 	ExtraColumns []string // hdfs.sink.extra.columns
 	Schemaless   bool     // values written as they are (StringConverter / ByteArrayConverter)
+	// Transforms are Connect's SMTs, applied to each decoded record after
+	// the extra columns (nil: none). The chain must not change topics:
+	// wiring refuses routers (docs/decisions.md).
+	Transforms *transform.Chain
 
 	// MemoryMax bounds the bytes all open files of this connector buffer;
 	// past it the largest partitions rotate early. 0: no bound.
@@ -141,7 +146,7 @@ type Catalog interface {
 // Stats are a connector's counters since start. Commits counts commits
 // (rotations that committed), not files.
 type Stats struct {
-	Records, Commits, DeadLettered, NullsIgnored, Recoveries, Fenced atomic.Int64
+	Records, Commits, DeadLettered, NullsIgnored, Recoveries, Fenced, Filtered atomic.Int64
 	// Rewinds counts batches refused because Kafka's offsets went below
 	// what HDFS holds (RewindError); RetentionGaps counts offsets ranges
 	// that retention removed before they were written.
@@ -520,7 +525,7 @@ func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [
 	written := 0
 	defer func() { o.obs.Written(written) }()
 	for _, kr := range recs {
-		ok, err := c.writeRecord(ctx, store, o.p, kr)
+		ok, err := c.writeRecord(ctx, store, o, kr)
 		if errors.Is(err, schema.ErrRegistryRefused) {
 			// Waiting cannot fix credentials or a certificate: stop and say so.
 			return fmt.Errorf("connector %q: topic %s partition %d offset %d: %w", c.cfg.Name, kr.Topic, kr.Partition, kr.Offset, err)
@@ -556,12 +561,12 @@ func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [
 // accepts is the record's own (undecodable, or the partitioner or format
 // cannot place it); any other is a failure of what it depends on.
 // It reports whether the record is now in a temp file.
-func (c *Connector) writeRecord(ctx, store context.Context, p *partition, kr *kgo.Record) (bool, error) {
-	r, err := c.decode(ctx, kr)
+func (c *Connector) writeRecord(ctx, store context.Context, o *owned, kr *kgo.Record) (bool, error) {
+	r, err := c.decode(ctx, kr, &o.transformed)
 	if err != nil || r == nil {
 		return false, err
 	}
-	if err := p.write(ctx, store, *r); err != nil {
+	if err := o.p.write(ctx, store, *r); err != nil {
 		return false, err
 	}
 	c.Stats.Records.Add(1)
@@ -570,37 +575,41 @@ func (c *Connector) writeRecord(ctx, store context.Context, p *partition, kr *kg
 
 // decode turns a Kafka record into a writable one: the value converter
 // makes its value an Avro schema and datum (or bytes written as they
-// are), the key converter its key; headers pass as they are. A nil record
-// with a nil error is a null value that behavior.on.null.values says to
-// ignore.
-func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error) {
-	var v convert.Value
-	if kr.Value != nil {
-		var err error
-		if v, err = c.convertValue(ctx, kr); err != nil {
-			return nil, err
-		}
+// are), the key converter its key; headers pass as they are; then the
+// extra columns and the transforms apply. A nil record with a nil error is
+// not written: a null value that behavior.on.null.values says to ignore,
+// or a record a transform dropped. tr is the partition's, reused (see
+// transform).
+func (c *Connector) decode(ctx context.Context, kr *kgo.Record, tr *transform.Record) (*record, error) {
+	v, err := c.convertValue(ctx, kr)
+	if err != nil {
+		return nil, err
 	}
-	if v.IsNull() {
+	if v.IsNull() && c.cfg.Transforms == nil {
 		return nil, c.nullValue(kr)
 	}
 	key, err := c.convertKey(ctx, kr)
 	if err != nil {
 		return nil, err
 	}
-	s, datum := v.Schema, v.Datum
-	if c.extras != nil && s != nil {
-		if s, datum, err = c.extras.Apply(s, datum, kr); err != nil {
+	r := &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: v.Schema, Datum: v.Datum,
+		Key: key, Headers: kr.Headers}
+	if c.extras != nil && r.Schema != nil {
+		if r.Schema, r.Datum, err = c.extras.Apply(r.Schema, r.Datum, kr); err != nil {
 			return nil, err
 		}
 	}
-	return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: s, Datum: datum,
-		Key: key, Headers: kr.Headers}, nil
+	if c.cfg.Transforms == nil {
+		return r, nil
+	}
+	// The transforms see null values too (Filter, RecordIsTombstone).
+	return c.transform(kr, r, v.IsNull(), tr)
 }
 
-// convertValue is value.converter; without one the bytes are the value.
+// convertValue is value.converter; without one the bytes are the value. A
+// tombstone is the null Value.
 func (c *Connector) convertValue(ctx context.Context, kr *kgo.Record) (convert.Value, error) {
-	if c.cfg.Value == nil {
+	if c.cfg.Value == nil || kr.Value == nil {
 		return convert.Value{Datum: kr.Value}, nil
 	}
 	return c.cfg.Value.Convert(ctx, kr.Topic, kr.Value)
@@ -620,7 +629,7 @@ func (c *Connector) convertKey(ctx context.Context, kr *kgo.Record) (convert.Val
 }
 
 // nullValue applies behavior.on.null.values to a tombstone (or a value
-// its converter reads as null).
+// its converter or a transform made null).
 func (c *Connector) nullValue(kr *kgo.Record) error {
 	if c.cfg.FailOnNull {
 		return errNullValue
@@ -630,15 +639,54 @@ func (c *Connector) nullValue(kr *kgo.Record) error {
 	return nil
 }
 
-// schemaForFiles is the schema records with registry id id are written
-// with: the registry's, with the extra columns. Partitions use it to make
-// the committed files' schema current again after a recovery.
-func (c *Connector) schemaForFiles(ctx context.Context, id int32) (*schema.Schema, error) {
-	s, err := c.schemaByID(ctx, id)
-	if err != nil || c.extras == nil {
-		return s, err
+// transform runs the connector's transforms on a decoded record (null: its
+// value is null). A dropped record is not written; its offset is committed
+// with the batch, as an ignored tombstone's is. tr is the partition's:
+// reused, it costs no allocation per record, and its Scratch may hold the
+// value built: every format copies a datum before WriteDatum returns, and
+// the partition writes a record before it decodes the next.
+func (c *Connector) transform(kr *kgo.Record, r *record, null bool, tr *transform.Record) (*record, error) {
+	scratch := tr.Scratch
+	if scratch == nil {
+		scratch = make([]byte, 0, 1024) // non-nil: the chain may use it
 	}
-	return c.extras.Schema(s)
+	*tr = transform.Record{Topic: kr.Topic, Partition: kr.Partition, Offset: kr.Offset, Timestamp: kr.Timestamp,
+		Key: transform.Value{Schema: r.Key.Schema, Bytes: r.Key.Datum}, Headers: kr.Headers, Scratch: scratch}
+	if !null {
+		tr.Value = transform.Value{Schema: r.Schema, Bytes: r.Datum}
+	}
+	keep, err := c.cfg.Transforms.Apply(tr)
+	switch {
+	case err != nil:
+		return nil, err
+	case !keep:
+		c.Stats.Filtered.Add(1)
+		return nil, nil
+	case tr.Value.IsNull():
+		return nil, c.nullValue(kr)
+	case tr.Value.Schema == nil && !c.cfg.Schemaless:
+		return nil, &transform.Error{Transform: "(chain)", Class: "-", Err: errors.New("the transforms left a value without a schema")}
+	}
+	r.Schema, r.Datum = tr.Value.Schema, tr.Value.Bytes
+	r.Key, r.Headers = convert.Value{Schema: tr.Key.Schema, Datum: tr.Key.Bytes}, tr.Headers
+	return r, nil
+}
+
+// schemaForFiles is the schema records of topic with registry id id are
+// written with: the registry's, with the extra columns, through the
+// transforms. Partitions use it to make the committed files' schema
+// current again after a recovery.
+func (c *Connector) schemaForFiles(ctx context.Context, topic string, id int32) (*schema.Schema, error) {
+	s, err := c.schemaByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if c.extras != nil {
+		if s, err = c.extras.Schema(s); err != nil {
+			return nil, err
+		}
+	}
+	return c.cfg.Transforms.ValueSchema(topic, s)
 }
 
 // schemaByID is the value converter's schema of a registry id (a bounded

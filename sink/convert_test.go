@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 	"math/big"
 	"slices"
 	"testing"
@@ -91,7 +92,7 @@ func TestDecodeKeyAndHeaders(t *testing.T) {
 	c := &Connector{cfg: withDefaults(Config{Value: convert.NewJSON(convert.JSONOptions{SchemasEnable: true}), Key: convert.NewNumber(convert.Long)})}
 	hs := []kgo.RecordHeader{{Key: "trace", Value: []byte("t1")}}
 	kr := &kgo.Record{Topic: "t", Key: []byte{0, 0, 0, 0, 0, 0, 1, 0}, Value: orderEnvelope(1, false), Headers: hs}
-	r, err := c.decode(context.Background(), kr)
+	r, err := c.decode(context.Background(), kr, &transform.Record{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +101,11 @@ func TestDecodeKeyAndHeaders(t *testing.T) {
 		t.Fatalf("key %v (%v), headers %v, schema %v", key, err, r.Headers, r.Schema)
 	}
 	kr.Key = []byte("short")
-	if _, err := c.decode(context.Background(), kr); !isBadRecord(err) || !errors.Is(err, convert.ErrConversion) {
+	if _, err := c.decode(context.Background(), kr, &transform.Record{}); !isBadRecord(err) || !errors.Is(err, convert.ErrConversion) {
 		t.Fatalf("a key of 5 bytes for LongConverter: %v; want a bad record", err)
 	}
 	kr.Key = nil
-	if r, err := c.decode(context.Background(), kr); err != nil || r.Key.Datum != nil {
+	if r, err := c.decode(context.Background(), kr, &transform.Record{}); err != nil || r.Key.Datum != nil {
 		t.Fatalf("a null key: %+v, %v", r, err)
 	}
 }
@@ -115,14 +116,14 @@ func TestDecodeKeyAndHeaders(t *testing.T) {
 // not depend on the rebalance.
 func TestJSONSchemaRestoredWithinProcess(t *testing.T) {
 	c := &Connector{cfg: withDefaults(Config{Value: convert.NewJSON(convert.JSONOptions{SchemasEnable: true})})}
-	r, err := c.decode(context.Background(), &kgo.Record{Topic: "t", Value: orderEnvelope(1, false)})
+	r, err := c.decode(context.Background(), &kgo.Record{Topic: "t", Value: orderEnvelope(1, false)}, &transform.Record{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := c.schemaSource(); !ok {
 		t.Fatal("JSON values give partitions no schema lookup: recovery forgets the files' schema")
 	}
-	if s, err := c.schemaForFiles(context.Background(), r.Schema.ID); err != nil || s != r.Schema {
+	if s, err := c.schemaForFiles(context.Background(), "t", r.Schema.ID); err != nil || s != r.Schema {
 		t.Fatalf("schemaForFiles(%d) = %v, %v", r.Schema.ID, s, err)
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 // ConnectorDeps are what a connector's wiring takes besides its file.
@@ -63,6 +64,10 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 	if err != nil {
 		return sink.Config{}, fmt.Errorf("connector %q (%s): schema.compatibility: %w", c.Name, c.Source, err)
 	}
+	chain, err := transformChain(c)
+	if err != nil {
+		return sink.Config{}, err
+	}
 	mem, log := d.Mem.Connector(c), d.Log
 	cfg := sink.Config{
 		Name: c.Name, Brokers: c.Consumer.BootstrapServers, GroupID: c.Consumer.GroupID, Topics: c.Topics,
@@ -73,7 +78,7 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 			RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
 			Faults: d.Faults, CountLate: c.Completeness.Enabled, Lateness: c.Completeness.Lateness,
 		},
-		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
+		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless, Transforms: chain,
 		Value: ValueConverter(c, d.Registry), Key: KeyConverter(c, d.Registry),
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
@@ -312,4 +317,25 @@ func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []e
 	}
 	warns, nameErrs := checkTopicNames(c, f.Extension())
 	return warns, append(errs, nameErrs...)
+}
+
+// transformChain builds the connector's transforms. Routers (RegexRouter,
+// TimestampRouter) are refused: see docs/decisions.md, "D-next
+// (i23-transform)".
+func transformChain(c *configs.Connector) (*transform.Chain, error) {
+	chain, err := transform.New(c.Transforms, c.Predicates)
+	if err != nil {
+		return nil, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
+	}
+	if chain.ChangesTopic() {
+		return nil, fmt.Errorf("connector %q (%s): transforms: RegexRouter and TimestampRouter are refused: hdfs-sink keeps a partition's WAL, "+
+			"files and offsets under the topic it consumed, so a renamed topic cannot be written exactly once "+
+			"(the reference names files by the new topic with the source partition's offsets, so two source topics collide); "+
+			"route with topics.dir or several connectors instead", c.Name, c.Source)
+	}
+	if name := chain.NeedsSchemas(); name != "" && c.Schemaless {
+		return nil, fmt.Errorf("connector %q (%s): transforms.%s needs values with a schema (Avro), and this connector's values are "+
+			"schemaless (StringConverter or ByteArrayConverter): every record would fail it", c.Name, c.Source, name)
+	}
+	return chain, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
@@ -27,6 +28,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 // runSinkCase runs the real sink in-process on a pre-produced backlog and
@@ -115,7 +117,23 @@ func sinkConfig(spec caseSpec, mem memory.Plan, store storage.FS) (sink.Config, 
 		RetryBackoff: time.Second, ShutdownTimeout: 30 * time.Second,
 		Logger: log, KafkaOpts: mem.FetchOpts(),
 	}
+	if spec.Transforms {
+		if cfg.Transforms, err = benchTransforms(); err != nil {
+			return sink.Config{}, nil, err
+		}
+	}
 	return cfg, watch, nil
+}
+
+// benchTransforms is the chain of three of issue 23's target: the topic
+// and timestamp inserted, a field masked, a field renamed (both workloads
+// have id and ts).
+func benchTransforms() (*transform.Chain, error) {
+	return transform.New([]configs.TransformSpec{
+		{Alias: "ins", Class: "InsertField$Value", Props: map[string]string{"topic.field": "src_topic!", "timestamp.field": "kafka_ts"}},
+		{Alias: "mask", Class: "MaskField$Value", Props: map[string]string{"fields": "id"}},
+		{Alias: "ren", Class: "ReplaceField$Value", Props: map[string]string{"renames": "ts:event_ts"}},
+	}, nil)
 }
 
 // benchFormat is the workload's format (avro or parquet), snappy-compressed

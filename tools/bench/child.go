@@ -38,6 +38,7 @@ type caseSpec struct {
 	TailProbe   bool // sink: after the backlog, time one more record per partition
 	Round       int  // which round of a repeated workload (its own consumer group)
 	Size        string
+	Transforms  bool // sink: a chain of three transforms (cases.go, benchTransforms)
 }
 
 // caseResult is what a child reports on stdout as JSON.

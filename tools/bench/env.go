@@ -183,6 +183,12 @@ func (e *env) runWorkload(o options, w workload, prof profiles) (caseReport, err
 		b := median(cr.Rounds, func(r round) caseResult { return *r.BaseSink })
 		cr.BaseSink, cr.VsBase = &b, compare(cr.Rounds)
 	}
+	if o.transforms {
+		smt := median(cr.Rounds, func(r round) caseResult { return *r.SinkTransforms })
+		cr.TransformsCost = 100 * (1 - rate(smt)/rate(cr.Sink))
+		fmt.Fprintf(os.Stderr, "bench: %s: sink %.0f rec/s, with a chain of three transforms %.0f rec/s (cost %.1f %%), CPU s %.2f vs %.2f\n",
+			w, rate(cr.Sink), rate(smt), cr.TransformsCost, cr.Sink.CPUSeconds, smt.CPUSeconds)
+	}
 	return cr, nil
 }
 
@@ -197,6 +203,21 @@ func (e *env) runRound(o options, w workload, base caseSpec, i int, prof profile
 	sinkSpec.CPUProfile, sinkSpec.Trace, sinkSpec.HeapProfile = prof.cpu, prof.trace, prof.heap
 	if r.Sink, r.BaseSink, err = e.runSinks(o, w, sinkSpec, i, probe); err != nil {
 		return r, err
+	}
+	if o.transforms {
+		smt := sinkSpec
+		smt.Transforms, smt.TailProbe, smt.Dir = true, false, e.dir(fmt.Sprintf("%s/r%d-smt", base.Topic, i))
+		smt.CPUProfile, smt.Trace, smt.HeapProfile = "", "", ""
+		if prof.cpu != "" {
+			smt.CPUProfile = prof.cpu + ".transforms"
+		}
+		smt.Round = i + transformsRoundOffset // a consumer group of its own
+		fmt.Fprintf(os.Stderr, "bench: %s round %d: sink with transforms\n", w, i+1)
+		res, err := child(o.binary, smt)
+		if err != nil {
+			return r, err
+		}
+		r.SinkTransforms = &res
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s round %d: raw consume\n", w, i+1)
 	consume := base
@@ -253,6 +274,9 @@ func (e *env) runSinks(o options, w workload, spec caseSpec, i int, probe bool) 
 // baseRoundOffset keeps the base build's consumer groups apart from this
 // build's (the group name carries the round).
 const baseRoundOffset = 1000
+
+// transformsRoundOffset does the same for the sink run with transforms.
+const transformsRoundOffset = 2000
 
 // roundRatios lists each round's ratio, e.g. "0.81 1.02 0.93".
 func roundRatios(rounds []round) string {

@@ -43,6 +43,7 @@ type options struct {
 	memParts, memRecords    int
 	recovParts              []int
 	memoryMax               int64
+	transforms              bool
 }
 
 func main() {
@@ -62,6 +63,7 @@ func main() {
 	flag.IntVar(&o.memRecords, "mem-records", 200, "records per partition in the memory case")
 	flag.Int64Var(&o.memoryMax, "memory-max", 256<<20, "hdfs.sink.memory.max.bytes for every sink case")
 	flag.StringVar(&o.base, "base", "", "bench binary built from a base commit: every round also runs its sink case, interleaved, and the table compares (make bench-compare)")
+	flag.BoolVar(&o.transforms, "transforms", false, "each round also runs the sink with a chain of three transforms (issue 23: at most 15 % slower)")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
 	flag.Parse()
 	if *caseJSON != "" {
@@ -157,6 +159,9 @@ type caseReport struct {
 	// VsBase compares this build with it.
 	BaseSink *caseResult `json:"base_sink,omitempty"`
 	VsBase   *comparison `json:"vs_base,omitempty"`
+	// TransformsCost is 1 - (median sink records/s with the chain of three)
+	// / (median without), in %, when -transforms ran.
+	TransformsCost float64 `json:"transforms_cost_pct,omitempty"`
 }
 
 // round is one pass of a workload: the sink and both baselines.
@@ -166,6 +171,8 @@ type round struct {
 	HDFSWrite caseResult  `json:"baseline_hdfs_write"`
 	Ratio     float64     `json:"ratio_to_raw_limit"`
 	BaseSink  *caseResult `json:"base_sink,omitempty"`
+	// SinkTransforms is the sink with a chain of three transforms (-transforms).
+	SinkTransforms *caseResult `json:"sink_transforms,omitempty"`
 }
 
 func run(o options) error {

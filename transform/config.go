@@ -1,0 +1,207 @@
+package transform
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+)
+
+// props reads one transform's or predicate's keys and collects what is
+// wrong with them, each naming its full key.
+type props struct {
+	prefix string
+	m      map[string]string
+	errs   *[]error
+}
+
+func (p props) get(k string) string { return strings.TrimSpace(p.m[k]) }
+
+func (p props) getDefault(k, def string) string {
+	if v, ok := p.m[k]; ok {
+		return strings.TrimSpace(v)
+	}
+	return def
+}
+
+// list reads a comma-separated list; later names are Connect's older
+// aliases (blacklist for exclude).
+func (p props) list(keys ...string) []string {
+	for _, k := range keys {
+		if v := p.get(k); v != "" {
+			var out []string
+			for _, s := range strings.Split(v, ",") {
+				if s = strings.TrimSpace(s); s != "" {
+					out = append(out, s)
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+func (p props) required(k string) []string {
+	l := p.list(k)
+	if len(l) == 0 {
+		p.fail(k, "is required")
+	}
+	return l
+}
+
+func (p props) fail(k, reason string) {
+	*p.errs = append(*p.errs, fmt.Errorf("%s%s: %s", p.prefix, k, reason))
+}
+
+func (p props) err() error { return errors.Join(*p.errs...) }
+
+var transformers = map[string]func(key bool, p props) (transformer, error){
+	"InsertField": newInsertField, "ReplaceField": newReplaceField, "MaskField": newMaskField, "Cast": newCast,
+	"TimestampConverter": newTimestampConverter, "ExtractField": newExtractField, "Flatten": newFlatten,
+	"HoistField": newHoistField, "SetSchemaMetadata": newSetSchemaMetadata, "HeaderFrom": newHeaderFrom,
+	"ValueToKey": newValueToKey, "RegexRouter": newRegexRouter, "TimestampRouter": newTimestampRouter,
+	"Filter":       func(bool, props) (transformer, error) { return filter{}, nil },
+	"InsertHeader": newInsertHeader, "DropHeaders": newDropHeaders,
+}
+
+var predicates = map[string]func(p props) (predicate, error){
+	"TopicNameMatches": newTopicNameMatches, "HasHeaderKey": newHasHeaderKey,
+	"RecordIsTombstone": func(props) (predicate, error) { return recordIsTombstone{}, nil },
+}
+
+// New builds a connector's chain from its configuration (configs resolved
+// the class names); nil when there are no transforms. Every key that is
+// wrong is reported, by its full name.
+func New(ts []configs.TransformSpec, ps []configs.PredicateSpec) (*Chain, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	var errs []error
+	preds := map[string]predicate{}
+	for _, s := range ps {
+		mk, ok := predicates[s.Class]
+		if !ok {
+			errs = append(errs, fmt.Errorf("predicates.%s.type: %s is not implemented", s.Alias, s.Class))
+			continue
+		}
+		pr, err := mk(props{prefix: "predicates." + s.Alias + ".", m: s.Props, errs: new([]error)})
+		if err != nil {
+			errs = append(errs, err)
+		}
+		preds[s.Alias] = pr
+	}
+	c := &Chain{}
+	for _, s := range ts {
+		st, err := newStep(s, preds)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.steps = append(c.steps, st)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := c.checkSchemas(); err != nil {
+		return nil, err
+	}
+	c.steps = fuseSteps(c.steps)
+	return c, nil
+}
+
+func newStep(s configs.TransformSpec, preds map[string]predicate) (step, error) {
+	base, variant, _ := strings.Cut(s.Class, "$")
+	mk, ok := transformers[base]
+	if !ok {
+		return step{}, fmt.Errorf("transforms.%s.type: %s is not implemented", s.Alias, s.Class)
+	}
+	t, err := mk(variant == "Key", props{prefix: "transforms." + s.Alias + ".", m: s.Props, errs: new([]error)})
+	if err != nil {
+		return step{}, err
+	}
+	st := step{name: s.Alias, class: s.Class, t: t, negate: s.Negate}
+	if s.Predicate != "" {
+		if st.pred, ok = preds[s.Predicate]; !ok {
+			return step{}, fmt.Errorf("transforms.%s.predicate: %q names no predicate", s.Alias, s.Predicate)
+		}
+	}
+	return st, nil
+}
+
+// schemaMapper is a transform that changes the value's (or key's) schema.
+type schemaMapper interface {
+	outSchema(in *schema.Schema) (*schema.Schema, error)
+	onKey() bool
+}
+
+// checkSchemas refuses a value-schema change gated by a predicate that
+// differs between records of one topic (HasHeaderKey): records of one
+// registry id would then be written with two schemas under that id, and
+// schema.compatibility and recovery know a schema by its id.
+func (c *Chain) checkSchemas() error {
+	for _, s := range c.steps {
+		if _, ok := s.pred.(*topicNameMatches); ok || s.pred == nil {
+			continue
+		}
+		if m, ok := s.t.(schemaMapper); ok && !m.onKey() {
+			return fmt.Errorf("transforms.%s.predicate: a predicate on headers or tombstones cannot choose whether %s changes the value's schema: "+
+				"records of one schema id would be written with two schemas (use TopicNameMatches, or no predicate)", s.name, s.class)
+		}
+	}
+	for _, s := range c.steps {
+		switch s.t.(type) {
+		case *regexRouter, *timestampRouter:
+			c.changesTopic = true
+		}
+	}
+	return nil
+}
+
+// ValueSchema is the schema values of s on topic have after the chain:
+// what the files of records of that registry id are written with.
+func (c *Chain) ValueSchema(topic string, s *schema.Schema) (*schema.Schema, error) {
+	if c == nil {
+		return s, nil
+	}
+	r := &Record{Topic: topic}
+	for _, st := range c.steps {
+		if st.pred != nil && st.pred.test(r) == st.negate {
+			continue
+		}
+		m, ok := st.t.(schemaMapper)
+		if !ok || m.onKey() {
+			continue
+		}
+		var err error
+		if s, err = m.outSchema(s); err != nil {
+			return nil, &Error{Transform: st.name, Class: st.class, Err: err}
+		}
+	}
+	return s, nil
+}
+
+// NeedsSchemas names the first transform that needs values with a schema
+// (every one but Filter, the header transforms and the routers): on a
+// schemaless connector it would fail every record. "": none.
+func (c *Chain) NeedsSchemas() string {
+	if c == nil {
+		return ""
+	}
+	for _, s := range c.steps {
+		switch t := s.t.(type) {
+		case *valueRewriter:
+			if !t.key {
+				return s.name
+			}
+		case *fused, *valueToKey:
+			return s.name
+		case *headerFrom:
+			if !t.key {
+				return s.name
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,177 @@
+package transform
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
+)
+
+// fieldOp makes one output field: a copy of input field from's encoding,
+// or (conv set) an encoding computed from it (from < 0: from nothing).
+type fieldOp struct {
+	from int
+	conv func(dst, span []byte, r *Record) ([]byte, error)
+}
+
+// rewrite is a compiled plan for one input schema: the output schema and
+// how each output field is made from the input's top-level fields.
+// identity: the datum is unchanged (only the schema differs, or nothing).
+type rewrite struct {
+	out      *schema.Schema
+	ops      []fieldOp
+	identity bool
+}
+
+// spanPool holds the field-span slices of rewrites: a slice per record
+// was most of a chain's cost (allocation and clearing).
+var spanPool = sync.Pool{New: func() any { return new([][]byte) }}
+
+// apply rewrites a value of the plan's input schema.
+func (w *rewrite) apply(v Value, r *Record) (Value, error) {
+	if w.identity {
+		// Every rewrite checks its input as Schema.Validate does (FieldSpans
+		// below), so that the sink need not scan a datum twice (Validates).
+		if err := v.Schema.Validate(v.Bytes); err != nil {
+			return Value{}, err
+		}
+		return Value{Schema: w.out, Bytes: v.Bytes}, nil
+	}
+	if w.inOrder() {
+		return w.stream(v, r)
+	}
+	sp := spanPool.Get().(*[][]byte)
+	defer spanPool.Put(sp)
+	spans, err := schema.FieldSpans(v.Schema, v.Bytes, (*sp)[:0])
+	*sp = spans[:0]
+	if err != nil {
+		return Value{}, err
+	}
+	out := r.buffer(len(v.Bytes) + 32)
+	for _, op := range w.ops {
+		var span []byte
+		if op.from >= 0 {
+			span = spans[op.from]
+		}
+		if op.conv == nil {
+			out = append(out, span...)
+			continue
+		}
+		if out, err = op.conv(out, span, r); err != nil {
+			return Value{}, err
+		}
+	}
+	r.keep(out)
+	return Value{Schema: w.out, Bytes: out}, nil
+}
+
+// inOrder reports that the plan takes input fields in their order (each
+// at most once), as every plan but ValueToKey's and renamed reorders does.
+func (w *rewrite) inOrder() bool {
+	last := -1
+	for _, op := range w.ops {
+		if op.from >= 0 {
+			if op.from <= last {
+				return false
+			}
+			last = op.from
+		}
+	}
+	return true
+}
+
+// stream is apply for a plan that takes the input fields in order: each
+// field is scanned when the plan reaches it, so no spans are kept (their
+// slice and its write barriers were most of a chain's cost). The fields
+// after the last one taken are scanned too: the whole datum is checked.
+func (w *rewrite) stream(v Value, r *Record) (Value, error) {
+	tree, err := v.Schema.Tree()
+	if err != nil {
+		return Value{}, err
+	}
+	if tree.Kind != avsc.Record {
+		return Value{}, errNotRecord(v.Schema)
+	}
+	b, next := v.Bytes, 0
+	out := r.buffer(len(v.Bytes) + 32)
+	for _, op := range w.ops {
+		var span []byte
+		for ; op.from >= next; next++ {
+			rest, err := schema.Scan(tree.Fields[next].Type, b)
+			if err != nil {
+				return Value{}, withID(err, v.Schema)
+			}
+			span, b = b[:len(b)-len(rest)], rest
+		}
+		if op.conv == nil {
+			out = append(out, span...)
+		} else if out, err = op.conv(out, span, r); err != nil {
+			return Value{}, err
+		}
+	}
+	for ; next < len(tree.Fields); next++ {
+		if b, err = schema.Scan(tree.Fields[next].Type, b); err != nil {
+			return Value{}, withID(err, v.Schema)
+		}
+	}
+	if len(b) != 0 {
+		return Value{}, &schema.DatumError{SchemaID: v.Schema.ID, Len: len(v.Bytes), Trailing: len(b)}
+	}
+	r.keep(out)
+	return Value{Schema: w.out, Bytes: out}, nil
+}
+
+func withID(err error, s *schema.Schema) error {
+	var de *schema.DatumError
+	if errors.As(err, &de) {
+		de.SchemaID = s.ID
+	}
+	return err
+}
+
+// valueRewriter is a transform of the value (or key) made of one rewrite
+// per input schema. Null values pass unchanged, as Connect's transforms
+// leave tombstones alone.
+type valueRewriter struct {
+	key   bool // $Key: operate on the key
+	plans planCache[*rewrite]
+}
+
+func newValueRewriter(key bool, compile func(*schema.Schema) (*rewrite, error)) *valueRewriter {
+	return &valueRewriter{key: key, plans: planCache[*rewrite]{compile: compile}}
+}
+
+func (t *valueRewriter) apply(r *Record) (bool, error) {
+	v := &r.Value
+	if t.key {
+		v = &r.Key
+	}
+	if v.IsNull() {
+		return true, nil
+	}
+	if v.Schema == nil {
+		return false, errSchemaless
+	}
+	w, err := t.plans.get(v.Schema)
+	if err != nil {
+		return false, err
+	}
+	nv, err := w.apply(*v, r)
+	if err != nil {
+		return false, err
+	}
+	*v = nv
+	return true, nil
+}
+
+// outSchema is the schema a value of s has after the transform.
+func (t *valueRewriter) outSchema(s *schema.Schema) (*schema.Schema, error) {
+	w, err := t.plans.get(s)
+	if err != nil {
+		return nil, err
+	}
+	return w.out, nil
+}
+
+func (t *valueRewriter) onKey() bool { return t.key }
