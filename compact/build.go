@@ -133,7 +133,7 @@ func (c *Compactor) mergeAvro(ctx context.Context, run Run, prefix string) ([]ou
 				return fmt.Errorf("merge: %w", err)
 			}
 			defer rc.Close()
-			br := bufio.NewReaderSize(rc, 1<<20)
+			br := bufio.NewReaderSize(rc, 64<<10)
 			h, err := readAvroHeader(br, in.Path)
 			if err != nil {
 				return err

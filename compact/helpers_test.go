@@ -75,11 +75,7 @@ func writeRecords(t *testing.T, fsys storage.FS, f format.Format, name string, s
 		t.Fatal(err)
 	}
 	for off := start; off <= end; off++ {
-		value := demodata.Value
-		if s.ID == 2 {
-			value = demodata.ValueV2
-		}
-		v, err := value(s.ID, p, off)
+		v, err := valueFunc(s)(s.ID, p, off)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,6 +151,12 @@ func parquetSeqs(data []byte) ([]int64, error) {
 // that each name spans exactly its records. It returns offsets by
 // partition, in the order read.
 func visible(fsys storage.FS, dir string) (map[int32][]int64, error) {
+	return visibleCached(fsys, dir, nil)
+}
+
+// visibleCached is visible reading each file (by name and size: committed
+// files never change) once per cache.
+func visibleCached(fsys storage.FS, dir string, cache map[string][]int64) (map[int32][]int64, error) {
 	infos, err := fsys.ReadDir(bg, dir)
 	if err != nil {
 		return nil, err
@@ -168,9 +170,15 @@ func visible(fsys storage.FS, dir string) (map[int32][]int64, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: not a committed name", fi.Name())
 		}
-		seqs, err := readSeqs(fsys, path.Join(dir, fi.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", fi.Name(), err)
+		key := fmt.Sprintf("%s/%s@%d", dir, fi.Name(), fi.Size())
+		seqs, ok := cache[key]
+		if !ok {
+			if seqs, err = readSeqs(fsys, path.Join(dir, fi.Name())); err != nil {
+				return nil, fmt.Errorf("%s: %w", fi.Name(), err)
+			}
+			if cache != nil {
+				cache[key] = seqs
+			}
 		}
 		if len(seqs) == 0 || seqs[0] != r.Start || seqs[len(seqs)-1] != r.End {
 			return nil, fmt.Errorf("%s: records span %v", fi.Name(), seqs)
@@ -210,4 +218,11 @@ func span(p int32, from, to int64, into map[int32][]int64) {
 	for o := from; o <= to; o++ {
 		into[p] = append(into[p], o)
 	}
+}
+
+func valueFunc(s *schema.Schema) func(int32, int32, int64) ([]byte, error) {
+	if s.ID == 2 {
+		return demodata.ValueV2
+	}
+	return demodata.Value
 }

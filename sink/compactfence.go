@@ -20,6 +20,9 @@ import (
 // another connector is refused (OverlapError) before anything is
 // published.
 func FenceForCompaction(ctx context.Context, s WriteSettings, connector, topic string, p int32, log *slog.Logger) (uint64, error) {
+	if log == nil {
+		log = discardLogger
+	}
 	host, _ := os.Hostname()
 	part := newPartition(partitionConfig{
 		WriteSettings: s,
