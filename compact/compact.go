@@ -53,6 +53,10 @@ type Options struct {
 	Fence   func(ctx context.Context, p int32) error
 	Catalog Catalog
 	Logger  *slog.Logger
+	// AtStep, when set, is called as each step begins ("C2 build" to "C8
+	// clean"): the fault point `hdfs-sink compact` kills itself at
+	// (HDFS_SINK_COMPACT_CRASH_AT), for the real-service tests.
+	AtStep func(step string)
 }
 
 func (o *Options) defaults() {
@@ -61,6 +65,9 @@ func (o *Options) defaults() {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.AtStep == nil {
+		o.AtStep = func(string) {}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -64,6 +64,7 @@ func (c *Compactor) Run(ctx context.Context, encoded string) (Result, error) {
 // exclusive: when another compaction's stands, ours is dropped and the
 // other's is finished instead.
 func (c *Compactor) buildAndPublish(ctx context.Context, plan Plan) (int, error) {
+	c.o.AtStep("C2 build")
 	staging, built, err := c.build(ctx, plan)
 	if err != nil {
 		_ = c.o.FS.RemoveAll(ctx, staging)
@@ -73,6 +74,7 @@ func (c *Compactor) buildAndPublish(ctx context.Context, plan Plan) (int, error)
 	if err := c.o.FS.MkdirAll(ctx, path.Dir(gen)); err != nil {
 		return 0, fmt.Errorf("publish %s: %w", gen, err)
 	}
+	c.o.AtStep("C3 publish")
 	err = c.o.FS.Rename(ctx, staging, gen)
 	if err == nil {
 		c.o.Logger.Info("compaction published", "topic", plan.Topic, "dir", plan.Dir, "files_before", plan.Files, "files_built", built)
@@ -91,19 +93,23 @@ func (c *Compactor) buildAndPublish(ctx context.Context, plan Plan) (int, error)
 // finish is C4 to C7: fence every writer, copy what was committed into
 // the directory meanwhile, switch readers, mark.
 func (c *Compactor) finish(ctx context.Context, encoded string, res *Result) error {
+	c.o.AtStep("C4 fence")
 	fenced, err := c.fenceAll(ctx)
 	res.Fenced = fenced
 	if err != nil {
 		return err
 	}
+	c.o.AtStep("C5 delta")
 	if res.Copied, err = c.copyDelta(ctx, encoded); err != nil {
 		return err
 	}
 	gen := c.o.Topic.CompactedDir(encoded)
+	c.o.AtStep("C6 switch")
 	if err := c.o.Catalog.SetLocation(ctx, c.o.Topic.Name, encoded, gen); err != nil {
 		return fmt.Errorf("switch the Hive partition of %s to %s: %w", encoded, gen, err)
 	}
 	res.Switched = true
+	c.o.AtStep("C7 mark")
 	return c.mark(ctx, gen)
 }
 
@@ -249,6 +255,7 @@ func (c *Compactor) clean(ctx context.Context, encoded string) (int, error) {
 	if err != nil || !ok || c.o.Now().Sub(at) < c.o.Grace {
 		return 0, err
 	}
+	c.o.AtStep("C8 clean")
 	cv, err := c.generationCovers(ctx, gen)
 	if err != nil {
 		return 0, err

@@ -287,3 +287,16 @@ func (c *Client) getPartition(ctx context.Context, op, db, table string, values 
 	}
 	return part, err
 }
+
+// PartitionLocation is the location of the partition with values: where
+// its readers read.
+func (c *Client) PartitionLocation(ctx context.Context, db, table string, values []string) (string, error) {
+	part, err := c.getPartition(ctx, "get partition", db, table, values)
+	if err != nil {
+		return "", err
+	}
+	if part.Sd == nil {
+		return "", &Error{Op: "get partition", Object: db + "." + table, Kind: ErrServer, Message: "partition without a storage descriptor"}
+	}
+	return part.Sd.Location, nil
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -58,6 +59,7 @@ func cmdCompact(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	fs.Int64Var(&a.set.TargetBytes, "target-bytes", compact.DefaultTargetBytes, "merge a partition's files up to about this size")
 	fs.DurationVar(&a.set.MinAge, "min-age", compact.DefaultMinAge, "leave directories with files younger than this")
 	fs.DurationVar(&a.set.Grace, "grace", compact.DefaultGrace, "remove merged inputs this long after readers were switched")
+	a.set.AtStep = compactCrashAt(os.Getenv("HDFS_SINK_COMPACT_CRASH_AT"))
 	c, ok := a.parseLoad("hdfs-sink compact", fs, args, stderr)
 	if !ok {
 		return exitUsage

@@ -21,6 +21,7 @@ type CompactionSettings struct {
 	TargetBytes int64
 	MinAge      time.Duration
 	Grace       time.Duration
+	AtStep      func(step string) // compact.Options.AtStep
 }
 
 // Compactor wires the compaction of one topic of connector c: its store
@@ -51,7 +52,7 @@ func Compactor(c *configs.Connector, store storage.FS, ws sink.WriteSettings, to
 			_, err := sink.FenceForCompaction(ctx, ws, c.Name, topic, p, log)
 			return err
 		},
-		Catalog: cat, Logger: log,
+		Catalog: cat, Logger: log, AtStep: s.AtStep,
 	}), nil
 }
 
