@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // avroMagic opens every Avro object container file.
@@ -32,7 +33,7 @@ type avroHeader struct {
 // inputs, in order, each read once and never decoded: the output has the
 // first input's metadata and a sync marker of its own.
 type avroMerger struct {
-	w       io.Writer
+	w       *bufio.Writer
 	header  *avroHeader
 	sync    [16]byte
 	records int64
@@ -40,9 +41,17 @@ type avroMerger struct {
 }
 
 func newAvroMerger(w io.Writer) *avroMerger {
-	m := &avroMerger{w: w}
+	m := &avroMerger{w: bufio.NewWriterSize(w, 256<<10)}
 	_, _ = rand.Read(m.sync[:])
 	return m
+}
+
+// flush writes what is buffered to the output file.
+func (m *avroMerger) flush() error {
+	if err := m.w.Flush(); err != nil {
+		return fmt.Errorf("write merged Avro file: %w", err)
+	}
+	return nil
 }
 
 // sameHeader reports whether an input's schema and codec are the output's:
@@ -83,7 +92,7 @@ func (m *avroMerger) copyBlock(r *bufio.Reader, h *avroHeader, name string, coun
 	m.buf = binary.AppendVarint(m.buf[:0], count)
 	m.buf = binary.AppendVarint(m.buf, size)
 	head := len(m.buf)
-	m.buf = append(m.buf, make([]byte, size+16)...)
+	m.buf = slices.Grow(m.buf, int(size)+16)[:head+int(size)+16]
 	if _, err := io.ReadFull(r, m.buf[head:]); err != nil {
 		return fmt.Errorf("%s: block of %d records: %w", name, count, err)
 	}

@@ -114,9 +114,14 @@ func (c *Compactor) mergeAvro(ctx context.Context, run Run, prefix string) ([]ou
 	var done []output
 	var cur *openOutput
 	var m *avroMerger
+	br := bufio.NewReaderSize(nil, 64<<10) // reused: one buffer for all inputs
 	finish := func() error {
 		if cur == nil {
 			return nil
+		}
+		if err := m.flush(); err != nil {
+			_ = cur.file.Close()
+			return err
 		}
 		if err := cur.file.Close(); err != nil {
 			return fmt.Errorf("close merged file: %w", err)
@@ -133,7 +138,7 @@ func (c *Compactor) mergeAvro(ctx context.Context, run Run, prefix string) ([]ou
 				return fmt.Errorf("merge: %w", err)
 			}
 			defer rc.Close()
-			br := bufio.NewReaderSize(rc, 64<<10)
+			br.Reset(rc)
 			h, err := readAvroHeader(br, in.Path)
 			if err != nil {
 				return err

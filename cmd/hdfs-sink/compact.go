@@ -159,7 +159,11 @@ func printCompactRows(w io.Writer, rows []compactRow) {
 		} else if r.Copied > 0 || r.Removed > 0 {
 			note = fmt.Sprintf("%d late files copied, %d inputs removed", r.Copied, r.Removed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.Topic, r.Dir, r.State, r.Files, r.Bytes, r.Outputs, note)
+		after := "-" // only a plan of a directory not yet compacted says
+		if r.State == compact.StateNone {
+			after = fmt.Sprint(r.Outputs)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Topic, r.Dir, r.State, r.Files, r.Bytes, after, note)
 	}
 	tw.Flush()
 }
