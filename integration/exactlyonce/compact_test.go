@@ -102,7 +102,7 @@ func TestCompactionWhileWriting(t *testing.T) {
 		defer wg.Done()
 		for ctx.Err() == nil {
 			mu.Lock()
-			got, err := demodata.ProduceFrom(context.Background(), []string{itest.KafkaAddr()}, s.schemaID, s.topic, s.parts, 40, counts)
+			got, err := demodata.ProduceFrom(context.Background(), []string{itest.KafkaAddr()}, s.schemaID, s.topic, s.parts, 20, counts)
 			if err != nil {
 				produceErr = err
 			}
@@ -110,7 +110,8 @@ func TestCompactionWhileWriting(t *testing.T) {
 				counts[p] = c
 			}
 			mu.Unlock()
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(time.Second) // a trickle: late files of a compacted directory stay small
+
 		}
 	}()
 	go func() { // readers query the metastore's partitions in a loop
@@ -165,12 +166,12 @@ func TestCompactionWhileWriting(t *testing.T) {
 			t.Fatalf("reader of partition=%d at the end: %+v, %v; want offsets up to %d in the generation", p, v, err, counts[p]-1)
 		}
 	}
+	t.Logf("%d reader looks, never wrong; committed files %d -> %d, NameNode objects (files + directories under the topic) %d -> %d; %d records, read back exactly once (%d files)",
+		looks, before.files, after.files, before.files+before.dirs, after.files+after.dirs, total(counts), len(rep.Files))
 	res := itest.SparkSQL(t, fmt.Sprintf("SELECT count(*) AS n, count(DISTINCT partition, seq) AS d FROM %s.%s", db, table))
 	if n := float64(total(counts)); len(res[0]) != 1 || res[0][0]["n"] != n || res[0][0]["d"] != n {
 		t.Fatalf("Spark counts %v, want %v records, each once", res[0], n)
 	}
-	t.Logf("%d reader looks, never wrong; committed files %d -> %d, NameNode objects (files + directories under the topic) %d -> %d; %d records, read back exactly once (%d files)",
-		looks, before.files, after.files, before.files+before.dirs, after.files+after.dirs, total(counts), len(rep.Files))
 }
 
 // compact runs `hdfs-sink compact` on the connector, SIGKILLed as step
