@@ -80,13 +80,13 @@ func TestCompactionWhileWriting(t *testing.T) {
 	s := newSetup(t, 2)
 	db := itest.UniqueName(t, "hs_")
 	counts := map[int32]int64{}
-	s.produce(counts, 4000)
+	s.produce(counts, 2000)
 	cfg := s.connector("compact", map[string]string{
 		"hive.integration": "true", "hive.metastore.uris": itest.MetastoreURI(), "hive.database": db,
 		"schema.compatibility": "BACKWARD", "flush.size": "10", "rotate.interval.ms": "1000",
 	})
 	d := s.start(cfg)
-	s.waitCommitted(4000, 3*time.Minute)
+	s.waitCommitted(2000, 3*time.Minute)
 	table := hive.TableName("${topic}", s.topic)
 	hivePartitions(t, db, table, 2, 2*time.Minute)
 	before := s.objects(t)
