@@ -130,6 +130,7 @@ bench-compare:
 ## `make unit` runs; ~10 min.
 sweep:
 	$(GO) test -count=1 -timeout 60m -run 'TestCrashSweep|TestZombieSweep|TestTopicChangeSweep' -v ./sink -sweep.full | grep -E 'runs,|^(ok|FAIL|---)'
+	$(GO) test -count=1 -timeout 30m -run 'TestCompactionCrashAtEachStep' -v ./compact -sweep.full | grep -E 'runs|^(ok|FAIL|---)'
 
 ## chaos: the whole fault catalogue (tools/chaos/, docs/reliability.md) against the
 ## test services, up with a DataNode volume of their own and always down

@@ -483,3 +483,44 @@ func TestClientClose(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
+
+// TestSetPartitionLocation: the switch of a compaction moves an existing
+// partition (alter_partition), adds a missing one at the location, and a
+// repeated call changes nothing; PartitionLocation reads it back.
+func TestSetPartitionLocation(t *testing.T) {
+	ctx := context.Background()
+	f, c := dialFake(t)
+	if err := c.CreateDatabase(ctx, "sales", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateTable(ctx, ordersTable()); err != nil {
+		t.Fatal(err)
+	}
+	old, gen := "hdfs://nn:8020/topics/orders/country=nl", "hdfs://nn:8020/topics/orders/+compacted/country=nl"
+	if err := c.AddPartitions(ctx, "sales", "orders", []Partition{{Values: []string{"nl"}, Location: old}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := c.SetPartitionLocation(ctx, "sales", "orders", []string{"nl"}, gen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := c.PartitionLocation(ctx, "sales", "orders", []string{"nl"}); err != nil || got != gen {
+		t.Fatalf("location %q, %v; want %q", got, err, gen)
+	}
+	if err := c.SetPartitionLocation(ctx, "sales", "orders", []string{"de"}, gen+"x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.partition("sales.orders", "country=de").Sd.Location; got != gen+"x" {
+		t.Errorf("added partition at %q", got)
+	}
+	alters := 0
+	for _, call := range f.callNames() {
+		if call == "alter_partition" {
+			alters++
+		}
+	}
+	if alters != 1 {
+		t.Errorf("%d alter_partition calls, want 1 (the second switch is a no-op)", alters)
+	}
+}

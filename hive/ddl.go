@@ -243,3 +243,60 @@ func (c *Client) DropTable(ctx context.Context, db, name string, deleteData bool
 		return m.DropTable(ctx, db, name, deleteData)
 	})
 }
+
+// SetPartitionLocation points the partition with values at location: the
+// one metastore call that moves every reader of the partition from one
+// directory to another at once (a compaction's switch, docs/design.md
+// §12). A missing partition is added there (add_partitions_req with
+// ifNotExists, then read again: a partition added meanwhile is altered
+// too). Setting the location it has is a no-op call.
+func (c *Client) SetPartitionLocation(ctx context.Context, db, table string, values []string, location string) error {
+	const op = "set partition location"
+	obj := db + "." + table + "/" + strings.Join(values, "/")
+	part, err := c.getPartition(ctx, op, db, table, values)
+	if errors.Is(err, ErrNotFound) {
+		if err := c.AddPartitions(ctx, db, table, []Partition{{Values: values, Location: location}}); err != nil {
+			return err
+		}
+		part, err = c.getPartition(ctx, op, db, table, values)
+	}
+	if err != nil {
+		return err
+	}
+	if part.Sd == nil {
+		return &Error{Op: op, Object: obj, Kind: ErrServer, Message: "partition without a storage descriptor"}
+	}
+	if part.Sd.Location == location {
+		return nil
+	}
+	part.Sd.Location = location
+	return c.call(ctx, op, obj, func(ctx context.Context, m *hms.ThriftHiveMetastoreClient) error {
+		return m.AlterPartition(ctx, db, table, part)
+	})
+}
+
+func (c *Client) getPartition(ctx context.Context, op, db, table string, values []string) (*hms.Partition, error) {
+	var part *hms.Partition
+	err := c.call(ctx, op, db+"."+table+"/"+strings.Join(values, "/"), func(ctx context.Context, m *hms.ThriftHiveMetastoreClient) error {
+		var err error
+		part, err = m.GetPartition(ctx, db, table, values)
+		return err
+	})
+	if err == nil && part == nil {
+		return nil, &Error{Op: op, Object: db + "." + table, Kind: ErrServer, Message: "reply without partition"}
+	}
+	return part, err
+}
+
+// PartitionLocation is the location of the partition with values: where
+// its readers read.
+func (c *Client) PartitionLocation(ctx context.Context, db, table string, values []string) (string, error) {
+	part, err := c.getPartition(ctx, "get partition", db, table, values)
+	if err != nil {
+		return "", err
+	}
+	if part.Sd == nil {
+		return "", &Error{Op: "get partition", Object: db + "." + table, Kind: ErrServer, Message: "partition without a storage descriptor"}
+	}
+	return part.Sd.Location, nil
+}

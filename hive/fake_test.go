@@ -311,3 +311,43 @@ func (p *proxy) cut() {
 	}
 	p.conns = nil
 }
+
+func (f *fakeHMS) GetPartition(_ context.Context, db, name string, values []string) (*hms.Partition, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enter("get_partition"); err != nil {
+		return nil, err
+	}
+	key := db + "." + name
+	tbl, ok := f.tables[key]
+	if !ok {
+		return nil, &hms.NoSuchObjectException{Message: key + " table not found"}
+	}
+	p, ok := f.parts[key][partName(tbl, values)]
+	if !ok {
+		return nil, &hms.NoSuchObjectException{Message: "partition not found"}
+	}
+	cp := *p
+	sd := *p.Sd
+	cp.Sd = &sd
+	return &cp, nil
+}
+
+func (f *fakeHMS) AlterPartition(_ context.Context, db, name string, p *hms.Partition) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.enter("alter_partition"); err != nil {
+		return err
+	}
+	key := db + "." + name
+	tbl, ok := f.tables[key]
+	if !ok {
+		return &hms.InvalidOperationException{Message: key + " table not found"}
+	}
+	pn := partName(tbl, p.Values)
+	if _, ok := f.parts[key][pn]; !ok {
+		return &hms.InvalidOperationException{Message: "partition " + pn + " does not exist"}
+	}
+	f.parts[key][pn] = p
+	return nil
+}

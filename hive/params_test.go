@@ -4,42 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
-
-	hms "github.com/beltran/gohive/hive_metastore"
 )
-
-func (f *fakeHMS) GetPartition(_ context.Context, db, table string, values []string) (*hms.Partition, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.enter("get_partition"); err != nil {
-		return nil, err
-	}
-	key := db + "." + table
-	tbl, ok := f.tables[key]
-	if !ok {
-		return nil, &hms.NoSuchObjectException{Message: key + " table not found"}
-	}
-	p, ok := f.parts[key][partName(tbl, values)]
-	if !ok {
-		return nil, &hms.NoSuchObjectException{Message: "partition not found"}
-	}
-	return p, nil
-}
-
-func (f *fakeHMS) AlterPartition(_ context.Context, db, table string, p *hms.Partition) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.enter("alter_partition"); err != nil {
-		return err
-	}
-	key := db + "." + table
-	name := partName(f.tables[key], p.Values)
-	if _, ok := f.parts[key][name]; !ok {
-		return &hms.InvalidOperationException{Message: "alter of a missing partition"}
-	}
-	f.parts[key][name] = p
-	return nil
-}
 
 // TestSetPartitionParams: parameters are added to what the partition has,
 // twice is the same as once, and a partition not registered yet is

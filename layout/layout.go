@@ -30,6 +30,16 @@ func IsTempDir(name string) bool { return strings.HasPrefix(name, TempDirName) }
 // starting with "_" or "."), such as a completeness marker's _SUCCESS.
 func IsHidden(name string) bool { return strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") }
 
+// CompactedDirName is the directory under a topic's directory that holds
+// the compacted generations of its encoded partition directories:
+// <topics.dir>/<topic>/+compacted/<encoded> (docs/design.md §12).
+const CompactedDirName = "+compacted"
+
+// CompactedMarker is the file a compaction writes into a generation once
+// readers were switched to it. Hadoop's input formats skip names that
+// start with '_'.
+const CompactedMarker = "_compacted"
+
 // Topic is the layout of one topic's files. TopicsDir and LogsDir are
 // topics.dir and logs.dir with ${topic} expanded, absolute in the store.
 type Topic struct {
@@ -90,14 +100,36 @@ func (t Topic) FinalPath(encoded string, p int32, start, end int64, pad int, ext
 	return path.Join(t.Dir(), encoded, FinalName(t.Name, p, start, end, pad, ext))
 }
 
+// CompactedDir is the generation a compaction builds for the encoded
+// directory encoded: <topics.dir>/<topic>/+compacted/<encoded>. Once it
+// exists, files committed for encoded go there (docs/design.md §12).
+func (t Topic) CompactedDir(encoded string) string {
+	return path.Join(t.Dir(), CompactedDirName, encoded)
+}
+
+// CompactionStagingRoot is <topics.dir>/+tmp/<topic>/+compact: where
+// compactions of the topic build their files before publishing them.
+// The sink's cleanup of a partition's temp root never reaches it.
+func (t Topic) CompactionStagingRoot() string {
+	return path.Join(t.TopicTempDir(), "+compact")
+}
+
 // EncodedDir is the encoded partition directory a committed file lies in:
-// the directory of final relative to Dir(), as FinalPath built it. It is
-// what the Hive table registers as a partition's location. ok is false when
+// the directory of final relative to Dir(), as FinalPath built it, with a
+// compacted generation's prefix removed (a file in +compacted/<encoded>
+// belongs to encoded). It is what the Hive table registers as a
+// partition (whose location a compaction switches). ok is false when
 // final does not lie below a directory of Dir() (a file directly in Dir(),
 // below a temp directory, or of another topics.dir).
 func (t Topic) EncodedDir(final string) (encoded string, ok bool) {
 	rel, found := strings.CutPrefix(path.Dir(path.Clean(final)), t.Dir()+"/")
 	if !found || rel == "" || slices.ContainsFunc(strings.Split(rel, "/"), IsTempDir) {
+		return "", false
+	}
+	if gen, ok := strings.CutPrefix(rel, CompactedDirName+"/"); ok {
+		return gen, true
+	}
+	if rel == CompactedDirName {
 		return "", false
 	}
 	return rel, true

@@ -18,6 +18,9 @@ func TestEncodedDir(t *testing.T) {
 		{"/data/topics/orders/+tmp/partition=3/" + name, "", false},     // temp files are not committed data
 		{"/data/topics/orders/region=eu/+tmp/" + name, "", false},
 		{"/data/topics/+tmp/orders/3/00000000000000000001/x.avro", "", false},
+		// a compacted generation belongs to the directory it replaces (§12)
+		{topic.CompactedDir("year=2026/month=03/day=29/hour=01") + "/" + name, "year=2026/month=03/day=29/hour=01", true},
+		{"/data/topics/orders/+compacted/" + name, "", false},
 	}
 	for _, c := range cases {
 		got, ok := topic.EncodedDir(c.final)

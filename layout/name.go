@@ -42,3 +42,35 @@ func ParseFinalName(name string) (r FileRange, ok bool) {
 	}
 	return FileRange{Topic: m[1], Partition: int32(p), Start: start, End: end, Ext: m[5]}, true
 }
+
+// Superseded returns the committed files among paths that a compaction
+// merged: files of an encoded directory whose compacted generation (among
+// paths too) holds a file of the same partition covering their offsets.
+// They stay in the store for the grace period after readers were switched
+// (docs/design.md §12); counting them with the generation would count
+// their records twice.
+func (t Topic) Superseded(paths []string) map[string]bool {
+	gens := map[string][]FileRange{} // encoded directory -> its generation's files
+	for _, p := range paths {
+		if enc, ok := t.EncodedDir(p); ok && path.Dir(p) == t.CompactedDir(enc) {
+			if r, ok := ParseFinalName(p); ok {
+				gens[enc] = append(gens[enc], r)
+			}
+		}
+	}
+	out := map[string]bool{}
+	for _, p := range paths {
+		enc, ok := t.EncodedDir(p)
+		r, named := ParseFinalName(p)
+		if !ok || !named || path.Dir(p) == t.CompactedDir(enc) {
+			continue
+		}
+		for _, g := range gens[enc] {
+			if g.Partition == r.Partition && g.Start <= r.Start && r.End <= g.End {
+				out[p] = true
+				break
+			}
+		}
+	}
+	return out
+}

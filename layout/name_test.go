@@ -154,3 +154,29 @@ func TestHighestPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestSuperseded: inputs a generation covers are superseded; a file
+// committed after the compaction, files of other partitions and other
+// directories are not.
+func TestSuperseded(t *testing.T) {
+	lay := Topic{TopicsDir: "/t", Name: "o"}
+	in := func(dir string, p int32, s, e int64) string { return lay.FinalPath(dir, p, s, e, 10, ".avro") }
+	gen := func(dir string, p int32, s, e int64) string {
+		return lay.CompactedDir(dir) + "/" + FinalName("o", p, s, e, 10, ".avro")
+	}
+	paths := []string{
+		in("h=1", 0, 0, 4), in("h=1", 0, 5, 9), in("h=1", 1, 0, 4), in("h=1", 0, 20, 21),
+		in("h=2", 0, 10, 14),
+		gen("h=1", 0, 0, 9), gen("h=1", 0, 30, 31),
+	}
+	got := lay.Superseded(paths)
+	want := map[string]bool{in("h=1", 0, 0, 4): true, in("h=1", 0, 5, 9): true}
+	if len(got) != len(want) {
+		t.Fatalf("superseded %v, want %v", got, want)
+	}
+	for p := range want {
+		if !got[p] {
+			t.Errorf("%s not superseded", p)
+		}
+	}
+}

@@ -34,6 +34,11 @@ type Options struct {
 	Prefix    string // unique per owner incarnation, so temp names never collide
 }
 
+// A writer lives for one claim (docs/design.md §5), so what it learns of
+// compacted directories is never older than its owner's claim: a
+// compaction publishes its generation, then claims every partition,
+// fencing owners that looked before (docs/design.md §12).
+
 // Closed is a temp file that is complete and durable, with its final name.
 type Closed struct {
 	Temp, Final string
@@ -52,9 +57,14 @@ type Writer struct {
 	schemaID int32
 	opened   time.Time
 	nextTemp int
+	// compacted is, per output directory, the directory its files are
+	// committed into: the directory itself, or its compacted generation
+	// once that exists. Asked once per directory and writer.
+	compacted map[string]string
 }
 
 type tempFile struct {
+	ctx        context.Context // the Append's that opened it: the file honours it
 	encoded    string
 	temp       string
 	file       storage.File
@@ -66,7 +76,7 @@ type tempFile struct {
 
 // New returns a Writer with no open files.
 func New(opts Options) *Writer {
-	return &Writer{opts: opts, files: map[string]*tempFile{}}
+	return &Writer{opts: opts, files: map[string]*tempFile{}, compacted: map[string]string{}}
 }
 
 // Records is the number of records in the open files, across directories.
@@ -163,7 +173,7 @@ func (w *Writer) file(ctx context.Context, encoded string, s *schema.Schema, now
 		w.opts.FS.Remove(ctx, temp)
 		return nil, fmt.Errorf("start %s file %s: %w", w.opts.Format.Name(), temp, err)
 	}
-	f := &tempFile{encoded: encoded, temp: temp, file: file, written: cw, rw: rw}
+	f := &tempFile{ctx: ctx, encoded: encoded, temp: temp, file: file, written: cw, rw: rw}
 	if len(w.files) == 0 {
 		w.schemaID, w.opened = schemaID(s), now
 	}
@@ -178,6 +188,11 @@ func (w *Writer) file(ctx context.Context, encoded string, s *schema.Schema, now
 func (w *Writer) Close() ([]Closed, error) {
 	out := make([]Closed, 0, len(w.order))
 	for _, enc := range w.order {
+		if err := w.followCompaction(w.files[enc]); err != nil {
+			return nil, err
+		}
+	}
+	for _, enc := range w.order {
 		f := w.files[enc]
 		if err := f.rw.Close(); err != nil {
 			return nil, fmt.Errorf("finish %s: %w", f.temp, err)
@@ -185,13 +200,34 @@ func (w *Writer) Close() ([]Closed, error) {
 		if err := f.file.Close(); err != nil {
 			return nil, fmt.Errorf("close %s: %w", f.temp, err)
 		}
-		final := w.opts.Layout.FinalPath(enc, w.opts.Partition, f.start, f.end, w.opts.Pad, w.opts.Format.Extension())
+		final := w.opts.Layout.FinalPath(w.compacted[enc], w.opts.Partition, f.start, f.end, w.opts.Pad, w.opts.Format.Extension())
 		out = append(out, Closed{
 			Temp: f.temp, Final: final, Encoded: enc, Start: f.start, End: f.end, Records: f.count,
 		})
 	}
 	w.reset()
 	return out, nil
+}
+
+// followCompaction learns, once per directory, whether a compaction
+// published a generation of it: files of a compacted directory are
+// committed into its generation, where readers are (or are about to be)
+// switched; the directory itself is never written again.
+func (w *Writer) followCompaction(f *tempFile) error {
+	if _, ok := w.compacted[f.encoded]; ok {
+		return nil
+	}
+	gen := path.Join(layout.CompactedDirName, f.encoded)
+	_, err := w.opts.FS.Stat(f.ctx, w.opts.Layout.CompactedDir(f.encoded))
+	switch {
+	case err == nil:
+		w.compacted[f.encoded] = gen
+	case errors.Is(err, fs.ErrNotExist):
+		w.compacted[f.encoded] = f.encoded
+	default:
+		return fmt.Errorf("look for a compaction of %s: %w", f.encoded, err)
+	}
+	return nil
 }
 
 // schemaID is 0 for schemaless values (nil schema).

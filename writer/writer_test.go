@@ -156,3 +156,51 @@ func TestTempNamesNeverRepeat(t *testing.T) {
 		seen[closed[0].Temp] = true
 	}
 }
+
+// TestCompactedDirectoryIsCommittedIntoItsGeneration: once a compaction
+// published the generation of a directory, files for that directory are
+// named into the generation (docs/design.md §12); other directories, and
+// a writer that looked before the generation existed, keep theirs.
+func TestCompactedDirectoryIsCommittedIntoItsGeneration(t *testing.T) {
+	f := newFixture(t)
+	lay := layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: "orders"}
+	if err := f.mem.MkdirAll(context.Background(), lay.CompactedDir("d=a")); err != nil {
+		t.Fatal(err)
+	}
+	for off, dir := range []string{"d=a", "d=b"} {
+		if err := f.append(t, dir, f.sch, int64(off)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	closed, err := f.w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"d=a": "/topics/orders/+compacted/d=a/orders+3+0000000000+0000000000.avro",
+		"d=b": "/topics/orders/d=b/orders+3+0000000001+0000000001.avro",
+	}
+	for _, c := range closed {
+		if c.Final != want[c.Encoded] {
+			t.Errorf("%s: final %s, want %s", c.Encoded, c.Final, want[c.Encoded])
+		}
+		if enc, ok := lay.EncodedDir(c.Final); !ok || enc != c.Encoded {
+			t.Errorf("EncodedDir(%s) = %q, %v; want %q", c.Final, enc, ok, c.Encoded)
+		}
+	}
+	// The writer asked once per directory: a generation published now is
+	// learnt by the next writer (the next claim), never by this one.
+	if err := f.mem.MkdirAll(context.Background(), lay.CompactedDir("d=b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.append(t, "d=b", f.sch, 2); err != nil {
+		t.Fatal(err)
+	}
+	closed, err = f.w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := closed[0].Final; got != "/topics/orders/d=b/orders+3+0000000002+0000000002.avro" {
+		t.Errorf("final %s: a writer's answer must hold for its claim", got)
+	}
+}

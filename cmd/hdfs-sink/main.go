@@ -46,6 +46,8 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		return cmdVerify(ctx, rest, stdout, stderr)
 	case "wal":
 		return cmdWAL(ctx, rest, stdout, stderr)
+	case "compact":
+		return cmdCompact(ctx, rest, stdout, stderr)
 	case "health":
 		return cmdHealth(rest, stdout, stderr)
 	case "version":

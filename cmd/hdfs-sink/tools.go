@@ -35,6 +35,7 @@ const toolUsage = `  hdfs-sink verify  [--worker FILE] --config <file.json|dir> 
   hdfs-sink wal repair  [--worker FILE] --config <file.json|dir> [--connector NAME] [--to OFFSET] [--yes] [--force] TOPIC PARTITION
   hdfs-sink offsets [--worker FILE] --config <file.json|dir> [--connector NAME] [--topic T] [--json]
   hdfs-sink offsets reset [--worker FILE] --config <file.json|dir> [--connector NAME] --topic T --partition P --to <OFFSET|earliest|latest|RFC3339 time|committed> [--take-over] [--force] --yes
+  hdfs-sink compact [--worker FILE] --config <file.json|dir> [--connector NAME] [--topic T] [--dir D] [--dry-run] [--target-bytes N] [--min-age 1h] [--grace 1h] [--json]
   hdfs-sink check --connect [--worker FILE] --config <file.json|dir> [--timeout 10s]   also reach every service of every connector, all at once
 `
 

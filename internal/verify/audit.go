@@ -158,21 +158,26 @@ func Audit(ctx context.Context, fsys storage.FS, o AuditOptions) (TopicReport, e
 // partition, and the names that are not committed files of this topic.
 func listCommitted(ctx context.Context, fsys storage.FS, t layout.Topic) (map[int32][]namedFile, []string, error) {
 	byPart := map[int32][]namedFile{}
-	var foreign []string
+	var foreign, paths []string
 	err := storage.WalkFiles(ctx, fsys, t.Dir(), layout.IsTempDir, func(p string) error {
-		if layout.IsHidden(path.Base(p)) {
-			return nil // a completeness marker, not data
-		}
-		r, ok := layout.ParseFinalName(p)
-		if !ok || r.Topic != t.Name {
-			foreign = append(foreign, p)
-			return nil
-		}
-		byPart[r.Partition] = append(byPart[r.Partition], namedFile{path: p, r: r})
+		paths = append(paths, p)
 		return nil
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("list %s: %w", t.Dir(), err)
+	}
+	// A compaction's inputs stay for a grace period beside the generation
+	// that holds their records: the generation's files count, not them.
+	superseded := t.Superseded(paths)
+	for _, p := range paths {
+		r, ok := layout.ParseFinalName(p)
+		switch {
+		case superseded[p], layout.IsHidden(path.Base(p)): // compaction and completeness markers are not data
+		case !ok || r.Topic != t.Name:
+			foreign = append(foreign, p)
+		default:
+			byPart[r.Partition] = append(byPart[r.Partition], namedFile{path: p, r: r})
+		}
 	}
 	return byPart, foreign, nil
 }

@@ -55,13 +55,23 @@ func Check(ctx context.Context, fsys storage.FS, o Options) (Report, error) {
 	var rep Report
 	topic := layout.Topic{TopicsDir: o.TopicsDir, Name: o.Topic}
 	root := topic.Dir()
+	var paths []string
 	if err := storage.WalkFiles(ctx, fsys, root, layout.IsTempDir, func(p string) error {
-		if layout.IsHidden(path.Base(p)) {
-			return nil // a completeness marker: readers skip it too
+		if !layout.IsHidden(path.Base(p)) { // compaction and completeness markers: readers skip them too
+			paths = append(paths, p)
+		}
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	superseded := topic.Superseded(paths)
+	for _, p := range paths {
+		if superseded[p] {
+			continue // merged by a compaction: its generation holds the records
 		}
 		r, ok := layout.ParseFinalName(p)
 		if !ok || r.Topic != o.Topic {
-			return fmt.Errorf("unexpected file in %s: %s", root, p)
+			return rep, fmt.Errorf("unexpected file in %s: %s", root, p)
 		}
 		read := readAvro
 		if strings.HasSuffix(p, ".parquet") {
@@ -69,13 +79,10 @@ func Check(ctx context.Context, fsys storage.FS, o Options) (Report, error) {
 		}
 		f, err := read(ctx, fsys, p, r, o.SeqField)
 		if err != nil {
-			return err
+			return rep, err
 		}
 		rep.Files = append(rep.Files, f)
 		rep.Records += f.Records
-		return nil
-	}); err != nil {
-		return rep, err
 	}
 	listTemp(ctx, fsys, topic.TopicTempDir(), &rep.TempFiles)
 	if o.SeqField != "" {
@@ -246,13 +253,18 @@ func listTemp(ctx context.Context, fsys storage.FS, dir string, out *[]string) {
 // CountByNames sums the record ranges named by committed files without
 // reading them: cheap enough to poll while a daemon works.
 func CountByNames(ctx context.Context, fsys storage.FS, topicsDir, topic string) (int64, error) {
-	var n int64
-	dir := layout.Topic{TopicsDir: topicsDir, Name: topic}.Dir()
-	err := storage.WalkFiles(ctx, fsys, dir, layout.IsTempDir, func(p string) error {
-		if r, ok := layout.ParseFinalName(p); ok && r.Topic == topic {
-			n += r.End - r.Start + 1
-		}
+	var paths []string
+	t := layout.Topic{TopicsDir: topicsDir, Name: topic}
+	err := storage.WalkFiles(ctx, fsys, t.Dir(), layout.IsTempDir, func(p string) error {
+		paths = append(paths, p)
 		return nil
 	})
+	superseded := t.Superseded(paths)
+	var n int64
+	for _, p := range paths {
+		if r, ok := layout.ParseFinalName(p); ok && r.Topic == topic && !superseded[p] {
+			n += r.End - r.Start + 1
+		}
+	}
 	return n, err
 }

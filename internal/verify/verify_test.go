@@ -20,7 +20,12 @@ import (
 // partition 0.
 func writeFile(t *testing.T, fs storage.FS, f format.Format, s *schema.Schema, offsets ...int64) {
 	t.Helper()
-	name := "/topics/t/partition=0/" + layout.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, f.Extension())
+	writeFileIn(t, fs, "/topics/t/partition=0", f, s, offsets...)
+}
+
+func writeFileIn(t *testing.T, fs storage.FS, dir string, f format.Format, s *schema.Schema, offsets ...int64) {
+	t.Helper()
+	name := dir + "/" + layout.FinalName("t", 0, offsets[0], offsets[len(offsets)-1], 10, f.Extension())
 	file, err := fs.Create(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
@@ -101,5 +106,37 @@ func TestMarkersAreNotForeign(t *testing.T) {
 	_, foreign, err := listCommitted(t.Context(), fs, layout.Topic{TopicsDir: "/topics", Name: "t"})
 	if err != nil || len(foreign) != 1 || foreign[0] != "/topics/t/hour=01/notes.txt" {
 		t.Fatalf("foreign = %v, %v; want only notes.txt", foreign, err)
+	}
+}
+
+// TestCheckCountsACompactedDirectoryOnce: during the grace period a
+// compaction's inputs stay beside its generation; Check, CountByNames
+// and Audit count the generation's files and a file committed after it,
+// never the inputs a second time.
+func TestCheckCountsACompactedDirectoryOnce(t *testing.T) {
+	reg := registry.NewMemory()
+	id, _ := reg.Register(demodata.Schema)
+	s, _ := reg.SchemaByID(context.Background(), id)
+	lay := layout.Topic{TopicsDir: "/topics", LogsDir: "/logs", Name: "t"}
+	gen := lay.CompactedDir("partition=0")
+	for _, f := range formats(t) {
+		fs := storagetest.NewMemFS()
+		writeFile(t, fs, f, s, 0, 1, 2)
+		writeFile(t, fs, f, s, 3, 4)
+		writeFileIn(t, fs, gen, f, s, 0, 1, 2, 3, 4) // the merged file
+		writeFileIn(t, fs, gen, f, s, 5, 6)          // committed after the compaction
+		marker, _ := fs.Create(t.Context(), gen+"/"+layout.CompactedMarker)
+		marker.Close()
+		rep, err := Check(t.Context(), fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 7}, SeqField: "seq"})
+		if err != nil || rep.Records != 7 {
+			t.Fatalf("%s: %d records, %v", f.Name(), rep.Records, err)
+		}
+		if n, err := CountByNames(t.Context(), fs, "/topics", "t"); err != nil || n != 7 {
+			t.Fatalf("%s: CountByNames %d, %v", f.Name(), n, err)
+		}
+		byPart, foreign, err := listCommitted(t.Context(), fs, lay)
+		if err != nil || len(byPart[0]) != 2 || len(foreign) != 0 {
+			t.Fatalf("%s: audit lists %v, foreign %v, %v", f.Name(), byPart, foreign, err)
+		}
 	}
 }

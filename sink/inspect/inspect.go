@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
@@ -223,20 +224,28 @@ func NewestReadable(segs []Segment) *Segment {
 }
 
 // CommittedEnds walks root for committed files of the topic and returns, per
-// Kafka partition, the highest offset their names give.
+// Kafka partition, the highest offset their names give. An encoded
+// directory's compacted generation (docs/design.md §12) is walked with it:
+// once a compaction removed its inputs, the generation holds their offsets.
 func CommittedEnds(ctx context.Context, fsys storage.FS, t layout.Topic, root string) (map[int32]int64, error) {
 	ends := map[int32]int64{}
-	err := storage.WalkFiles(ctx, fsys, root, layout.IsTempDir, func(name string) error {
-		r, ok := layout.ParseFinalName(name)
-		if ok && r.Topic == t.Name {
-			if last, seen := ends[r.Partition]; !seen || r.End > last {
-				ends[r.Partition] = r.End
+	roots := []string{root}
+	if rel, ok := strings.CutPrefix(path.Clean(root), t.Dir()+"/"); ok && !strings.HasPrefix(rel, layout.CompactedDirName) {
+		roots = append(roots, t.CompactedDir(rel))
+	}
+	for _, dir := range roots {
+		err := storage.WalkFiles(ctx, fsys, dir, layout.IsTempDir, func(name string) error {
+			r, ok := layout.ParseFinalName(name)
+			if ok && r.Topic == t.Name {
+				if last, seen := ends[r.Partition]; !seen || r.End > last {
+					ends[r.Partition] = r.End
+				}
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("scan %s for committed files: %w", dir, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s for committed files: %w", root, err)
 	}
 	return ends, nil
 }
