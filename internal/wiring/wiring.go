@@ -320,8 +320,7 @@ func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []e
 }
 
 // transformChain builds the connector's transforms. Routers (RegexRouter,
-// TimestampRouter) are refused: see docs/decisions.md, "D-next
-// (i23-transform)".
+// TimestampRouter) are refused: see docs/decisions.md, D31.
 func transformChain(c *configs.Connector) (*transform.Chain, error) {
 	chain, err := transform.New(c.Transforms, c.Predicates)
 	if err != nil {
