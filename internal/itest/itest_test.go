@@ -198,3 +198,13 @@ func TestRunSparkSQLTimeoutKillsChildren(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestBuildAtNamesAMissingCommit: a commit this clone lacks (a shallow
+// clone) is an error saying so and what to fetch, before any build.
+func TestBuildAtNamesAMissingCommit(t *testing.T) {
+	missing := strings.Repeat("0", 40)
+	_, err := buildAt(RepoRoot(), missing)
+	if err == nil || !strings.Contains(err.Error(), "commit "+missing+" is not in the repository") || !strings.Contains(err.Error(), "--unshallow") {
+		t.Fatalf("buildAt(%s) = %v, want an error naming the missing commit and --unshallow", missing, err)
+	}
+}
