@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // timezone validation must not depend on the host's zoneinfo
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
+	"github.com/hdfs-sink/hdfs-sink/configs/zoneid"
 )
 
 // build reads every key into a Connector, applying defaults. Single-key
@@ -273,9 +276,9 @@ func (p *parser) timezone(c *Connector) {
 	if v == "" {
 		return
 	}
-	loc, err := zoneID(v)
+	loc, err := zoneid.Parse(v)
 	if err != nil {
-		p.fail("timezone", v, reasonZone)
+		p.fail("timezone", v, zoneid.Reason)
 		return
 	}
 	c.Timezone, c.TimezoneName = loc, v
@@ -477,7 +480,7 @@ func (p *parser) registry(c *Connector) {
 	case r.CredentialsSource != CredentialsUserInfo:
 		p.warn(key, "ignored because basic.auth.credentials.source is not USER_INFO")
 	case !strings.Contains(info, ":"):
-		p.fail(key, Hidden, "must be user:password")
+		p.fail(key, secret.Hidden, "must be user:password")
 	default:
 		r.UserInfo = info
 	}
@@ -519,7 +522,7 @@ func (p *parser) registryURLs(r *SchemaRegistry, key, v string) {
 	for _, s := range splitList(v) {
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			p.fail(key, redactURL(v), fmt.Sprintf("%q must be an http:// or https:// URL", redactURL(s)))
+			p.fail(key, secret.URL(v), fmt.Sprintf("%q must be an http:// or https:// URL", secret.URL(s)))
 			continue
 		}
 		if u.User != nil {
@@ -531,11 +534,6 @@ func (p *parser) registryURLs(r *SchemaRegistry, key, v string) {
 		r.URLs = append(r.URLs, strings.TrimSuffix(u.String(), "/"))
 	}
 }
-
-var userInfoRE = regexp.MustCompile(`//[^/@\s]*@`)
-
-// redactURL hides user info so passwords do not reach logs.
-func redactURL(s string) string { return userInfoRE.ReplaceAllString(s, "//"+Hidden+"@") }
 
 func (p *parser) consumer(c *Connector) {
 	k := &c.Consumer

@@ -2,13 +2,14 @@
 // Connect connector files in every shape Connect users have (REST bodies,
 // exports, standalone .properties) and Kafka Connect worker files (or the
 // CONNECT_* environment of Confluent's image), resolves config provider
-// placeholders (${file:…}, ${env:…}, ${directory:…}), puts each
+// placeholders with the worker's providers (configs/provider), puts each
 // connector's settings over the worker's as Connect does, applies the
 // reference connector's defaults, validates every key and all cross-field
-// rules, and returns one typed Connector per connector. It also decides
-// what is a secret and how values are printed (Redactor). Nothing is
-// consumed or written before a configuration has passed through this
-// package; it imports nothing from the project.
+// rules, and returns one typed Connector per connector. The files' syntax
+// is configs/syntax's, what is a secret and how values are printed
+// configs/secret's. Nothing is consumed or written before a configuration
+// has passed through this package; it imports nothing from the project
+// but those leaves of its own.
 //
 // Keys, defaults and deviations from Confluent's kafka-connect-hdfs are listed
 // in README.md next to this file.
@@ -19,6 +20,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // Connector is one validated connector configuration.
@@ -96,10 +99,10 @@ type Connector struct {
 
 // Show prints the connector's value of key, Hidden for a secret.
 func (c *Connector) Show(key string) string {
-	if IsSecretKey(key) {
-		return Hidden
+	if secret.IsKey(key) {
+		return secret.Hidden
 	}
-	return redactURL(c.Raw[key])
+	return secret.URL(c.Raw[key])
 }
 
 // Unresolved lists the keys whose values hold config provider

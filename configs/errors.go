@@ -3,6 +3,8 @@ package configs
 import (
 	"errors"
 	"fmt"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 )
 
 // FieldError is a bad or missing value of one key of one connector.
@@ -102,13 +104,5 @@ func (w Warning) String() string {
 
 // SyntaxError is a file that is not well-formed JSON or properties, or
 // breaks a rule of the file itself (a duplicate key, invalid UTF-8), at a
-// line and column.
-type SyntaxError struct {
-	Source    string
-	Line, Col int
-	Msg       string
-}
-
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.Source, e.Line, e.Col, e.Msg)
-}
+// line and column: the file's syntax is configs/syntax's.
+type SyntaxError = syntax.Error

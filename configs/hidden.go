@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // What the REST API shows of a connector, and why it can come back: Kafka
@@ -15,15 +17,18 @@ import (
 // value holding it is refused everywhere (refuseHidden).
 
 // reasonHidden is why a value holding Hidden is refused.
-const reasonHidden = "holds " + Hidden + ", which is how a hidden secret is shown, never a credential: give the value itself, or a config provider placeholder such as ${file:/path:key}"
+const reasonHidden = "holds " + secret.Hidden + ", which is how a hidden secret is shown, never a credential: give the value itself, or a config provider placeholder such as ${file:/path:key}"
 
-// IsReference reports whether v is exactly one config provider placeholder
-// (${file:/path:key}, ${env:VAR}, ...): a reference to a secret, not a
-// secret, so it can be shown as written.
-func IsReference(v string) bool {
-	v = strings.TrimSpace(v)
-	loc := placeholderRE.FindStringIndex(v)
-	return loc != nil && loc[0] == 0 && loc[1] == len(v)
+// NewRedactor collects the secrets of a worker (may be nil) and connectors.
+func NewRedactor(w *Worker, conns ...*Connector) *secret.Redactor {
+	var all []map[string]string
+	if w != nil {
+		all = append(all, w.set.values())
+	}
+	for _, c := range conns {
+		all = append(all, c.set.values())
+	}
+	return secret.NewRedactor(all...)
 }
 
 // writtenConfig is a connector's own keys as its file states them, with
@@ -48,7 +53,7 @@ func (p *parser) refuseHidden(own settings) {
 	maps.Copy(all, own)
 	maps.Copy(all, p.set)
 	for _, k := range sortedKeys(all) {
-		if strings.Contains(all[k].value, Hidden) {
+		if strings.Contains(all[k].value, secret.Hidden) {
 			p.fail(k, all[k].value, reasonHidden)
 		}
 	}
@@ -58,7 +63,7 @@ func (p *parser) refuseHidden(own settings) {
 func (w *Worker) hiddenValueErrors() []error {
 	var errs []error
 	for _, k := range sortedKeys(w.set) {
-		if strings.Contains(w.set[k].value, Hidden) {
+		if strings.Contains(w.set[k].value, secret.Hidden) {
 			errs = append(errs, w.fail(k, reasonHidden))
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 )
 
 // TestHiddenIsNeverACredential: a value holding [hidden] (what GET shows
@@ -67,7 +69,7 @@ func TestWrittenIsTheFileAsWritten(t *testing.T) {
 	for _, tt := range []struct{ file, body string }{
 		{"c.json", `{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1",
 			"value.converter.basic.auth.credentials.source":"USER_INFO","value.converter.basic.auth.user.info":"` + ref + `"}}`},
-		{"c.properties", string(FormatProperties(nil, own))},
+		{"c.properties", string(syntax.FormatProperties(nil, own))},
 	} {
 		conns, _, err := ParseFile(tt.file, []byte(tt.body), w)
 		if err != nil {
@@ -81,46 +83,6 @@ func TestWrittenIsTheFileAsWritten(t *testing.T) {
 		if conns[0].Raw["value.converter.basic.auth.user.info"] != "svc:s3cret-pw" || conns[0].Raw["bootstrap.servers"] != "k:9092" {
 			t.Errorf("%s: Raw is no longer the resolved, merged settings", tt.file)
 		}
-	}
-}
-
-func TestIsReference(t *testing.T) {
-	for v, want := range map[string]bool{
-		"${file:/etc/s.properties:pw}": true,
-		" ${env:PW} ":                  true,
-		"${directory:/run/secrets:pw}": true,
-		"svc:${file:/etc/s:pw}":        false,
-		"${file:/a:b}${file:/c:d}":     false,
-		"${topic}":                     false,
-		"s3cret":                       false,
-		"":                             false,
-	} {
-		if got := IsReference(v); got != want {
-			t.Errorf("IsReference(%q) = %v, want %v", v, got, want)
-		}
-	}
-}
-
-// TestFormatPropertiesRoundTrip: what FormatProperties writes reads back
-// as the same map, whatever the keys and values hold.
-func TestFormatPropertiesRoundTrip(t *testing.T) {
-	m := map[string]string{
-		"name": "orders", "plain": "value", "key with space": " leading and trailing ",
-		"k=eq:colon#hash!bang": "v=eq:colon#hash!bang", "backslash": `C:\dir\file \u0041`,
-		"multi": "line1\nline2\r\tend\f", "jaas": `Module required username="u" password="p";`,
-		"unicode": "zürich ☃", "empty": "", "#comment-like": "!x",
-	}
-	data := FormatProperties([]string{"written by the REST API", "second\nline"}, m)
-	props, err := parseProperties("x.properties", data)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
-	got := map[string]string{}
-	for _, p := range props {
-		got[p.key] = p.value
-	}
-	if !reflect.DeepEqual(got, m) {
-		t.Fatalf("read back %q\nwant %q\nfile:\n%s", got, m, data)
 	}
 }
 

@@ -3,17 +3,14 @@ package configs
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-)
 
-// MaxFileBytes bounds a connector, worker or provider file: hdfs-sink's
-// own files are a few KiB, an export of a hundred connectors some hundred
-// KiB, and reading a wrong path (a log, a data file) should fail fast.
-const MaxFileBytes = 1 << 20
+	"github.com/hdfs-sink/hdfs-sink/configs/provider"
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
+)
 
 // Load loads one connector file, or every *.json and *.properties file of
 // a directory (sorted by name, not recursive), with the worker's settings
@@ -54,28 +51,11 @@ func Load(p string, w *Worker) ([]*Connector, []Warning, error) {
 }
 
 func loadFile(f string, w *Worker) ([]*Connector, []Warning, error) {
-	data, err := readLimited(f)
+	data, err := syntax.ReadFile(f)
 	if err != nil {
 		return nil, nil, &FileError{Source: f, Err: err}
 	}
 	return ParseFile(f, data, w)
-}
-
-// readLimited reads a file of at most MaxFileBytes.
-func readLimited(path string) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("larger than %d bytes (1 MiB), the most hdfs-sink reads from a configuration file", MaxFileBytes)
-	}
-	return data, nil
 }
 
 // ConnectorFiles lists the files Load reads from p: p itself, or the
@@ -211,7 +191,7 @@ func resolveOwn(source string, rc rawConnector, w *Worker) (settings, []error) {
 	own := settings{}
 	for _, k := range sortedKeys(rc.raw) {
 		st := setting{value: rc.raw[k]}
-		if isProviderKey(k) {
+		if provider.IsKey(k) {
 			errs = append(errs, connectorProviderError(rc.name, source, k, rc.raw[k]))
 			own[k] = st
 			continue

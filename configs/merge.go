@@ -3,6 +3,8 @@ package configs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // Kafka holds one connector's Kafka client properties, resolved as Kafka
@@ -141,7 +143,7 @@ func clientMap(eff, top settings, client string) map[string]clientProp {
 	out := map[string]clientProp{}
 	put := func(name, key string, st setting) {
 		v := st.value
-		if !IsSecretKey(name) {
+		if !secret.IsKey(name) {
 			v = strings.TrimSpace(v) // Kafka trims strings, not passwords
 		}
 		out[name] = clientProp{value: v, key: key, origin: st.origin, unresolved: st.unresolved}

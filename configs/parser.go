@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // parser reads typed values out of one connector's settings (its own over
@@ -32,7 +34,7 @@ const (
 const maxMillis = math.MaxInt64 / int64(time.Millisecond)
 
 // fail records a bad value of key. A secret is never quoted: the value is
-// Hidden when the key is password-typed (IsSecretKey).
+// Hidden when the key is password-typed (secret.IsKey).
 func (p *parser) fail(key, value, reason string) { p.failOrigin(key, value, p.set[key].origin, reason) }
 
 // failOrigin is fail for a value that came from origin (the worker's
@@ -41,8 +43,8 @@ func (p *parser) failOrigin(key, value, origin, reason string) {
 	if p.set[key].unresolved {
 		return // read offline: the placeholder is not the value (Connector.Unresolved)
 	}
-	if IsSecretKey(key) {
-		value = Hidden
+	if secret.IsKey(key) {
+		value = secret.Hidden
 	}
 	p.errs = append(p.errs, &FieldError{Connector: p.name, Source: p.source, Key: key, Value: value, Set: true,
 		Reason: reason, Origin: origin})

@@ -2,34 +2,11 @@ package configs
 
 import (
 	"os"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
-
-func mustRE(s string) *regexp.Regexp { return regexp.MustCompile(`^(?:` + s + `)$`) }
-
-func TestIsSecretKey(t *testing.T) {
-	for k, want := range map[string]bool{
-		"ssl.truststore.password":                              true,
-		"consumer.override.sasl.jaas.config":                   true,
-		"value.converter.basic.auth.user.info":                 true,
-		"value.converter.schema.registry.basic.auth.user.info": true,
-		"sasl.oauthbearer.client.credentials.client.secret":    true,
-		"value.converter.bearer.auth.token":                    true,
-		"ssl.keystore.key":                                     true,
-		"confluent.license":                                    true,
-		"bootstrap.servers":                                    false,
-		"sasl.mechanism":                                       false,
-		"value.converter.schema.registry.url":                  false,
-		"sasl.oauthbearer.token.endpoint.url":                  false,
-		"hdfs.url":                                             false,
-	} {
-		if got := IsSecretKey(k); got != want {
-			t.Errorf("IsSecretKey(%s) = %v, want %v", k, got, want)
-		}
-	}
-}
 
 func TestRedactor(t *testing.T) {
 	c, _ := connectorWith(t, workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081"),
@@ -47,7 +24,7 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("Text hid more than secrets: %s", got)
 	}
 	shown := r.ShowMap(map[string]string{"sasl.jaas.config": "x", "sasl.mechanism": "PLAIN"})
-	if shown["sasl.jaas.config"] != Hidden || shown["sasl.mechanism"] != "PLAIN" {
+	if shown["sasl.jaas.config"] != secret.Hidden || shown["sasl.mechanism"] != "PLAIN" {
 		t.Errorf("ShowMap = %v", shown)
 	}
 	if got := r.Show("value.converter.schema.registry.url", "http://u:pw@reg"); got != "http://[hidden]@reg" {

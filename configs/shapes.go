@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 )
 
 // rawConnector is one connector as a file states it, before any worker
@@ -30,8 +31,8 @@ func splitConnectors(source string, data []byte) ([]rawConnector, []Warning, err
 		rcs, err := propertiesConnector(source, data)
 		return rcs, nil, err
 	}
-	top, err := decodeJSON(source, data)
-	if err != nil && looksLikeProperties(data) {
+	top, err := syntax.DecodeJSON(source, data)
+	if err != nil && syntax.LooksLikeProperties(data) {
 		return nil, nil, &SyntaxError{Source: source, Line: 1, Col: 1, Msg: "not JSON: this looks like a Java .properties file (key=value lines); name it " +
 			fileName(source) + ".properties to load it as one"}
 	}
@@ -49,36 +50,19 @@ func splitConnectors(source string, data []byte) ([]rawConnector, []Warning, err
 }
 
 func propertiesConnector(source string, data []byte) ([]rawConnector, error) {
-	props, err := parseProperties(source, data)
+	props, err := syntax.ParseProperties(source, data)
 	if err != nil {
 		return nil, err
 	}
 	raw := make(map[string]string, len(props))
 	for _, p := range props {
-		raw[p.key] = p.value
+		raw[p.Key] = p.Value
 	}
 	name := strings.TrimSpace(raw["name"])
 	if name == "" {
 		name = fileName(source)
 	}
 	return []rawConnector{{name: name, raw: raw, nameOK: name != ""}}, nil
-}
-
-// propertiesLine is how a .properties file's first setting or comment
-// starts; no JSON document starts so.
-var propertiesLine = regexp.MustCompile(`^(?:[#!]|[A-Za-z][A-Za-z0-9._-]*\s*[=:])`)
-
-// looksLikeProperties reports a file whose first non-blank line is a
-// properties comment or key=value: a standalone .properties connector
-// saved under a .json name, which deserves better than a JSON syntax
-// error at line 1.
-func looksLikeProperties(data []byte) bool {
-	for _, line := range splitLines(string(trimBOM(data))) {
-		if line = strings.TrimSpace(line); line != "" {
-			return propertiesLine.MatchString(line)
-		}
-	}
-	return false
 }
 
 // fileName is the base name without extension: what a PUT URL would say.
@@ -89,17 +73,17 @@ func fileName(source string) string {
 
 // isExport reports the GET /connectors?expand=info shape: every member is
 // an object holding "info" (or, with expand=status alone, "status").
-func isExport(top *jsonObject) bool {
-	if len(top.keys) == 0 {
+func isExport(top *syntax.Object) bool {
+	if len(top.Keys) == 0 {
 		return false
 	}
-	for _, k := range top.keys {
-		o, ok := top.vals[k].(*jsonObject)
+	for _, k := range top.Keys {
+		o, ok := top.Vals[k].(*syntax.Object)
 		if !ok {
 			return false
 		}
-		_, info := o.get("info")
-		_, status := o.get("status")
+		_, info := o.Get("info")
+		_, status := o.Get("status")
 		if !info && !status {
 			return false
 		}
@@ -112,21 +96,21 @@ func isExport(top *jsonObject) bool {
 // those are skipped with a warning naming them, the HDFS sinks loaded. A
 // file left with none is an error: loading nothing from it cannot be
 // what was meant.
-func exportConnectors(source string, top *jsonObject) ([]rawConnector, []Warning, error) {
+func exportConnectors(source string, top *syntax.Object) ([]rawConnector, []Warning, error) {
 	var out []rawConnector
 	var warns []Warning
 	var skipped []string
 	var errs []error
-	for _, k := range top.keys {
-		entry := top.vals[k].(*jsonObject)
-		info, ok := entry.vals["info"].(*jsonObject)
+	for _, k := range top.Keys {
+		entry := top.Vals[k].(*syntax.Object)
+		info, ok := entry.Vals["info"].(*syntax.Object)
 		if !ok {
-			errs = append(errs, posErr(source, top, k, fmt.Sprintf("connector %q: the export has no \"info\" object: export with GET /connectors?expand=info", k)))
+			errs = append(errs, top.ErrAt(source, k, fmt.Sprintf("connector %q: the export has no \"info\" object: export with GET /connectors?expand=info", k)))
 			continue
 		}
 		rc, err := jsonConnector(source, info, k)
 		if err == nil && rc.name != k {
-			err = posErr(source, top, k, fmt.Sprintf("connector %q: info.name is %q", k, rc.name))
+			err = top.ErrAt(source, k, fmt.Sprintf("connector %q: info.name is %q", k, rc.name))
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -148,13 +132,13 @@ func exportConnectors(source string, top *jsonObject) ([]rawConnector, []Warning
 
 // jsonConnector reads the {"name", "config"} shape or a flat map; fallback
 // names the connector when the file does not.
-func jsonConnector(source string, top *jsonObject, fallback string) (rawConnector, error) {
+func jsonConnector(source string, top *syntax.Object, fallback string) (rawConnector, error) {
 	cfg := top
 	var rc rawConnector
-	if v, ok := top.get("config"); ok {
-		inner, isObj := v.(*jsonObject)
+	if v, ok := top.Get("config"); ok {
+		inner, isObj := v.(*syntax.Object)
 		if !isObj {
-			return rc, posErr(source, top, "config", "\"config\" must be a JSON object of connector settings, not "+jsonKind(v))
+			return rc, top.ErrAt(source, "config", "\"config\" must be a JSON object of connector settings, not "+syntax.Kind(v))
 		}
 		cfg = inner
 		rc.warns = restMembers(top)
@@ -175,9 +159,9 @@ func jsonConnector(source string, top *jsonObject, fallback string) (rawConnecto
 }
 
 // restMembers warns of top-level members a REST body does not have.
-func restMembers(top *jsonObject) []Warning {
+func restMembers(top *syntax.Object) []Warning {
 	var out []Warning
-	for _, k := range top.keys {
+	for _, k := range top.Keys {
 		if k != "name" && k != "config" && k != "tasks" && k != "type" {
 			out = append(out, Warning{Key: k, Message: "top-level member ignored (only \"name\" and \"config\" are read)"})
 		}
@@ -188,13 +172,13 @@ func restMembers(top *jsonObject) []Warning {
 // configValues turns the config object into strings. Values may be JSON
 // strings, numbers, booleans or lists of those (joined with ","); null
 // means "not set".
-func configValues(source string, cfg *jsonObject) (map[string]string, error) {
-	raw := make(map[string]string, len(cfg.keys))
+func configValues(source string, cfg *syntax.Object) (map[string]string, error) {
+	raw := make(map[string]string, len(cfg.Keys))
 	var errs []error
-	for _, k := range cfg.keys {
-		s, ok, err := scalarString(cfg.vals[k])
+	for _, k := range cfg.Keys {
+		s, ok, err := scalarString(cfg.Vals[k])
 		if err != nil {
-			errs = append(errs, posErr(source, cfg, k, k+": "+err.Error()))
+			errs = append(errs, cfg.ErrAt(source, k, k+": "+err.Error()))
 		} else if ok {
 			raw[k] = s
 		}
@@ -204,29 +188,24 @@ func configValues(source string, cfg *jsonObject) (map[string]string, error) {
 
 // connectorName takes the top-level name of the REST shape, else the config
 // "name"; when both are present they must agree.
-func connectorName(source string, top, cfg *jsonObject, raw map[string]string) (string, error) {
+func connectorName(source string, top, cfg *syntax.Object, raw map[string]string) (string, error) {
 	inner := strings.TrimSpace(raw["name"])
 	if top == cfg {
 		return inner, nil
 	}
-	v, _ := top.get("name")
+	v, _ := top.Get("name")
 	outer, isStr := v.(string)
 	if v != nil && !isStr {
-		return "", posErr(source, top, "name", "\"name\" must be a string, not "+jsonKind(v))
+		return "", top.ErrAt(source, "name", "\"name\" must be a string, not "+syntax.Kind(v))
 	}
 	outer = strings.TrimSpace(outer)
 	switch {
 	case outer == "":
 		return inner, nil
 	case inner != "" && inner != outer:
-		return "", posErr(source, top, "name", fmt.Sprintf("name %q differs from config name %q", outer, inner))
+		return "", top.ErrAt(source, "name", fmt.Sprintf("name %q differs from config name %q", outer, inner))
 	}
 	return outer, nil
-}
-
-func posErr(source string, o *jsonObject, key, msg string) error {
-	at := o.pos[key]
-	return &SyntaxError{Source: source, Line: at.line, Col: at.col, Msg: msg}
 }
 
 func scalarString(v any) (string, bool, error) {

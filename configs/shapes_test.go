@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 )
 
 func loadShapes(t *testing.T, file string) []*Connector {
@@ -101,7 +103,7 @@ func TestDirectoryMixesShapes(t *testing.T) {
 // as a whole.
 func TestFileSizeLimit(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "big.json")
-	big := `{"name": "big", "config": {"topics": "` + strings.Repeat("t", MaxFileBytes) + `"}}`
+	big := `{"name": "big", "config": {"topics": "` + strings.Repeat("t", syntax.MaxFileBytes) + `"}}`
 	if err := os.WriteFile(f, []byte(big), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package configs
 import (
 	"net/url"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // Settings that weaken security without breaking anything: they work, so
@@ -64,7 +66,7 @@ func (p *parser) warnWeakRegistry(c *Connector) {
 		switch u.Scheme {
 		case "http":
 			if credentials != "" {
-				p.warn(urlKey, redactURL(s)+" is plain http: "+credentials+" goes in clear to the registry and anyone on the path (use https)")
+				p.warn(urlKey, secret.URL(s)+" is plain http: "+credentials+" goes in clear to the registry and anyone on the path (use https)")
 			}
 		case "https":
 			anyHTTPS = true

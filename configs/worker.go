@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/provider"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 )
 
 // setting is one config value and where it came from.
@@ -15,7 +20,7 @@ type setting struct {
 	// unresolved: the value holds config provider placeholders left as
 	// written, read offline (check --offline): it is not validated. (A
 	// value a provider resolved is no secret for that alone: only its key
-	// makes it one, IsSecretKey.)
+	// makes it one, secret.IsKey.)
 	unresolved bool
 }
 
@@ -54,7 +59,7 @@ type Worker struct {
 	OverridePolicy string
 
 	set       settings
-	providers providers
+	providers provider.Set
 	offline   bool // placeholders are checked, not resolved (ReadOptions)
 }
 
@@ -84,17 +89,17 @@ func LoadWorker(path string) (*Worker, []Warning, error) {
 
 // LoadWorkerWith is LoadWorker with options.
 func LoadWorkerWith(path string, o ReadOptions) (*Worker, []Warning, error) {
-	data, err := readLimited(path)
+	data, err := syntax.ReadFile(path)
 	if err != nil {
 		return nil, nil, &FileError{Source: path, Err: err}
 	}
-	props, err := parseProperties(path, data)
+	props, err := syntax.ParseProperties(path, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	m := make(map[string]string, len(props))
 	for _, p := range props {
-		m[p.key] = p.value
+		m[p.Key] = p.Value
 	}
 	return newWorker(path, m, func(string) string { return "worker " + path }, o)
 }
@@ -139,7 +144,7 @@ func newWorker(source string, props map[string]string, origin func(string) strin
 	w := &Worker{Source: source, set: settings{}, offline: o.Offline}
 	var errs []error
 	var perrs []error
-	w.providers, perrs = parseProviders(props)
+	w.providers, perrs = provider.Parse(props, lookupEnv)
 	for _, e := range perrs {
 		errs = append(errs, workerErr(source, e))
 	}
@@ -164,19 +169,22 @@ func newWorker(source string, props map[string]string, origin func(string) strin
 	return w, warns, nil
 }
 
-// workerErr names the worker in an error about one of its keys.
+// lookupEnv is how the worker's EnvVarConfigProvider reads a variable
+// (os.LookupEnv); tests replace it.
+var lookupEnv = os.LookupEnv
+
+// workerErr names the worker in an error about one of its providers.
 func workerErr(source string, err error) error {
-	var fe *FieldError
-	if errors.As(err, &fe) {
-		fe.Source = source
-		return fe
+	var pe *provider.ParamError
+	if errors.As(err, &pe) {
+		return &FieldError{Source: source, Key: pe.Key, Value: pe.Value, Set: pe.Set, Reason: pe.Reason}
 	}
 	return fmt.Errorf("%s: %w", source, err)
 }
 
 func (w *Worker) resolveOne(k, v, origin string) (setting, error) {
 	st := setting{value: v, origin: origin}
-	if isProviderKey(k) {
+	if provider.IsKey(k) {
 		return st, nil
 	}
 	var err error
@@ -195,15 +203,15 @@ func (w *Worker) resolveOne(k, v, origin string) (setting, error) {
 // offline, only checks them (unresolved: v holds some, kept as written).
 // A nil worker has no providers.
 func (w *Worker) resolve(v string) (out string, unresolved bool, err error) {
-	var ps providers
+	var ps provider.Set
 	if w != nil {
 		ps = w.providers
 	}
 	if w != nil && w.offline {
-		found, err := ps.checkOffline(v)
+		found, err := ps.CheckOffline(v)
 		return v, found, err
 	}
-	out, _, err = ps.resolve(v)
+	out, _, err = ps.Resolve(v)
 	return out, false, err
 }
 
@@ -303,10 +311,10 @@ func (w *Worker) readPolicy() error {
 
 // Show prints the value of key with secrets hidden.
 func (w *Worker) Show(key string) string {
-	if IsSecretKey(key) {
-		return Hidden
+	if secret.IsKey(key) {
+		return secret.Hidden
 	}
-	return redactURL(w.set[key].value)
+	return secret.URL(w.set[key].value)
 }
 
 // PropertyToEnv is the CONNECT_* variable that sets property k (the

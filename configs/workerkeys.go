@@ -1,6 +1,10 @@
 package configs
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/provider"
+)
 
 // Worker keys, sorted into what hdfs-sink does with them. README.md lists
 // every one with its meaning here.
@@ -88,7 +92,7 @@ func workerKind(k string) workerKeyKind {
 	switch {
 	case workerNotApplicableKeys[k] || hasAnyPrefix(k, workerNotApplicablePrefixes):
 		return workerNotApplicable // before the families: admin.listeners is not admin.*
-	case workerUsedKeys[k], isProviderKey(k), isConverterKey(k), isClientPrefixed(k):
+	case workerUsedKeys[k], provider.IsKey(k), isConverterKey(k), isClientPrefixed(k):
 		return workerUsed
 	case isClientKey(k):
 		return workerClient

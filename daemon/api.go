@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 )
 
@@ -83,7 +84,7 @@ func (d *Daemon) Restart(name string) error {
 func (d *Daemon) NotReady() []string { return d.board.notReady() }
 
 // Redactor hides the secrets of the files loaded last.
-func (d *Daemon) Redactor() *configs.Redactor { return d.board.redactor() }
+func (d *Daemon) Redactor() *secret.Redactor { return d.board.redactor() }
 
 // Worker is the worker settings the files were loaded with (nil: none).
 func (d *Daemon) Worker() *configs.Worker { return d.board.loadedWorker() }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
@@ -180,7 +181,7 @@ func encodeConnector(file, name string, cfg map[string]any) ([]byte, error) {
 		}
 	}
 	header := []string{"Connector " + name + ", written by hdfs-sink's REST API; comments of the previous file are not kept."}
-	return configs.FormatProperties(header, props), nil
+	return syntax.FormatProperties(header, props), nil
 }
 
 // checkWithOthers checks the candidate file of connector name with every

@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
@@ -44,7 +45,7 @@ func (f *daemonFixture) writeConnector(file, name string, cfg map[string]string)
 	maps.Copy(full, cfg)
 	var data []byte
 	if strings.HasSuffix(file, ".properties") {
-		data = configs.FormatProperties(nil, full)
+		data = syntax.FormatProperties(nil, full)
 	} else {
 		data, _ = json.Marshal(map[string]any{"name": name, "config": full})
 	}
@@ -163,8 +164,8 @@ func TestGetEditPutKeepsSecretsAndReferences(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, want := range tt.kept {
-			if !strings.Contains(string(disk), want) || strings.Contains(string(disk), configs.Hidden) {
-				t.Fatalf("%s after GET -> edit -> PUT lacks %q or holds %s:\n%s", tt.file, want, configs.Hidden, disk)
+			if !strings.Contains(string(disk), want) || strings.Contains(string(disk), secret.Hidden) {
+				t.Fatalf("%s after GET -> edit -> PUT lacks %q or holds %s:\n%s", tt.file, want, secret.Hidden, disk)
 			}
 		}
 		f.waitFor(tt.name+" restarted with flush.size=2", func() bool {

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
@@ -46,9 +47,9 @@ type Daemon struct {
 	// logins are the process's Kerberos logins, one per principal and
 	// keytab, shared by every connector's HDFS, Metastore and Kafka clients.
 	logins      *kerberos.Logins
-	levels      *logLevels              // the process's loggers (loggers.go)
-	files       wiring.Files            // --config and --worker, read again on reload
-	hide        func(*configs.Redactor) // gives the log handler the secrets of a reload
+	levels      *logLevels             // the process's loggers (loggers.go)
+	files       wiring.Files           // --config and --worker, read again on reload
+	hide        func(*secret.Redactor) // gives the log handler the secrets of a reload
 	restart     RestartPolicy
 	healthEvery time.Duration
 	watchEvery  time.Duration              // 0: no directory watch

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 )
 
@@ -24,7 +25,7 @@ type Options struct {
 	LogLevel slog.Leveler
 	// Hide, when set, is told the secrets of every load and reload, so a
 	// log handler can hide them (cmd/hdfs-sink's does).
-	Hide func(*configs.Redactor)
+	Hide func(*secret.Redactor)
 	// MemoryMax is one memory ceiling for the whole process (0: the sum
 	// of the connectors' hdfs.sink.memory.max.bytes).
 	MemoryMax int64

@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // scrape reads one sample of the daemon's /metrics by its series, as
@@ -195,12 +196,12 @@ func contractInfo(t *testing.T, rc restClient) {
 	if info.Name != "orders" || info.Type != "sink" || len(info.Tasks) != 1 || info.Config["topics"] != "orders" {
 		t.Fatalf("connector info %+v", info)
 	}
-	if info.Config["value.converter.basic.auth.user.info"] != configs.Hidden {
+	if info.Config["value.converter.basic.auth.user.info"] != secret.Hidden {
 		t.Fatalf("a credential is shown: %q", info.Config["value.converter.basic.auth.user.info"])
 	}
 	var cfg map[string]string
 	rc.do("GET", "/connectors/orders/config", "", 200, &cfg, true)
-	if cfg["flush.size"] != "5" || cfg["value.converter.basic.auth.user.info"] != configs.Hidden {
+	if cfg["flush.size"] != "5" || cfg["value.converter.basic.auth.user.info"] != secret.Hidden {
 		t.Fatalf("config %v", cfg)
 	}
 	var expanded map[string]struct {
@@ -302,7 +303,7 @@ func contractValidate(t *testing.T, rc restClient) {
 		if c.Value.Name == "flush.size" {
 			flushErrs = c.Value.Errors
 		}
-		if c.Value.Name == "value.converter.basic.auth.user.info" && (c.Value.Value == nil || *c.Value.Value != configs.Hidden) {
+		if c.Value.Name == "value.converter.basic.auth.user.info" && (c.Value.Value == nil || *c.Value.Value != secret.Hidden) {
 			t.Fatalf("validate shows a credential: %v", *c.Value.Value)
 		}
 	}

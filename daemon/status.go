@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
@@ -27,8 +28,8 @@ type statusBoard struct {
 	mu      sync.Mutex
 	conns   map[string]*connStatus
 	metrics *metrics.Metrics
-	redact  *configs.Redactor // hides secrets an error may quote; replaced on reload
-	worker  *configs.Worker   // the worker settings run loaded (nil: none); replaced on reload
+	redact  *secret.Redactor // hides secrets an error may quote; replaced on reload
+	worker  *configs.Worker  // the worker settings run loaded (nil: none); replaced on reload
 }
 
 type connStatus struct {
@@ -53,7 +54,7 @@ const (
 func newStatusBoard() *statusBoard { return &statusBoard{conns: map[string]*connStatus{}} }
 
 // redactor is what hides secrets in what the board shows (nil: by key only).
-func (b *statusBoard) redactor() *configs.Redactor {
+func (b *statusBoard) redactor() *secret.Redactor {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.redact
@@ -291,7 +292,7 @@ func counters(s *sink.Stats) map[string]int64 {
 	}
 }
 
-func partitionsStatus(h sink.Health, redact *configs.Redactor) *PartitionsStatus {
+func partitionsStatus(h sink.Health, redact *secret.Redactor) *PartitionsStatus {
 	ps := &PartitionsStatus{Assigned: h.Assigned, Broken: len(h.Broken)}
 	if len(h.Broken) > 0 {
 		ps.Errors = map[string]string{}

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
 )
 
 func newEpoch() string {
@@ -47,6 +48,15 @@ type owned struct {
 type Problem struct {
 	Err   string
 	Since time.Time // when the partition stopped writing
+}
+
+// kafkaProblem is the Kafka outage w reports, if any.
+func kafkaProblem(w *kafkawatch.Watch) *Problem {
+	since, err := w.Down()
+	if err == nil {
+		return nil
+	}
+	return &Problem{Err: err.Error(), Since: since}
 }
 
 // setProblem records err for Health; nil clears it. The first failure's

@@ -23,6 +23,10 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/sink/deadletter"
+	"github.com/hdfs-sink/hdfs-sink/sink/extras"
+	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
+	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
@@ -84,7 +88,7 @@ type Config struct {
 	MemoryMax int64
 	// Budget, when set, is the process-wide bound shared with the other
 	// connectors of the process (run --memory-max-bytes).
-	Budget *MemoryBudget
+	Budget *memory.Budget
 
 	RetryBackoff    time.Duration
 	ShutdownTimeout time.Duration
@@ -154,9 +158,9 @@ type Connector struct {
 	cl    *kgo.Client
 	Stats Stats
 
-	extras   *extras
+	extras   *extras.Columns
 	cache    schemaCache // cfg.Registry, when it can answer without waiting
-	kafka    *kafkaHealth
+	kafka    *kafkawatch.Watch
 	parts    partitions
 	fetchLog logLimiter
 	epoch    string
@@ -170,27 +174,30 @@ type Connector struct {
 	panicMu sync.Mutex
 	panic   *PanicError // the first panic recovered in a partition worker
 
-	dlq       dlqProducer // the dead-letter topic: created?, produces under way
-	badLogged atomic.Bool // a tolerated bad record was logged
+	dlq       deadLetterTopic // the dead-letter topic (errors.tolerance=all)
+	badLogged atomic.Bool     // a tolerated bad record was logged
 }
 
 // New validates the wiring and creates the Kafka client (which connects lazily).
 func New(cfg Config) (*Connector, error) {
 	cfg = withDefaults(cfg)
 	host, _ := os.Hostname()
-	ext, err := newExtras(cfg.ExtraColumns)
+	ext, err := extras.New(cfg.ExtraColumns)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: %w", cfg.Name, err)
 	}
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
 		extras: ext, ready: make(chan struct{}), pause: newPauseControl(),
-		kafka: &kafkaHealth{log: cfg.Logger, now: cfg.Now, after: kafkaReportAfter}}
+		kafka: kafkawatch.New(cfg.Logger, cfg.Now)}
 	c.cache, _ = cfg.Registry.(schemaCache)
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
 	}
 	c.cl = cl
+	c.dlq = deadletter.New(cl, deadletter.Config{Connector: cfg.Name, Topic: cfg.DLQTopic, Headers: cfg.DLQHeaders,
+		Replication: cfg.DLQReplication, Wait: cfg.DeadLetterWait, Fatal: c.kafkaFatal,
+		Failed: cfg.Observer.DeadLetterFailed, Logger: cfg.Logger})
 	close(c.ready)
 	return c, nil
 }
@@ -275,7 +282,7 @@ func (c *Connector) Run(ctx context.Context) error {
 			continue
 		}
 		pollCtx, cancel := context.WithTimeout(ctx, c.cfg.TickInterval)
-		// All that is buffered: MemoryPlan.FetchOpts bound it, and every poll ends
+		// All that is buffered: memory.Plan.FetchOpts bound it, and every poll ends
 		// in a barrier (all partitions written), so small polls with many
 		// partitions left each partition a few records per barrier.
 		fetches := c.cl.PollFetches(pollCtx)
@@ -579,7 +586,7 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error)
 		return nil, err
 	}
 	if c.extras != nil {
-		if s, datum, err = c.extras.apply(s, datum, kr); err != nil {
+		if s, datum, err = c.extras.Apply(s, datum, kr); err != nil {
 			return nil, err
 		}
 	}
@@ -594,7 +601,7 @@ func (c *Connector) schemaForFiles(ctx context.Context, id int32) (*schema.Schem
 	if err != nil || c.extras == nil {
 		return s, err
 	}
-	return c.extras.schema(s)
+	return c.extras.Schema(s)
 }
 
 // schemaByID waits SchemaLookupWait at most for a schema. The poll loop
@@ -761,7 +768,7 @@ type Health struct {
 // recovery; safe to call from any goroutine.
 func (c *Connector) Health() Health {
 	parts := c.parts.all()
-	h := Health{Assigned: len(parts), Broken: map[string]Problem{}, Kafka: c.kafka.problem()}
+	h := Health{Assigned: len(parts), Broken: map[string]Problem{}, Kafka: kafkaProblem(c.kafka)}
 	for _, o := range parts {
 		if pr := o.problem.Load(); pr != nil {
 			h.Broken[fmt.Sprintf("%s/%d", o.topic, o.partition)] = *pr
@@ -797,7 +804,7 @@ func (c *Connector) backoff(n int, err error) time.Duration {
 func (c *Connector) shutdown(store context.Context) error {
 	c.cfg.Logger.Info("connector stopping: committing open files and leaving the group")
 	c.release(store, c.parts.keys(), true)
-	c.cfg.Budget.leave(c)
+	c.cfg.Budget.Leave(c)
 	c.cl.Close()
 	c.cfg.Logger.Info("connector stopped")
 	return nil
@@ -831,5 +838,5 @@ func (c *Connector) storeContext(ctx context.Context) (store context.Context, en
 // abortAll drops every partition without committing (after a fatal error).
 func (c *Connector) abortAll() {
 	c.release(context.Background(), c.parts.keys(), false)
-	c.cfg.Budget.leave(c)
+	c.cfg.Budget.Leave(c)
 }

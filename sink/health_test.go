@@ -111,7 +111,7 @@ func TestKafkaOutageShownInHealth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.kafka.after = 300 * time.Millisecond
+	c.kafka.After = 300 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { c.Run(ctx); close(done) }()

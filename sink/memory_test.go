@@ -7,39 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 )
-
-func TestMemoryBudgetAllowance(t *testing.T) {
-	a, b := &Connector{}, &Connector{}
-	tests := []struct {
-		name           string
-		max, other, me int64
-		want           int64
-	}{
-		{"under the budget keeps all", 100, 30, 60, 60},
-		{"exactly at the budget keeps all", 100, 40, 60, 60},
-		{"over: proportional share", 100, 100, 100, 50},
-		{"over, alone holding most", 100, 0, 400, 100},
-		{"holding nothing", 100, 500, 0, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			bud := NewMemoryBudget(tt.max)
-			bud.report(b, tt.other)
-			if got := bud.allowance(a, tt.me); got != tt.want {
-				t.Fatalf("allowance = %d, want %d", got, tt.want)
-			}
-			bud.leave(b)
-			if got := bud.Buffered(); got != tt.me {
-				t.Fatalf("after the other left, buffered = %d, want %d", got, tt.me)
-			}
-		})
-	}
-	var nilBudget *MemoryBudget
-	if got := nilBudget.allowance(a, 7); got != 7 {
-		t.Fatalf("nil budget allowance = %d, want 7", got)
-	}
-}
 
 // TestMemoryBudgetSharedByConnectors: two connectors without a ceiling of
 // their own share one process budget smaller than what they would buffer;
@@ -57,7 +26,7 @@ func TestMemoryBudgetSharedByConnectors(t *testing.T) {
 		}
 	}
 	k.produce(recs...)
-	budget := NewMemoryBudget(64 << 10)
+	budget := memory.NewBudget(64 << 10)
 	var running []*running
 	for _, topic := range []string{testTopic, other} {
 		cfg := k.config("budget-" + topic)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
-	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/sink/inspect"
 	"github.com/hdfs-sink/hdfs-sink/wal"
 	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 	"github.com/hdfs-sink/hdfs-sink/writer"
@@ -363,7 +363,7 @@ func (p *partition) scanCommitted(ctx context.Context, scans *topicScans) (int64
 	if _, ok := p.cfg.Partitioner.(partitioner.Default); !ok {
 		return scans.last(ctx, p)
 	}
-	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, p.cfg.Layout.PartitionDir(p.cfg.Partition))
+	ends, err := inspect.CommittedEnds(ctx, p.cfg.FS, p.cfg.Layout, p.cfg.Layout.PartitionDir(p.cfg.Partition))
 	if err != nil {
 		return 0, err
 	}
@@ -377,25 +377,6 @@ func (p *partition) noteScanned(ends map[int32]int64) int64 {
 	}
 	p.cfg.Logger.Info("no WAL: last committed offset taken from file names", "offset", last)
 	return last
-}
-
-// scanEnds walks root for committed files of the topic and returns, per
-// Kafka partition, the highest offset their names give.
-func scanEnds(ctx context.Context, fsys storage.FS, t layout.Topic, root string) (map[int32]int64, error) {
-	ends := map[int32]int64{}
-	err := storage.WalkFiles(ctx, fsys, root, layout.IsTempDir, func(name string) error {
-		r, ok := layout.ParseFinalName(name)
-		if ok && r.Topic == t.Name {
-			if last, seen := ends[r.Partition]; !seen || r.End > last {
-				ends[r.Partition] = r.End
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s for committed files: %w", root, err)
-	}
-	return ends, nil
 }
 
 // topicScans walks each topic's directory at most once for the partitions
@@ -431,7 +412,7 @@ func (s *topicScans) last(ctx context.Context, p *partition) (int64, error) {
 	}
 	walk.once.Do(func() {
 		p.cfg.Logger.Warn("no WAL for this partition: scanning the topic directory once for committed files", "dir", p.cfg.Layout.Dir())
-		walk.ends, walk.err = scanEnds(ctx, p.cfg.FS, p.cfg.Layout, p.cfg.Layout.Dir())
+		walk.ends, walk.err = inspect.CommittedEnds(ctx, p.cfg.FS, p.cfg.Layout, p.cfg.Layout.Dir())
 	})
 	if walk.err != nil {
 		return 0, walk.err

@@ -10,11 +10,34 @@ import (
 	"path"
 	"time"
 
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/sink/inspect"
 	"github.com/hdfs-sink/hdfs-sink/wal"
 )
 
 var discardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// InspectWAL reads partition p's WAL without changing anything, so it is
+// safe next to a running owner (what it shows may be a moment old).
+func InspectWAL(ctx context.Context, s WriteSettings, topic string, p int32) (inspect.Report, error) {
+	return inspect.WAL(ctx, inspected(s, topic, p))
+}
+
+// inspected is partition p as inspect reads it.
+func inspected(s WriteSettings, topic string, p int32) inspect.Partition {
+	_, dense := s.Partitioner.(partitioner.Default)
+	return inspect.Partition{FS: s.FS, Partition: p, Dense: dense,
+		Layout: layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic}}
+}
+
+// inspector is a partition that only reads (no owner, no epoch).
+func inspector(s WriteSettings, topic string, p int32) *partition {
+	return newPartition(partitionConfig{
+		WriteSettings: s, Partition: p, Epoch: "inspect", Logger: discardLogger,
+		Layout: layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic},
+	})
+}
 
 // RepairPlan is what `hdfs-sink wal repair` would do for one partition, and
 // why. Recovery reads only the newest segment, so a repair never edits the
@@ -24,15 +47,24 @@ var discardLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
 // where nobody reads it (the next recovery prunes it; the repair keeps a
 // copy first).
 type RepairPlan struct {
-	Topic     string   `json:"topic"`
-	Partition int32    `json:"partition"`
-	Needed    bool     `json:"needed"` // false: the head reads, recovery needs nothing
-	Head      Segment  `json:"head"`
-	Copy      string   `json:"copy,omitempty"`    // where the damaged segment's bytes are kept
-	Committed int64    `json:"committed_offset"`  // what the repair claim carries
-	Why       []string `json:"why"`               // the reasoning, for the operator
-	Refused   string   `json:"refused,omitempty"` // non-empty: cannot repair without --to
+	Topic     string          `json:"topic"`
+	Partition int32           `json:"partition"`
+	Needed    bool            `json:"needed"` // false: the head reads, recovery needs nothing
+	Head      inspect.Segment `json:"head"`
+	Copy      string          `json:"copy,omitempty"`    // where the damaged segment's bytes are kept
+	Committed int64           `json:"committed_offset"`  // what the repair claim carries
+	Why       []string        `json:"why"`               // the reasoning, for the operator
+	Refused   string          `json:"refused,omitempty"` // non-empty: cannot repair without --to
 	refused   error
+}
+
+// errUnknownHead wraps the reason a repair cannot choose an offset itself.
+var errUnknownHead = errors.New("the committed offset cannot be told from what is left")
+
+// isCorrupt reports whether err is damage a repair is for.
+func isCorrupt(err error) bool {
+	var ce *wal.CorruptionError
+	return errors.As(err, &ce)
 }
 
 // PlanRepair decides a repair of partition p without changing anything.
@@ -41,7 +73,8 @@ type RepairPlan struct {
 func PlanRepair(ctx context.Context, s WriteSettings, topic string, p int32, to int64) (RepairPlan, error) {
 	part := inspector(s, topic, p)
 	plan := RepairPlan{Topic: topic, Partition: p, Committed: -1}
-	segs, err := part.readSegments(ctx)
+	insp := inspected(s, topic, p)
+	segs, err := insp.Segments(ctx)
 	if err != nil {
 		return plan, err
 	}
@@ -50,12 +83,12 @@ func PlanRepair(ctx context.Context, s WriteSettings, topic string, p int32, to 
 		return plan, nil
 	}
 	plan.Head = segs[len(segs)-1]
-	if plan.Head.err == nil {
+	if plan.Head.ReadErr() == nil {
 		plan.Why = []string{fmt.Sprintf("the head, segment %d, reads: recovery applies it; nothing to repair", plan.Head.Seq)}
 		return plan, nil
 	}
-	if !isCorrupt(plan.Head.err) {
-		return plan, plan.Head.err // the store failed, not the segment
+	if !isCorrupt(plan.Head.ReadErr()) {
+		return plan, plan.Head.ReadErr() // the store failed, not the segment
 	}
 	plan.Needed = true
 	plan.Copy = path.Join(part.log.Dir(), fmt.Sprintf(".corrupt-%020d", plan.Head.Seq))
@@ -85,9 +118,9 @@ func (p *partition) planRepairTo(ctx context.Context, plan *RepairPlan, to int64
 // was applied in full before the head was published (design.md §4,
 // invariant A), so its committed offset is a floor; files past it can
 // only be the damaged head's, which may have been applied in part.
-func (p *partition) planRepairFromEvidence(ctx context.Context, plan *RepairPlan, segs []Segment) error {
+func (p *partition) planRepairFromEvidence(ctx context.Context, plan *RepairPlan, segs []inspect.Segment) error {
 	floor := int64(-1)
-	if good := newestReadable(segs); good != nil {
+	if good := inspect.NewestReadable(segs); good != nil {
 		floor = good.Entry.CommittedOffset
 		plan.Why = append(plan.Why, fmt.Sprintf("segment %d, the newest that reads, was applied in full: offsets up to %d are committed", good.Seq, floor))
 	} else {
@@ -123,7 +156,7 @@ func (p *partition) lastNamed(ctx context.Context) (int64, string, error) {
 	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
 		dir = p.cfg.Layout.PartitionDir(p.cfg.Partition)
 	}
-	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
+	ends, err := inspect.CommittedEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
 	if err != nil {
 		return 0, dir, err
 	}
@@ -222,4 +255,23 @@ func (p *partition) coverLateRenames(ctx context.Context, committed int64) error
 	}
 	p.cfg.Logger.Warn("files were committed while the repair ran; the committed offset covers them", "claim", c.seq, "committed_offset", c.carried.committed)
 	return nil
+}
+
+// CommittedOffset is the offset recovery would resume partition p after:
+// the WAL head's committed offset, or without a WAL the file names' last
+// (-1: nothing committed). It only reads.
+func CommittedOffset(ctx context.Context, s WriteSettings, topic string, p int32) (int64, error) {
+	part := inspector(s, topic, p)
+	seqs, err := part.log.Segments(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if len(seqs) == 0 {
+		return part.scanCommitted(ctx, nil)
+	}
+	e, err := part.log.Read(ctx, seqs[len(seqs)-1])
+	if err != nil {
+		return 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", seqs[len(seqs)-1], topic, p, err)
+	}
+	return e.CommittedOffset, nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/sink/inspect"
 )
 
 // ResetError says why a partition cannot be reset to an offset.
@@ -159,7 +160,7 @@ func (p *partition) undoIfOverlapped(ctx context.Context, next int64) error {
 // a later offset.
 func (p *partition) refuseOverlap(ctx context.Context, next int64) error {
 	dir := p.cfg.Layout.Dir()
-	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
+	ends, err := inspect.CommittedEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
 	if err != nil {
 		return err
 	}

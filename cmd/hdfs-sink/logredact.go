@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"sync/atomic"
 
-	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // redactHandler hides secrets in every log record: the message and each
@@ -17,7 +17,7 @@ import (
 // configuration is loaded; before, only URL user info is hidden.
 type redactHandler struct {
 	inner slog.Handler
-	r     *atomic.Pointer[configs.Redactor]
+	r     *atomic.Pointer[secret.Redactor]
 }
 
 func (h redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -49,7 +49,7 @@ func (h redactHandler) WithGroup(name string) slog.Handler {
 // redactAttr hides secrets in a: strings and anything printed as text
 // (errors, Stringers) are rewritten only when they held a secret, so that
 // other values keep their type in JSON logs.
-func redactAttr(red *configs.Redactor, a slog.Attr) slog.Attr {
+func redactAttr(red *secret.Redactor, a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
@@ -73,7 +73,7 @@ func redactAttr(red *configs.Redactor, a slog.Attr) slog.Attr {
 // logFlags are shared by the commands that log.
 type logFlags struct {
 	level, format string
-	redact        *atomic.Pointer[configs.Redactor] // set by logger, filled by hide
+	redact        *atomic.Pointer[secret.Redactor] // set by logger, filled by hide
 }
 
 func (l *logFlags) register(fs *flag.FlagSet) {
@@ -120,12 +120,12 @@ func (l *logFlags) loggerAt(w io.Writer, lvl slog.Level) (*slog.Logger, error) {
 	default:
 		return nil, fmt.Errorf("--log-format %q: want text or json", l.format)
 	}
-	l.redact = new(atomic.Pointer[configs.Redactor])
+	l.redact = new(atomic.Pointer[secret.Redactor])
 	return slog.New(redactHandler{inner: h, r: l.redact}), nil
 }
 
 // hide makes the loggers of l hide r's secrets from now on.
-func (l *logFlags) hide(r *configs.Redactor) {
+func (l *logFlags) hide(r *secret.Redactor) {
 	if l.redact != nil {
 		l.redact.Store(r)
 	}

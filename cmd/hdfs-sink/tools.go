@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
@@ -115,7 +116,7 @@ func (t *toolFlags) load() (*configs.Connector, error) {
 // loadConnectors is how every tool reads the worker and connector files:
 // as run does, refused where run would refuse them. The Redactor hides
 // their secrets in whatever the tool prints.
-func loadConnectors(cf configFlags) ([]*configs.Connector, *configs.Redactor, error) {
+func loadConnectors(cf configFlags) ([]*configs.Connector, *secret.Redactor, error) {
 	l, err := cf.Load()
 	if err != nil {
 		return nil, l.Redact, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/sink/inspect"
 	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 )
 
@@ -107,7 +108,7 @@ func topicID(id [entry.TopicIDSize]byte) string {
 	return base64.RawURLEncoding.EncodeToString(id[:])
 }
 
-func printWAL(w io.Writer, rep sink.WALReport) {
+func printWAL(w io.Writer, rep inspect.Report) {
 	fmt.Fprintf(w, "WAL of topic %s partition %d in %s: %d segments\n", rep.Topic, rep.Partition, rep.Dir, len(rep.Segments))
 	for _, sg := range rep.Segments {
 		fmt.Fprintf(w, "  segment %d  published %s\n", sg.Seq, sg.Published.UTC().Format(time.RFC3339))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
@@ -50,7 +51,7 @@ func (tt route) run(t *testing.T, o Options, setup func(*fakeConnectors)) {
 				t.Fatalf("%s %s: %s\nlacks %s", tt.method, tt.path, body, w)
 			}
 		}
-		if strings.Contains(body, secret) {
+		if strings.Contains(body, testSecret) {
 			t.Fatalf("%s %s shows the secret: %s", tt.method, tt.path, body)
 		}
 	})
@@ -62,7 +63,7 @@ var errKafkaDown = errors.New("cannot check offset 5 against the log of topic or
 // with Connect's status codes and shapes, and what each asks of the
 // daemon.
 func TestConnectRoutesAgainstAFake(t *testing.T) {
-	added := conftest.Connector(t, t.TempDir(), "added", map[string]string{"value.converter.basic.auth.user.info": "u:" + secret})
+	added := conftest.Connector(t, t.TempDir(), "added", map[string]string{"value.converter.basic.auth.user.info": "u:" + testSecret})
 	changed := func(f *fakeConnectors) {
 		f.change = func(string) (*configs.Connector, error) { return added, nil }
 	}
@@ -83,7 +84,7 @@ func TestConnectRoutesAgainstAFake(t *testing.T) {
 	}{
 		// POST /connectors
 		{route{"create", "POST", "/connectors", `{"name": " added ", "config": {"flush.size": "3"}}`, "", nil, 201, "create added RUNNING",
-			[]string{`"name":"added"`, `"tasks":[{"connector":"added","task":0}]`, `"type":"sink"`, configs.Hidden}}, changed},
+			[]string{`"name":"added"`, `"tasks":[{"connector":"added","task":0}]`, `"type":"sink"`, secret.Hidden}}, changed},
 		{route{"create stopped", "POST", "/connectors", `{"name": "added", "config": {}, "initial_state": "stopped"}`, "", nil, 201, "create added STOPPED",
 			[]string{`"tasks":[]`}}, changed},
 		{route{"create an existing one", "POST", "/connectors", `{"name": "orders", "config": {}}`, "", nil, 409, "create orders RUNNING",
@@ -110,11 +111,11 @@ func TestConnectRoutesAgainstAFake(t *testing.T) {
 		{route{"stop no connector", "PUT", "/connectors/nope/stop", "", "", nil, 404, "", []string{"Connector nope not found"}}, nil},
 		// tasks
 		{route{"tasks", "GET", "/connectors/orders/tasks", "", "", nil, 200, "",
-			[]string{`[{"id":{"connector":"orders","task":0},"config":{`, `"topics":"orders"`, configs.Hidden}}, nil},
+			[]string{`[{"id":{"connector":"orders","task":0},"config":{`, `"topics":"orders"`, secret.Hidden}}, nil},
 		{route{"tasks of a stopped one", "GET", "/connectors/orders/tasks", "", "STOPPED", nil, 200, "", []string{"[]"}}, nil},
 		{route{"task status", "GET", "/connectors/orders/tasks/0/status", "", "", nil, 200, "", []string{`{"id":0,"state":"RUNNING","worker_id":""}`}}, nil},
 		{route{"failed task status", "GET", "/connectors/clicks/tasks/0/status", "", "", nil, 200, "",
-			[]string{`"state":"FAILED"`, `"trace":"registry said no to ` + configs.Hidden}}, nil},
+			[]string{`"state":"FAILED"`, `"trace":"registry said no to ` + secret.Hidden}}, nil},
 		{route{"task 1", "GET", "/connectors/orders/tasks/1/status", "", "", nil, 404, "", []string{"Task orders-1 not found"}}, nil},
 		{route{"task x", "GET", "/connectors/orders/tasks/x/status", "", "", nil, 404, "", []string{"Task orders-x not found"}}, nil},
 		{route{"task of a stopped one", "GET", "/connectors/orders/tasks/0/status", "", "STOPPED", nil, 404, "", []string{"Task orders-0 not found"}}, nil},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 )
 
@@ -36,7 +37,7 @@ type Connectors interface {
 	NotReady() []string
 	// Redactor hides the secrets of the files loaded last; Worker is the
 	// worker settings they were loaded with (nil: none).
-	Redactor() *configs.Redactor
+	Redactor() *secret.Redactor
 	Worker() *configs.Worker
 	// Operations are the rest of Connect's API (operations.go).
 	Operations

@@ -3,7 +3,7 @@ package rest
 import (
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 )
@@ -49,7 +49,7 @@ type partitionStatus struct {
 
 // statusOf is connector c's Connect status on worker workerID, secrets
 // hidden by r.
-func statusOf(c Connector, workerID string, r *configs.Redactor) connectorStateInfo {
+func statusOf(c Connector, workerID string, r *secret.Redactor) connectorStateInfo {
 	st := stateInfo{State: c.State, WorkerID: workerID}
 	if c.Err != nil {
 		st.Trace = wiring.Scrub(r, c.Err.Error())
@@ -81,7 +81,7 @@ func (st *connectorStateInfo) restarting() {
 	}
 }
 
-func partitionStatuses(r *configs.Redactor, views []metrics.PartitionView) []partitionStatus {
+func partitionStatuses(r *secret.Redactor, views []metrics.PartitionView) []partitionStatus {
 	out := make([]partitionStatus, 0, len(views))
 	for _, v := range views {
 		ps := partitionStatus{Topic: v.Topic, Partition: v.Partition, State: v.State, CommittedOffset: max(v.Next-1, -1),

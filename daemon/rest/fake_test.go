@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // fakeConnectors is a daemon as the API sees it: connectors with a state,
@@ -22,7 +23,7 @@ type fakeConnectors struct {
 	put      func(name string) (*configs.Connector, bool, error)
 	failNext error // returned by the next Pause, Resume, Restart or Delete
 	notReady []string
-	redact   *configs.Redactor
+	redact   *secret.Redactor
 	worker   *configs.Worker
 	fakeOps  // the Operations' (fake_ops_test.go)
 }
@@ -75,9 +76,9 @@ func (f *fakeConnectors) Put(name string, body io.Reader) (*configs.Connector, b
 	return f.put(name)
 }
 
-func (f *fakeConnectors) NotReady() []string          { return append([]string(nil), f.notReady...) }
-func (f *fakeConnectors) Redactor() *configs.Redactor { return f.redact }
-func (f *fakeConnectors) Worker() *configs.Worker     { return f.worker }
+func (f *fakeConnectors) NotReady() []string         { return append([]string(nil), f.notReady...) }
+func (f *fakeConnectors) Redactor() *secret.Redactor { return f.redact }
+func (f *fakeConnectors) Worker() *configs.Worker    { return f.worker }
 
 func (f *fakeConnectors) called() string {
 	f.mu.Lock()

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
@@ -183,7 +184,7 @@ type taskID struct {
 
 // infoOf is a connector's ConnectorInfo; its config is the file as written
 // (shownConfig).
-func infoOf(r *configs.Redactor, c *configs.Connector) connectorInfo {
+func infoOf(r *secret.Redactor, c *configs.Connector) connectorInfo {
 	return connectorInfo{Name: c.Name, Config: shownConfig(r, c), Tasks: []taskID{{Connector: c.Name, Task: 0}}, Type: "sink"}
 }
 
@@ -191,7 +192,7 @@ func infoOf(r *configs.Redactor, c *configs.Connector) connectorInfo {
 // connector's own keys as its file states them, config provider
 // placeholders intact and literal secrets hidden (wiring.RedactWritten),
 // so that a client can send it back (the daemon restores what it hid).
-func shownConfig(r *configs.Redactor, c *configs.Connector) map[string]string {
+func shownConfig(r *secret.Redactor, c *configs.Connector) map[string]string {
 	return wiring.RedactWritten(r, c.Written)
 }
 

@@ -14,26 +14,27 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 )
 
-const secret = "secret-pw-42"
+const testSecret = "secret-pw-42"
 
 // fakeAPI serves the API over a fake with two connectors: orders runs,
 // clicks has failed on an error that quotes a secret.
 func fakeAPI(t *testing.T, o Options) (*fakeConnectors, *httptest.Server) {
 	t.Helper()
 	dir := t.TempDir()
-	orders := conftest.Connector(t, dir, "orders", map[string]string{"value.converter.basic.auth.user.info": "u:" + secret})
+	orders := conftest.Connector(t, dir, "orders", map[string]string{"value.converter.basic.auth.user.info": "u:" + testSecret})
 	clicks := conftest.Connector(t, dir, "clicks", nil)
 	f := &fakeConnectors{
 		conns: map[string]Connector{
 			"orders": {Config: orders, State: "RUNNING", Partitions: []metrics.PartitionView{
 				{Topic: "orders", Partition: 0, State: "WRITING", Next: 5, LogEnd: 9},
-				{Topic: "orders-regex-match", Partition: 1, State: "BROKEN", Next: 0, LogEnd: -1, LastError: "registry u:" + secret + " refused"},
+				{Topic: "orders-regex-match", Partition: 1, State: "BROKEN", Next: 0, LogEnd: -1, LastError: "registry u:" + testSecret + " refused"},
 			}},
-			"clicks": {Config: clicks, State: "FAILED", Err: errors.New("registry said no to u:" + secret), Restarts: 3, NextRestart: nextRestart()},
+			"clicks": {Config: clicks, State: "FAILED", Err: errors.New("registry said no to u:" + testSecret), Restarts: 3, NextRestart: nextRestart()},
 		},
 		redact: configs.NewRedactor(nil, orders, clicks),
 	}
@@ -87,9 +88,9 @@ func TestReadsAgainstAFake(t *testing.T) {
 		{"/", 200, []string{`"version":"v1.2.3"`, `"commit":"abc"`}},
 		{"/connectors", 200, []string{`["clicks","orders"]`}},
 		{"/connectors/orders", 200, []string{`"name":"orders"`, `"type":"sink"`, `"tasks":[{"connector":"orders","task":0}]`}},
-		{"/connectors/orders/config", 200, []string{`"value.converter.basic.auth.user.info":"` + configs.Hidden + `"`, `"topics":"orders"`}},
+		{"/connectors/orders/config", 200, []string{`"value.converter.basic.auth.user.info":"` + secret.Hidden + `"`, `"topics":"orders"`}},
 		{"/connectors/orders/status", 200, []string{`"state":"RUNNING","worker_id":"h:8083"`, `"committed_offset":4`, `"lag":4`, `"restarts":0`}},
-		{"/connectors/clicks/status", 200, []string{`"state":"FAILED"`, `"trace":"registry said no to ` + configs.Hidden + `"`, `"restarts":3`, `"next_restart_seconds":`}},
+		{"/connectors/clicks/status", 200, []string{`"state":"FAILED"`, `"trace":"registry said no to ` + secret.Hidden + `"`, `"restarts":3`, `"next_restart_seconds":`}},
 		{"/connectors/orders/topics", 200, []string{`{"orders":{"topics":["orders","orders-regex-match"]}}`}},
 		{"/connectors?expand=status&expand=info", 200, []string{`"clicks":{"info":`, `"status":{"name":"orders"`}},
 		{"/connector-plugins", 200, []string{`"class":"io.confluent.connect.hdfs.HdfsSinkConnector","type":"sink","version":"1.2.3"`}},
@@ -109,7 +110,7 @@ func TestReadsAgainstAFake(t *testing.T) {
 				t.Errorf("GET %s: %s\nlacks %s", tt.path, body, w)
 			}
 		}
-		if strings.Contains(body, secret) {
+		if strings.Contains(body, testSecret) {
 			t.Errorf("GET %s shows the secret: %s", tt.path, body)
 		}
 	}
@@ -149,7 +150,7 @@ func TestChangesAgainstAFake(t *testing.T) {
 // TestPutConfigAgainstAFake: the body reaches the daemon unread; created
 // is 201, changed 200, and refusals keep their status and messages.
 func TestPutConfigAgainstAFake(t *testing.T) {
-	added := conftest.Connector(t, t.TempDir(), "added", map[string]string{"value.converter.basic.auth.user.info": "u:" + secret})
+	added := conftest.Connector(t, t.TempDir(), "added", map[string]string{"value.converter.basic.auth.user.info": "u:" + testSecret})
 	for _, tt := range []struct {
 		name    string
 		created bool
@@ -158,7 +159,7 @@ func TestPutConfigAgainstAFake(t *testing.T) {
 		body    string
 	}{
 		{"new", true, nil, 201, `"name":"added"`},
-		{"changed", false, nil, 200, `"value.converter.basic.auth.user.info":"` + configs.Hidden + `"`},
+		{"changed", false, nil, 200, `"value.converter.basic.auth.user.info":"` + secret.Hidden + `"`},
 		{"refused", false, &ConfigError{Messages: []string{"flush.size: not a number", "topics: not set"}}, 400, `"message":"flush.size: not a number\ntopics: not set"`},
 		{"not writable", false, &ForbiddenError{errors.New("connector files cannot be changed here")}, 403, `cannot be changed here`},
 		{"write fails", false, errDisk, 500, `no space left on device`},
@@ -172,7 +173,7 @@ func TestPutConfigAgainstAFake(t *testing.T) {
 				return added, tt.created, nil
 			}
 			code, body := call(t, srv, "PUT", "/connectors/added/config", `{"flush.size":"3"}`)
-			if code != tt.code || !strings.Contains(body, tt.body) || strings.Contains(body, secret) {
+			if code != tt.code || !strings.Contains(body, tt.body) || strings.Contains(body, testSecret) {
 				t.Fatalf("%d %s, want %d %s", code, body, tt.code, tt.body)
 			}
 			if f.putBody != `{"flush.size":"3"}` || f.called() != "put added" {
@@ -200,13 +201,13 @@ func TestReadOnlyChangesNothing(t *testing.T) {
 // TestReadyzSaysWhy: 503 with the daemon's reasons, secrets hidden.
 func TestReadyzSaysWhy(t *testing.T) {
 	f, srv := fakeAPI(t, Options{})
-	f.notReady = []string{"connector clicks is failed: registry said no to u:" + secret, "connector orders: kafka unreachable: EOF"}
+	f.notReady = []string{"connector clicks is failed: registry said no to u:" + testSecret, "connector orders: kafka unreachable: EOF"}
 	code, body := call(t, srv, "GET", "/readyz", "")
 	doc := decode[struct {
 		Status  string
 		Reasons []string
 	}](t, body)
-	want := "connector clicks is failed: registry said no to " + configs.Hidden
+	want := "connector clicks is failed: registry said no to " + secret.Hidden
 	if code != 503 || doc.Status != "not ready" || len(doc.Reasons) != 2 || doc.Reasons[0] != want {
 		t.Fatalf("%d %s", code, body)
 	}
@@ -218,7 +219,7 @@ func TestReadyzSaysWhy(t *testing.T) {
 func TestConfigAsWritten(t *testing.T) {
 	dir := t.TempDir()
 	secrets := filepath.Join(dir, "registry.properties")
-	if err := os.WriteFile(secrets, []byte("user.info=svc:"+secret+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(secrets, []byte("user.info=svc:"+testSecret+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	w, _, err := configs.WorkerFromEnv([]string{"CONNECT_BOOTSTRAP_SERVERS=kafka:9092",
@@ -230,7 +231,7 @@ func TestConfigAsWritten(t *testing.T) {
 	ref := "${file:" + secrets + ":user.info}"
 	conns, _, err := configs.ParseFile("orders.json", []byte(`{"name":"orders","config":{"topics":"orders","store.url":"file:///tmp/x","flush.size":"3",
 		"value.converter.basic.auth.credentials.source":"USER_INFO","value.converter.basic.auth.user.info":"`+ref+`",
-		"consumer.override.sasl.jaas.config":"literal-jaas-`+secret+`","consumer.override.security.protocol":"SASL_PLAINTEXT"}}`), w)
+		"consumer.override.sasl.jaas.config":"literal-jaas-`+testSecret+`","consumer.override.security.protocol":"SASL_PLAINTEXT"}}`), w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestConfigAsWritten(t *testing.T) {
 	defer srv.Close()
 	want := map[string]string{"name": "orders", "topics": "orders", "store.url": "file:///tmp/x", "flush.size": "3",
 		"value.converter.basic.auth.credentials.source": "USER_INFO", "value.converter.basic.auth.user.info": ref,
-		"consumer.override.sasl.jaas.config": configs.Hidden, "consumer.override.security.protocol": "SASL_PLAINTEXT"}
+		"consumer.override.sasl.jaas.config": secret.Hidden, "consumer.override.security.protocol": "SASL_PLAINTEXT"}
 	_, body := call(t, srv, "GET", "/connectors/orders/config", "")
 	if got := decode[map[string]string](t, body); !maps.Equal(got, want) {
 		t.Errorf("GET config = %v\nwant %v", got, want)
@@ -248,7 +249,7 @@ func TestConfigAsWritten(t *testing.T) {
 	if got := decode[connectorInfo](t, body); !maps.Equal(got.Config, want) {
 		t.Errorf("GET connector's config = %v\nwant %v", got.Config, want)
 	}
-	if strings.Contains(body, secret) {
+	if strings.Contains(body, testSecret) {
 		t.Fatalf("a secret is shown: %s", body)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 )
 
@@ -82,7 +83,7 @@ func validateConfig(worker *configs.Worker, class string, cfg map[string]any) co
 // checkConfig runs configs (with the worker run loaded) and the wiring on
 // cfg, as check would, and lists every error; the Redactor hides the
 // secrets of cfg and the worker in what is shown.
-func checkConfig(worker *configs.Worker, cfg map[string]any) ([]error, *configs.Redactor) {
+func checkConfig(worker *configs.Worker, cfg map[string]any) ([]error, *secret.Redactor) {
 	name := "request"
 	if n, ok := cfg["name"].(string); ok && n != "" {
 		name = n
@@ -105,7 +106,7 @@ func checkConfig(worker *configs.Worker, cfg map[string]any) ([]error, *configs.
 	return []error{err}, redact
 }
 
-func configEntry(r *configs.Redactor, key string, cfg map[string]any, errs []string, order int) configInfo {
+func configEntry(r *secret.Redactor, key string, cfg map[string]any, errs []string, order int) configInfo {
 	var value *string
 	if v, ok := cfg[key]; ok && v != nil {
 		s := wiring.Redact(r, key, fmt.Sprint(v))

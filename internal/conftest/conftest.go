@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // Connector writes a connector file with a local store under dir, the
@@ -55,7 +56,7 @@ func WriteFiles(t testing.TB, files map[string]string) string {
 }
 
 // Redactor knows one secret, as a connector with it would.
-func Redactor(t testing.TB, secret string) *configs.Redactor {
+func Redactor(t testing.TB, secret string) *secret.Redactor {
 	t.Helper()
 	c, _, err := configs.Parse("c.json", []byte(`{"name":"c","config":{"topics":"t","store.url":"file:///tmp/x","flush.size":"1",
 		"bootstrap.servers":"k:9092","value.converter.schema.registry.url":"http://r:8081",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // Files are where a run, check or tool finds its settings: --config (a
@@ -26,7 +27,7 @@ type Loaded struct {
 	Worker *configs.Worker // nil without a worker file or CONNECT_* variables
 	Conns  []*configs.Connector
 	Warns  []configs.Warning
-	Redact *configs.Redactor
+	Redact *secret.Redactor
 	// Skipped are the hidden and editor files of the config directory,
 	// which are never read (a debug line each).
 	Skipped []string

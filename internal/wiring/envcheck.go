@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
@@ -114,7 +115,7 @@ func MetastoreURIs(c *configs.Connector) (string, error) {
 // connectorReport is what check says of a connector that passed. Offline
 // (h not nil), hadoop.conf.dir, the Kerberos login and hive.conf.dir are
 // not read, and the report ends with what h leaves to the daemon's host.
-func connectorReport(c *configs.Connector, r *configs.Redactor, h *hostOnly) (report, error) {
+func connectorReport(c *configs.Connector, r *secret.Redactor, h *hostOnly) (report, error) {
 	if h != nil {
 		return offlineReport(c, r, *h)
 	}
@@ -131,7 +132,7 @@ func connectorReport(c *configs.Connector, r *configs.Redactor, h *hostOnly) (re
 }
 
 // offlineReport is connectorReport for check --offline.
-func offlineReport(c *configs.Connector, r *configs.Redactor, h hostOnly) (report, error) {
+func offlineReport(c *configs.Connector, r *secret.Redactor, h hostOnly) (report, error) {
 	rep, err := clientsReport(c, r, offlineStore(c, h), func(c *configs.Connector) (string, error) { return offlineHive(c, h) })
 	rep.lines = append(rep.lines, h.lines()...)
 	return rep, err
@@ -139,7 +140,7 @@ func offlineReport(c *configs.Connector, r *configs.Redactor, h hostOnly) (repor
 
 // clientsReport adds the Kafka consumer, the registry and the metastore
 // (as hive describes it) to rep.
-func clientsReport(c *configs.Connector, r *configs.Redactor, rep report, hive func(*configs.Connector) (string, error)) (report, error) {
+func clientsReport(c *configs.Connector, r *secret.Redactor, rep report, hive func(*configs.Connector) (string, error)) (report, error) {
 	applied, ignored := consumerUse(c)
 	rep.lines = append(rep.lines, "kafka consumer: "+showProps(r, applied))
 	if len(ignored) > 0 {
@@ -182,7 +183,7 @@ func hiveReport(c *configs.Connector) (string, error) {
 }
 
 // showProps prints client properties sorted, secrets hidden.
-func showProps(r *configs.Redactor, m map[string]string) string {
+func showProps(r *secret.Redactor, m map[string]string) string {
 	shown := r.ShowMap(m)
 	parts := make([]string, 0, len(shown))
 	for _, k := range slices.Sorted(maps.Keys(shown)) {
@@ -193,7 +194,7 @@ func showProps(r *configs.Redactor, m map[string]string) string {
 
 // showIgnored prints the ignored consumer properties sorted, each with its
 // value (secrets hidden) and why it is ignored.
-func showIgnored(r *configs.Redactor, props, why map[string]string) string {
+func showIgnored(r *secret.Redactor, props, why map[string]string) string {
 	parts := make([]string, 0, len(why))
 	for _, k := range slices.Sorted(maps.Keys(why)) {
 		parts = append(parts, fmt.Sprintf("%s=%s (%s)", k, r.Show(k, props[k]), why[k]))

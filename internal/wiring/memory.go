@@ -7,24 +7,24 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
-	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 )
 
 // ProcessMemory is run --memory-max-bytes: one memory ceiling for the whole
 // process, however many connectors and partitions it runs. It is split as
-// sink.PlanMemory says: the open files of all connectors share one
-// sink.MemoryBudget, the fetch share is divided evenly between connectors,
+// memory.NewPlan says: the open files of all connectors share one
+// memory.Budget, the fetch share is divided evenly between connectors,
 // and Go's garbage collector is given a soft limit under the ceiling so the
 // heap does not double past it. Each connector's own
 // hdfs.sink.memory.max.bytes still applies within it.
 type ProcessMemory struct {
-	plan   sink.MemoryPlan // zero without --memory-max-bytes
-	budget *sink.MemoryBudget
+	plan   memory.Plan // zero without --memory-max-bytes
+	budget *memory.Budget
 }
 
 // NewProcessMemory plans a ceiling shared by conns connectors; 0: none.
 func NewProcessMemory(ceiling int64, conns int, log *slog.Logger) ProcessMemory {
-	plan := sink.PlanMemory(ceiling, conns)
+	plan := memory.NewPlan(ceiling, conns)
 	if plan.Ceiling == 0 {
 		return ProcessMemory{}
 	}
@@ -33,14 +33,14 @@ func NewProcessMemory(ceiling int64, conns int, log *slog.Logger) ProcessMemory 
 	}
 	log.Info("process memory ceiling", "memory_max_bytes", ceiling, "file_buffers_bytes", plan.FileBudget,
 		"fetch_bytes_per_connector", plan.FetchBytes)
-	return ProcessMemory{plan: plan, budget: sink.NewMemoryBudget(plan.FileBudget)}
+	return ProcessMemory{plan: plan, budget: memory.NewBudget(plan.FileBudget)}
 }
 
 // Connector is one connector's memory plan: its own
 // hdfs.sink.memory.max.bytes, fetching no more than its share of the
 // process ceiling.
-func (m ProcessMemory) Connector(c *configs.Connector) sink.MemoryPlan {
-	return sink.PlanMemory(c.MemoryMaxBytes, 1).Within(m.plan)
+func (m ProcessMemory) Connector(c *configs.Connector) memory.Plan {
+	return memory.NewPlan(c.MemoryMaxBytes, 1).Within(m.plan)
 }
 
 // LimitBySum bounds the process by what its connectors' own ceilings add
@@ -51,14 +51,14 @@ func (m ProcessMemory) Connector(c *configs.Connector) sink.MemoryPlan {
 // and after every reload; GOMEMLIMIT, when set, wins.
 func LimitBySum(memMax int64, conns []*configs.Connector, m *metrics.Metrics, log *slog.Logger) {
 	if memMax > 0 {
-		m.SetMemory(memMax, sink.PlanMemory(memMax, len(conns)).GoLimit)
+		m.SetMemory(memMax, memory.NewPlan(memMax, len(conns)).GoLimit)
 		return
 	}
 	var sum int64
 	for _, c := range conns {
 		sum += c.MemoryMaxBytes
 	}
-	plan := sink.PlanMemory(sum, 1)
+	plan := memory.NewPlan(sum, 1)
 	m.SetMemory(plan.Ceiling, plan.GoLimit)
 	if plan.GoLimit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
 		return

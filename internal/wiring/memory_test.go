@@ -11,7 +11,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 	"github.com/hdfs-sink/hdfs-sink/kafkaclient"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
-	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 )
 
 func TestProcessMemory(t *testing.T) {
@@ -19,7 +19,7 @@ func TestProcessMemory(t *testing.T) {
 	c := conftest.Connector(t, t.TempDir(), "a", map[string]string{"hdfs.sink.memory.max.bytes": "268435456"})
 
 	off := NewProcessMemory(0, 2, log)
-	if off.budget != nil || off.Connector(c) != sink.PlanMemory(256<<20, 1) {
+	if off.budget != nil || off.Connector(c) != memory.NewPlan(256<<20, 1) {
 		t.Fatalf("no --memory-max-bytes must leave the connector's own plan alone: %+v", off.Connector(c))
 	}
 
@@ -69,7 +69,7 @@ func TestConnectorCeilingsBoundTheProcess(t *testing.T) {
 	b := conftest.Connector(t, dir, "b", map[string]string{"hdfs.sink.memory.max.bytes": "134217728"})
 	m := metrics.New("test")
 	LimitBySum(0, []*configs.Connector{a, b}, m, slog.New(slog.DiscardHandler))
-	if got, want := debug.SetMemoryLimit(-1), sink.PlanMemory(384<<20, 1).GoLimit; got != want {
+	if got, want := debug.SetMemoryLimit(-1), memory.NewPlan(384<<20, 1).GoLimit; got != want {
 		t.Fatalf("Go memory limit %d, want %d (the plan of 384 MiB)", got, want)
 	}
 }

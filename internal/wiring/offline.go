@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
@@ -99,7 +100,7 @@ func flattenErrs(err error) []error {
 // hostOnlyOf lists what of c check --offline leaves to the host: the
 // unresolved placeholders, and the files the Kafka consumer and the
 // registry client would read.
-func hostOnlyOf(c *configs.Connector, r *configs.Redactor) hostOnly {
+func hostOnlyOf(c *configs.Connector, r *secret.Redactor) hostOnly {
 	h := newHostOnly()
 	for _, k := range c.Unresolved() {
 		h.add(k, k, fmt.Sprintf("%s = %s (a config provider resolves it on the daemon's host)", k, r.Show(k, c.Raw[k])))

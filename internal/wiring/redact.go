@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/provider"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 )
 
 // Redact is the one function every config value goes through on its way
@@ -14,10 +16,10 @@ import (
 // whether written or resolved by a config provider, and credentials
 // written into URLs; an address a provider resolved is shown. A nil
 // Redactor hides by key and URL only.
-func Redact(r *configs.Redactor, key, value string) string { return r.Show(key, value) }
+func Redact(r *secret.Redactor, key, value string) string { return r.Show(key, value) }
 
 // RedactConfig is Redact applied to a whole connector config.
-func RedactConfig(r *configs.Redactor, raw map[string]string) map[string]string {
+func RedactConfig(r *secret.Redactor, raw map[string]string) map[string]string {
 	return r.ShowMap(raw)
 }
 
@@ -27,7 +29,7 @@ func RedactConfig(r *configs.Redactor, raw map[string]string) map[string]string 
 // not a secret), a literal value of a secret-typed key as Hidden, and
 // every other value through Scrub (credentials in URLs, a known secret
 // quoted elsewhere). RestoreHidden undoes what it hid.
-func RedactWritten(r *configs.Redactor, written map[string]string) map[string]string {
+func RedactWritten(r *secret.Redactor, written map[string]string) map[string]string {
 	out := make(map[string]string, len(written))
 	for k, v := range written {
 		out[k] = showWritten(r, k, v)
@@ -35,12 +37,12 @@ func RedactWritten(r *configs.Redactor, written map[string]string) map[string]st
 	return out
 }
 
-func showWritten(r *configs.Redactor, key, value string) string {
+func showWritten(r *secret.Redactor, key, value string) string {
 	switch {
-	case configs.IsReference(value):
+	case provider.IsReference(value):
 		return value
-	case configs.IsSecretKey(key):
-		return configs.Hidden
+	case secret.IsKey(key):
+		return secret.Hidden
 	}
 	return r.Text(value)
 }
@@ -51,7 +53,7 @@ func showWritten(r *configs.Redactor, key, value string) string {
 // GET → edit → PUT keeps the secrets it could not see. It returns the keys
 // restored. A value the client changed keeps the client's value; a
 // [hidden] left anywhere is then refused by configs.
-func RestoreHidden(r *configs.Redactor, stored map[string]string, cfg map[string]any) []string {
+func RestoreHidden(r *secret.Redactor, stored map[string]string, cfg map[string]any) []string {
 	var restored []string
 	for k, v := range cfg {
 		s, isString := v.(string)
@@ -70,12 +72,12 @@ func RestoreHidden(r *configs.Redactor, stored map[string]string, cfg map[string
 
 // Scrub hides every known secret value and URL credential in free text
 // (error texts: a client library may quote the URL it dialled).
-func Scrub(r *configs.Redactor, s string) string { return r.Text(s) }
+func Scrub(r *secret.Redactor, s string) string { return r.Text(s) }
 
 // RedactedErrors lists the errors in err (a tree of errors.Join) with the
 // value of every configs.FieldError passed through Redact: a refused
 // sasl.jaas.config must not come back in the answer that refuses it.
-func RedactedErrors(r *configs.Redactor, err error) []string {
+func RedactedErrors(r *secret.Redactor, err error) []string {
 	if err == nil {
 		return nil
 	}

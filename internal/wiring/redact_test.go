@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
@@ -21,8 +22,8 @@ func TestRedactHidesSecretsByKeyAndInURLs(t *testing.T) {
 		"consumer.override.ssl.key.password":               "p",
 		"value.converter.schema.registry.ssl.keystore.key": "k",
 	} {
-		if got := Redact(nil, key, value); got != configs.Hidden {
-			t.Errorf("Redact(%q) = %q, want %q", key, got, configs.Hidden)
+		if got := Redact(nil, key, value); got != secret.Hidden {
+			t.Errorf("Redact(%q) = %q, want %q", key, got, secret.Hidden)
 		}
 	}
 	if got := Redact(nil, "topics", "orders"); got != "orders" {
@@ -64,11 +65,11 @@ func TestRedactWrittenAndRestore(t *testing.T) {
 		"name":                                 "orders",
 		"topics":                               "orders",
 		"value.converter.basic.auth.user.info": "${file:/etc/secrets/registry.properties:user.info}",
-		"consumer.override.sasl.jaas.config":   configs.Hidden,
+		"consumer.override.sasl.jaas.config":   secret.Hidden,
 		"value.converter.schema.registry.url":  "https://[hidden]@reg:8081",
 		"ssl.truststore.password":              "${env:TRUST_PW}",
 		"hdfs.url":                             "hdfs://${env:NN}:8020/data",
-		"errors.log.include.messages":          configs.Hidden,
+		"errors.log.include.messages":          secret.Hidden,
 	}
 	if !maps.Equal(shown, want) {
 		t.Fatalf("RedactWritten = %v\nwant %v", shown, want)
@@ -90,8 +91,8 @@ func TestRedactWrittenAndRestore(t *testing.T) {
 		{"a reference replaced", func(m map[string]any) { m["ssl.truststore.password"] = "${file:/x:y}" },
 			with(stored, "ssl.truststore.password", "${file:/x:y}"),
 			[]string{"consumer.override.sasl.jaas.config", "errors.log.include.messages", "value.converter.schema.registry.url"}},
-		{"[hidden] for a key not stored stays", func(m map[string]any) { m["ssl.keystore.password"] = configs.Hidden },
-			with(stored, "ssl.keystore.password", configs.Hidden),
+		{"[hidden] for a key not stored stays", func(m map[string]any) { m["ssl.keystore.password"] = secret.Hidden },
+			with(stored, "ssl.keystore.password", secret.Hidden),
 			[]string{"consumer.override.sasl.jaas.config", "errors.log.include.messages", "value.converter.schema.registry.url"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
@@ -30,6 +31,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
@@ -147,7 +149,7 @@ const (
 // and franz-go's log lines), then the consumer.override.* keys, which win
 // because franz-go applies options in order (so does isolation.level over
 // the sink's read_committed).
-func KafkaOpts(c *configs.Connector, mem sink.MemoryPlan, sec *kafkaclient.Security, log *slog.Logger) []kgo.Opt {
+func KafkaOpts(c *configs.Connector, mem memory.Plan, sec *kafkaclient.Security, log *slog.Logger) []kgo.Opt {
 	opts := append(mem.FetchOpts(), kgo.SessionTimeout(defaultSessionTimeout), kgo.HeartbeatInterval(defaultHeartbeatInterval))
 	opts = append(opts, sec.Opts(log.With("connector", c.Name))...)
 	if c.Consumer.ReadUncommitted {
@@ -265,7 +267,7 @@ func checkSecurity(c *configs.Connector) []error {
 // say (envcheck.go).
 // check and run both use it, so run refuses what check refuses. It returns
 // what check reports of each connector.
-func checkWiring(conns []*configs.Connector, r *configs.Redactor, offline bool) ([]report, error) {
+func checkWiring(conns []*configs.Connector, r *secret.Redactor, offline bool) ([]report, error) {
 	var errs []error
 	reports := make([]report, len(conns))
 	for i, c := range conns {
@@ -285,7 +287,7 @@ func checkWiring(conns []*configs.Connector, r *configs.Redactor, offline bool) 
 }
 
 // CheckWiring is what checkWiring refuses, without the reports.
-func CheckWiring(conns []*configs.Connector, r *configs.Redactor) error {
+func CheckWiring(conns []*configs.Connector, r *secret.Redactor) error {
 	_, err := checkWiring(conns, r, false)
 	return err
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
 )
@@ -36,7 +37,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 		return caseResult{}, err
 	}
 	defer store.Close()
-	mem := sink.PlanMemory(spec.MemoryMax, 1)
+	mem := memory.NewPlan(spec.MemoryMax, 1)
 	cfg, watch, err := sinkConfig(spec, mem, store)
 	if err != nil {
 		return caseResult{}, err
@@ -87,7 +88,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 // sinkConfig wires the connector as internal/wiring/wiring.go does for a
 // connector file with these settings (kept in step by hand: main packages
 // cannot be imported).
-func sinkConfig(spec caseSpec, mem sink.MemoryPlan, store storage.FS) (sink.Config, *commitWatch, error) {
+func sinkConfig(spec caseSpec, mem memory.Plan, store storage.FS) (sink.Config, *commitWatch, error) {
 	f, err := benchFormat(spec.Format)
 	if err != nil {
 		return sink.Config{}, nil, err
@@ -216,7 +217,7 @@ func countFiles(ctx context.Context, store storage.FS, dir string) (int64, error
 // no decode, no write, with the sink's fetch bounds.
 func runConsumeCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(itest.KafkaAddr()), kgo.ConsumeTopics(spec.Topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, sink.PlanMemory(spec.MemoryMax, 1).FetchOpts()...)
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchIsolationLevel(kgo.ReadCommitted())}, memory.NewPlan(spec.MemoryMax, 1).FetchOpts()...)
 	var res caseResult
 	m := startMeter()
 	cl, err := kgo.NewClient(opts...)

@@ -1,4 +1,11 @@
-package sink
+// Package inspect reads what one partition's WAL and committed files say,
+// without changing anything, so it is safe next to a running owner: every
+// WAL segment decoded, the staging directories publishers left, the
+// committed offsets the file names give (the scan recovery makes when a
+// partition has no WAL), and what recovery would do now, in words
+// (`hdfs-sink wal inspect`). It decides nothing: recovery, repair and
+// offset resets are sink's.
+package inspect
 
 import (
 	"context"
@@ -9,7 +16,7 @@ import (
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
-	"github.com/hdfs-sink/hdfs-sink/partitioner"
+	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/wal"
 	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 )
@@ -24,9 +31,12 @@ type Segment struct {
 	err       error
 }
 
-// WALReport is what `hdfs-sink wal inspect` shows: every segment decoded,
+// ReadErr is why the segment cannot be read; nil when it reads.
+func (s Segment) ReadErr() error { return s.err }
+
+// Report is what `hdfs-sink wal inspect` shows: every segment decoded,
 // leftover staging directories, and what recovery would do now.
-type WALReport struct {
+type Report struct {
 	Topic     string    `json:"topic"`
 	Partition int32     `json:"partition"`
 	Dir       string    `json:"dir"`
@@ -36,12 +46,30 @@ type WALReport struct {
 	Stuck     bool      `json:"stuck"`    // the head cannot be read: recovery fails
 }
 
-// InspectWAL reads partition p's WAL without changing anything, so it is
-// safe next to a running owner (what it shows may be a moment old).
-func InspectWAL(ctx context.Context, s WriteSettings, topic string, p int32) (WALReport, error) {
-	part := inspector(s, topic, p)
-	rep := WALReport{Topic: topic, Partition: p, Dir: part.log.Dir()}
-	segs, err := part.readSegments(ctx)
+// Partition is one partition's place in the store.
+type Partition struct {
+	FS        storage.FS
+	Layout    layout.Topic
+	Partition int32
+	// Dense says the default partitioner wrote it: its files lie in the
+	// partition's own directory, one commit's files in one directory.
+	Dense bool
+	log   *wal.Log
+}
+
+func (p *Partition) wal() *wal.Log {
+	if p.log == nil {
+		p.log = wal.Open(p.FS, p.Layout.WALDir(p.Partition))
+	}
+	return p.log
+}
+
+// WAL reads the partition's WAL without changing anything (what it shows
+// may be a moment old).
+func WAL(ctx context.Context, p Partition) (Report, error) {
+	part := &p
+	rep := Report{Topic: p.Layout.Name, Partition: p.Partition, Dir: part.wal().Dir()}
+	segs, err := part.Segments(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -53,27 +81,19 @@ func InspectWAL(ctx context.Context, s WriteSettings, topic string, p int32) (WA
 	return rep, err
 }
 
-// inspector is a partition that only reads (no owner, no epoch).
-func inspector(s WriteSettings, topic string, p int32) *partition {
-	return newPartition(partitionConfig{
-		WriteSettings: s, Partition: p, Epoch: "inspect", Logger: discardLogger,
-		Layout: layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic},
-	})
-}
-
-// readSegments reads every published segment, oldest first.
-func (p *partition) readSegments(ctx context.Context) ([]Segment, error) {
-	seqs, err := p.log.Segments(ctx)
+// Segments reads every published segment, oldest first.
+func (p *Partition) Segments(ctx context.Context) ([]Segment, error) {
+	seqs, err := p.wal().Segments(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Segment, 0, len(seqs))
 	for _, seq := range seqs {
-		sg := Segment{Seq: seq, Path: p.log.SegmentPath(seq)}
-		if fi, err := p.cfg.FS.Stat(ctx, path.Dir(sg.Path)); err == nil {
+		sg := Segment{Seq: seq, Path: p.wal().SegmentPath(seq)}
+		if fi, err := p.FS.Stat(ctx, path.Dir(sg.Path)); err == nil {
 			sg.Published = fi.ModTime()
 		}
-		e, err := p.log.Read(ctx, seq)
+		e, err := p.wal().Read(ctx, seq)
 		if err != nil {
 			sg.Err, sg.err = err.Error(), err
 		} else {
@@ -85,8 +105,8 @@ func (p *partition) readSegments(ctx context.Context) ([]Segment, error) {
 }
 
 // stagingDirs lists publishers' staging directories left in the WAL.
-func (p *partition) stagingDirs(ctx context.Context) ([]string, error) {
-	infos, err := p.cfg.FS.ReadDir(ctx, p.log.Dir())
+func (p *Partition) stagingDirs(ctx context.Context) ([]string, error) {
+	infos, err := p.FS.ReadDir(ctx, p.wal().Dir())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -96,7 +116,7 @@ func (p *partition) stagingDirs(ctx context.Context) ([]string, error) {
 	var out []string
 	for _, fi := range infos {
 		if len(fi.Name()) > 9 && fi.Name()[:9] == ".staging-" {
-			out = append(out, path.Join(p.log.Dir(), fi.Name()))
+			out = append(out, path.Join(p.wal().Dir(), fi.Name()))
 		}
 	}
 	return out, nil
@@ -104,7 +124,7 @@ func (p *partition) stagingDirs(ctx context.Context) ([]string, error) {
 
 // recoveryPlan says what recover would do from these segments: the same
 // decisions as applyHead, claim and removeOrphans, without acting.
-func (p *partition) recoveryPlan(ctx context.Context, segs []Segment) (steps []string, stuck bool, err error) {
+func (p *Partition) recoveryPlan(ctx context.Context, segs []Segment) (steps []string, stuck bool, err error) {
 	if len(segs) == 0 {
 		return p.planWithoutWAL(ctx)
 	}
@@ -130,11 +150,11 @@ func (p *partition) recoveryPlan(ctx context.Context, segs []Segment) (steps []s
 }
 
 // planRollForward is rollForward's decision for each move.
-func (p *partition) planRollForward(ctx context.Context, moves []entry.FileMove) []string {
+func (p *Partition) planRollForward(ctx context.Context, moves []entry.FileMove) []string {
 	var steps []string
 	for _, m := range moves {
-		_, ferr := p.cfg.FS.Stat(ctx, m.Final)
-		_, terr := p.cfg.FS.Stat(ctx, m.Temp)
+		_, ferr := p.FS.Stat(ctx, m.Final)
+		_, terr := p.FS.Stat(ctx, m.Temp)
 		switch {
 		case ferr == nil:
 			steps = append(steps, fmt.Sprintf("  %s is committed (offsets %d-%d): skip", m.Final, m.StartOffset, m.EndOffset))
@@ -148,9 +168,9 @@ func (p *partition) planRollForward(ctx context.Context, moves []entry.FileMove)
 }
 
 // planCleanup names what removeOrphans would delete under claim.
-func (p *partition) planCleanup(ctx context.Context, claim uint64) string {
-	root := p.cfg.Layout.TempRoot(p.cfg.Partition)
-	infos, _ := p.cfg.FS.ReadDir(ctx, root)
+func (p *Partition) planCleanup(ctx context.Context, claim uint64) string {
+	root := p.Layout.TempRoot(p.Partition)
+	infos, _ := p.FS.ReadDir(ctx, root)
 	var gone []string
 	for _, fi := range infos {
 		if seq, ok := layout.ParseClaimDir(fi.Name()); ok && fi.IsDir() && seq >= claim {
@@ -165,16 +185,16 @@ func (p *partition) planCleanup(ctx context.Context, claim uint64) string {
 }
 
 // planWithoutWAL is recovery's file-name scan.
-func (p *partition) planWithoutWAL(ctx context.Context) ([]string, bool, error) {
-	dir := p.cfg.Layout.Dir()
-	if _, ok := p.cfg.Partitioner.(partitioner.Default); ok {
-		dir = p.cfg.Layout.PartitionDir(p.cfg.Partition)
+func (p *Partition) planWithoutWAL(ctx context.Context) ([]string, bool, error) {
+	dir := p.Layout.Dir()
+	if p.Dense {
+		dir = p.Layout.PartitionDir(p.Partition)
 	}
-	ends, err := scanEnds(ctx, p.cfg.FS, p.cfg.Layout, dir)
+	ends, err := CommittedEnds(ctx, p.FS, p.Layout, dir)
 	if err != nil {
 		return nil, false, err
 	}
-	last, ok := ends[p.cfg.Partition]
+	last, ok := ends[p.Partition]
 	if !ok {
 		last = -1
 	}
@@ -192,8 +212,8 @@ func resumeStep(committed int64) string {
 	return fmt.Sprintf("resume consuming at offset %d", committed+1)
 }
 
-// newestReadable is the newest segment below the head that reads, if any.
-func newestReadable(segs []Segment) *Segment {
+// NewestReadable is the newest segment below the head that reads, if any.
+func NewestReadable(segs []Segment) *Segment {
 	for i := len(segs) - 2; i >= 0; i-- {
 		if segs[i].err == nil {
 			return &segs[i]
@@ -202,30 +222,21 @@ func newestReadable(segs []Segment) *Segment {
 	return nil
 }
 
-// errUnknownHead wraps the reason a repair cannot choose an offset itself.
-var errUnknownHead = errors.New("the committed offset cannot be told from what is left")
-
-// isCorrupt reports whether err is damage a repair is for.
-func isCorrupt(err error) bool {
-	var ce *wal.CorruptionError
-	return errors.As(err, &ce)
-}
-
-// CommittedOffset is the offset recovery would resume partition p after:
-// the WAL head's committed offset, or without a WAL the file names' last
-// (-1: nothing committed). It only reads.
-func CommittedOffset(ctx context.Context, s WriteSettings, topic string, p int32) (int64, error) {
-	part := inspector(s, topic, p)
-	seqs, err := part.log.Segments(ctx)
+// CommittedEnds walks root for committed files of the topic and returns, per
+// Kafka partition, the highest offset their names give.
+func CommittedEnds(ctx context.Context, fsys storage.FS, t layout.Topic, root string) (map[int32]int64, error) {
+	ends := map[int32]int64{}
+	err := storage.WalkFiles(ctx, fsys, root, layout.IsTempDir, func(name string) error {
+		r, ok := layout.ParseFinalName(name)
+		if ok && r.Topic == t.Name {
+			if last, seen := ends[r.Partition]; !seen || r.End > last {
+				ends[r.Partition] = r.End
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return 0, err
+		return nil, fmt.Errorf("scan %s for committed files: %w", root, err)
 	}
-	if len(seqs) == 0 {
-		return part.scanCommitted(ctx, nil)
-	}
-	e, err := part.log.Read(ctx, seqs[len(seqs)-1])
-	if err != nil {
-		return 0, fmt.Errorf("read WAL segment %d of %s/%d: %w", seqs[len(seqs)-1], topic, p, err)
-	}
-	return e.CommittedOffset, nil
+	return ends, nil
 }

@@ -1,9 +1,13 @@
-package configs
+package syntax
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+)
 
 // FormatProperties writes a connector's settings as a .properties file
-// that parseProperties (and java.util.Properties) reads back to the same
+// that ParseProperties (and java.util.Properties) reads back to the same
 // map: one key=value line per key, sorted, with header comment lines
 // first. The daemon writes a connector that came from a .properties file
 // in that format, where it was.
@@ -12,7 +16,7 @@ func FormatProperties(header []string, m map[string]string) []byte {
 	for _, h := range header {
 		b.WriteString("# " + strings.ReplaceAll(h, "\n", " ") + "\n")
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b.WriteString(escapeProperty(k, true))
 		b.WriteByte('=')
 		b.WriteString(escapeProperty(m[k], false))

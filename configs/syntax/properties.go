@@ -1,31 +1,31 @@
-package configs
+package syntax
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
-// property is one key of a .properties file, with the line its key starts
+// Property is one key of a .properties file, with the line its key starts
 // on (for messages).
-type property struct {
-	key, value string
-	line       int
+type Property struct {
+	Key, Value string
+	Line       int
 }
 
-// parseProperties reads a Java .properties file as java.util.Properties
+// ParseProperties reads a Java .properties file as java.util.Properties
 // does (comments "#" and "!", separators "=", ":" or white space, a
 // trailing odd backslash continuing the line, escapes \t \n \r \f \uXXXX),
 // with three differences that turn silent surprises into errors: the file
 // must be valid UTF-8 (Java reads ISO-8859-1 bytes), a key may appear once
 // (Java keeps the last), and a malformed \u escape names its place.
-func parseProperties(source string, data []byte) ([]property, error) {
+func ParseProperties(source string, data []byte) ([]Property, error) {
 	data = trimBOM(data)
 	if err := checkUTF8(source, data); err != nil {
 		return nil, err
 	}
-	var out []property
+	var out []Property
 	first := map[string]int{}
 	for _, ll := range logicalLines(string(data)) {
 		p, err := ll.property(source)
@@ -35,14 +35,31 @@ func parseProperties(source string, data []byte) ([]property, error) {
 		if p == nil {
 			continue
 		}
-		if at, dup := first[p.key]; dup {
-			return nil, &SyntaxError{Source: source, Line: p.line, Col: 1,
-				Msg: fmt.Sprintf("duplicate key %q (first set on line %d)", p.key, at)}
+		if at, dup := first[p.Key]; dup {
+			return nil, &Error{Source: source, Line: p.Line, Col: 1,
+				Msg: fmt.Sprintf("duplicate key %q (first set on line %d)", p.Key, at)}
 		}
-		first[p.key] = p.line
+		first[p.Key] = p.Line
 		out = append(out, *p)
 	}
 	return out, nil
+}
+
+// propertiesLine is how a .properties file's first setting or comment
+// starts; no JSON document starts so.
+var propertiesLine = regexp.MustCompile(`^(?:[#!]|[A-Za-z][A-Za-z0-9._-]*\s*[=:])`)
+
+// LooksLikeProperties reports a file whose first non-blank line is a
+// properties comment or key=value: a standalone .properties connector
+// saved under a .json name, which deserves better than a JSON syntax
+// error at line 1.
+func LooksLikeProperties(data []byte) bool {
+	for _, line := range splitLines(string(trimBOM(data))) {
+		if line = strings.TrimSpace(line); line != "" {
+			return propertiesLine.MatchString(line)
+		}
+	}
+	return false
 }
 
 // logicalLine is one property's text: its physical lines joined, the
@@ -86,7 +103,7 @@ func continues(s string) bool {
 }
 
 // property splits the line into key and value, unescaping both.
-func (ll logicalLine) property(source string) (*property, error) {
+func (ll logicalLine) property(source string) (*Property, error) {
 	end := keyEnd(ll.text)
 	rawKey, rest := ll.text[:end], ll.text[end:]
 	rest = strings.TrimLeft(rest, " \t\f")
@@ -97,10 +114,10 @@ func (ll logicalLine) property(source string) (*property, error) {
 	if err == nil {
 		var value string
 		if value, err = unescapeProperty(rest); err == nil {
-			return &property{key: key, value: value, line: ll.line}, nil
+			return &Property{Key: key, Value: value, Line: ll.line}, nil
 		}
 	}
-	return nil, &SyntaxError{Source: source, Line: ll.line, Col: 1, Msg: err.Error()}
+	return nil, &Error{Source: source, Line: ll.line, Col: 1, Msg: err.Error()}
 }
 
 // keyEnd is the index of the first unescaped separator ("=", ":" or white
@@ -160,40 +177,4 @@ func unicodeEscape(s string) (rune, error) {
 		return 0, fmt.Errorf(`malformed \uxxxx escape: \u%s`, s[:4])
 	}
 	return rune(n), nil
-}
-
-// checkUTF8 reports the line and column of the first byte that is not
-// UTF-8: Go's JSON decoder would silently turn it into U+FFFD, and a
-// password or path would then differ from what the file holds.
-func checkUTF8(source string, data []byte) error {
-	if utf8.Valid(data) {
-		return nil
-	}
-	for off := 0; off < len(data); {
-		r, size := utf8.DecodeRune(data[off:])
-		if r == utf8.RuneError && size <= 1 {
-			line, col := lineCol(data, off)
-			return &SyntaxError{Source: source, Line: line, Col: col,
-				Msg: fmt.Sprintf("invalid UTF-8 (byte 0x%02x): the file must be UTF-8 encoded", data[off])}
-		}
-		off += size
-	}
-	return nil
-}
-
-const utf8BOM = "\xef\xbb\xbf"
-
-// trimBOM drops a UTF-8 byte-order mark, which editors on Windows write.
-func trimBOM(data []byte) []byte {
-	return []byte(strings.TrimPrefix(string(data), utf8BOM))
-}
-
-// lineCol turns a byte offset into a 1-based line and column (in runes).
-func lineCol(data []byte, off int) (line, col int) {
-	off = min(off, len(data))
-	before := data[:off]
-	line = 1 + strings.Count(string(before), "\n")
-	lastNL := strings.LastIndexByte(string(before), '\n')
-	col = 1 + utf8.RuneCount(before[lastNL+1:])
-	return line, col
 }

@@ -3,76 +3,8 @@ package sink
 import (
 	"context"
 	"sort"
-	"sync"
 	"sync/atomic"
 )
-
-// MemoryBudget bounds the bytes buffered by the open files of all the
-// connectors that share it: one per process, so that many connectors with
-// many partitions each cannot together outgrow the machine. Each connector
-// reports what it holds after every batch; when the sum is over Max, each
-// keeps only its proportional share and rotates its largest files early.
-type MemoryBudget struct {
-	max  int64
-	mu   sync.Mutex
-	held map[*Connector]int64
-}
-
-// NewMemoryBudget returns a budget of max bytes (max > 0).
-func NewMemoryBudget(max int64) *MemoryBudget {
-	return &MemoryBudget{max: max, held: map[*Connector]int64{}}
-}
-
-// allowance records that c holds held bytes and returns how many it may
-// keep: all of them while the process is under the budget, else its share
-// of the budget in proportion to what it holds. A nil budget allows all.
-func (b *MemoryBudget) allowance(c *Connector, held int64) int64 {
-	if b == nil {
-		return held
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.held[c] = held
-	var total int64
-	for _, h := range b.held {
-		total += h
-	}
-	if total <= b.max {
-		return held
-	}
-	return int64(float64(held) * float64(b.max) / float64(total))
-}
-
-// report records what c holds after it enforced its allowance.
-func (b *MemoryBudget) report(c *Connector, held int64) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	b.held[c] = held
-	b.mu.Unlock()
-}
-
-// leave forgets c: a stopped connector holds nothing.
-func (b *MemoryBudget) leave(c *Connector) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	delete(b.held, c)
-	b.mu.Unlock()
-}
-
-// Buffered is what the connectors sharing b held at their last report.
-func (b *MemoryBudget) Buffered() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var total int64
-	for _, h := range b.held {
-		total += h
-	}
-	return total
-}
 
 // enforceMemory rotates the partitions holding the most buffered bytes
 // until the connector is within MemoryMax and its share of the process
@@ -85,13 +17,13 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 		return
 	}
 	held, total := buffered(parts)
-	limit := c.cfg.Budget.allowance(c, total)
+	limit := c.cfg.Budget.Allowance(c, total)
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)
 	}
 	victims, after := overBudget(parts, held, total, limit)
 	notePeak(&c.Stats.PeakBuffered, after)
-	c.cfg.Budget.report(c, after)
+	c.cfg.Budget.Report(c, after)
 	_ = c.parallel(len(victims), func(i int) error {
 		o := victims[i]
 		err := o.p.commitNow(ctx, "memory ceiling (hdfs.sink.memory.max.bytes / run --memory-max-bytes)")

@@ -1,4 +1,7 @@
-package configs
+// Package zoneid reads a time zone the way Java's java.time.ZoneId.of
+// does, so that a connector's timezone names the same zone here as in
+// Kafka Connect (partition paths and rotation schedules depend on it).
+package zoneid
 
 import (
 	"errors"
@@ -8,16 +11,17 @@ import (
 	"time"
 )
 
-const reasonZone = `must be a time zone as Java's ZoneId reads it: a region such as "Europe/Berlin" or "UTC", or an offset such as "+05:30", "Z" or "GMT-3"`
+// Reason says what Parse accepts, for messages.
+const Reason = `must be a time zone as Java's ZoneId reads it: a region such as "Europe/Berlin" or "UTC", or an offset such as "+05:30", "Z" or "GMT-3"`
 
 // regionRE is the form ZoneId.of requires of a region id.
 var regionRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9~/._+-]+$`)
 
-// zoneID reads a time zone the way java.time.ZoneId.of does: "Z", an
+// Parse reads a time zone the way java.time.ZoneId.of does: "Z", an
 // offset (+h, +hh, +hh:mm, +hhmm, +hh:mm:ss, +hhmmss, or with a UTC, GMT
 // or UT prefix), or a region id from the time zone database. Go's zone
 // data is embedded, so the result does not depend on the host.
-func zoneID(v string) (*time.Location, error) {
+func Parse(v string) (*time.Location, error) {
 	if v == "Z" {
 		return time.FixedZone(v, 0), nil
 	}

@@ -1,8 +1,13 @@
-package sink
+// Package memory splits a memory ceiling (hdfs.sink.memory.max.bytes,
+// run --memory-max-bytes) between open files, fetched records and
+// headroom (Plan), and bounds the bytes the open files of all the
+// connectors of a process buffer together (Budget). docs/design.md §9
+// says why the shares are what they are; sink enforces them.
+package memory
 
 import "github.com/twmb/franz-go/pkg/kgo"
 
-// MemoryPlan is how one memory ceiling (hdfs.sink.memory.max.bytes, run
+// Plan is how one memory ceiling (hdfs.sink.memory.max.bytes, run
 // --memory-max-bytes) is split; docs/design.md §9 explains it. Open files
 // get 5/16, fetched records 3/16, and the other half is headroom for
 // garbage not yet collected, for encoding (a Parquet row group briefly
@@ -10,11 +15,11 @@ import "github.com/twmb/franz-go/pkg/kgo"
 // Go's. Measured: with 5/8 of the ceiling live (3/8 files, 1/4 fetch), the
 // 64-partition Parquet benchmark held 180 MB live and reached 280 MB
 // resident under a 268 MB ceiling.
-type MemoryPlan struct {
+type Plan struct {
 	// Ceiling is the bytes split; 0 means no ceiling, and every share is 0.
 	Ceiling int64
 	// FileBudget is the share for the buffers of open files: a connector's
-	// Config.MemoryMax, or the max of the MemoryBudget that the connectors
+	// sink.Config.MemoryMax, or the max of the Budget that the connectors
 	// of a process share.
 	FileBudget int64
 	// FetchBytes is each connector's share for fetched, unwritten records;
@@ -29,14 +34,14 @@ type MemoryPlan struct {
 	GoLimit int64
 }
 
-// PlanMemory splits ceiling bytes for a process or connector that runs
+// NewPlan splits ceiling bytes for a process or connector that runs
 // connectors connectors (at least one); the fetch share is divided evenly
 // between them. A ceiling of 0 or less plans nothing.
-func PlanMemory(ceiling int64, connectors int) MemoryPlan {
+func NewPlan(ceiling int64, connectors int) Plan {
 	if ceiling <= 0 {
-		return MemoryPlan{}
+		return Plan{}
 	}
-	return MemoryPlan{
+	return Plan{
 		Ceiling:    ceiling,
 		FileBudget: ceiling / 16 * 5,
 		FetchBytes: ceiling / int64(max(connectors, 1)) / 16 * 3,
@@ -47,8 +52,8 @@ func PlanMemory(ceiling int64, connectors int) MemoryPlan {
 // Within is p, a connector's own plan, inside process, the plan of the
 // process it runs in: the connector fetches no more than its share of
 // either. Its open files need no such bound here: the process's FileBudget
-// is a MemoryBudget that all its connectors report to.
-func (p MemoryPlan) Within(process MemoryPlan) MemoryPlan {
+// is a Budget that all its connectors report to.
+func (p Plan) Within(process Plan) Plan {
 	if process.Ceiling > 0 {
 		p.FetchBytes = min(p.FetchBytes, process.FetchBytes)
 	}
@@ -68,7 +73,7 @@ const fetchesHeld = 3
 // FetchOpts keep fetched but not yet written records within FetchBytes
 // once decompressed, for data that compresses up to assumedCompression
 // times. Without a fetch share they are nil: franz-go's defaults apply.
-func (p MemoryPlan) FetchOpts() []kgo.Opt {
+func (p Plan) FetchOpts() []kgo.Opt {
 	if p.FetchBytes <= 0 {
 		return nil
 	}
@@ -83,6 +88,6 @@ func (p MemoryPlan) FetchOpts() []kgo.Opt {
 
 // fetchMaxBytes is the size of one fetch: a share of FetchBytes, between
 // 1 MiB and 1 GiB.
-func (p MemoryPlan) fetchMaxBytes() int32 {
+func (p Plan) fetchMaxBytes() int32 {
 	return int32(min(max(p.FetchBytes/(fetchesHeld*assumedCompression), 1<<20), 1<<30))
 }

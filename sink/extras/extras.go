@@ -1,4 +1,9 @@
-package sink
+// Package extras appends the Kafka metadata columns of
+// hdfs.sink.extra.columns (topic, partition, offset, timestamp, key,
+// headers) to a record's Avro schema and datum. Avro encodes a record as
+// its fields' encodings in order, so appending fields to the schema means
+// appending their encodings to the datum: no decode, no re-encode.
+package extras
 
 import (
 	"encoding/binary"
@@ -31,20 +36,21 @@ var extraFields = map[string]extraField{
 	}}, appendHeaders},
 }
 
-// extras appends Kafka metadata columns to records. Avro encodes a record
-// as its fields' encodings in order, so appending fields to the schema means
-// appending their encodings to the datum: no decode, no re-encode.
-type extras struct {
+// Columns are the extra columns one connector appends to its records,
+// and the extended schemas already made.
+type Columns struct {
 	fields []extraField
 	mu     sync.Mutex
 	cache  map[int32]*schema.Schema // writer schema id → extended schema
 }
 
-func newExtras(names []string) (*extras, error) {
+// New is the columns names asks for, in that order; nil when there are
+// none. An unknown name is an error.
+func New(names []string) (*Columns, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	e := &extras{cache: map[int32]*schema.Schema{}}
+	e := &Columns{cache: map[int32]*schema.Schema{}}
 	for _, n := range names {
 		f, ok := extraFields[n]
 		if !ok {
@@ -57,9 +63,9 @@ func newExtras(names []string) (*extras, error) {
 	return e, nil
 }
 
-// apply returns the extended schema and datum for one record.
-func (e *extras) apply(s *schema.Schema, datum []byte, kr *kgo.Record) (*schema.Schema, []byte, error) {
-	ext, err := e.schema(s)
+// Apply returns the extended schema and datum for one record.
+func (e *Columns) Apply(s *schema.Schema, datum []byte, kr *kgo.Record) (*schema.Schema, []byte, error) {
+	ext, err := e.Schema(s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -70,7 +76,8 @@ func (e *extras) apply(s *schema.Schema, datum []byte, kr *kgo.Record) (*schema.
 	return ext, out, nil
 }
 
-func (e *extras) schema(s *schema.Schema) (*schema.Schema, error) {
+// Schema is s with the columns appended (cached by schema id).
+func (e *Columns) Schema(s *schema.Schema) (*schema.Schema, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if ext, ok := e.cache[s.ID]; ok {

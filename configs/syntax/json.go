@@ -1,4 +1,4 @@
-package configs
+package syntax
 
 import (
 	"bytes"
@@ -8,20 +8,28 @@ import (
 	"io"
 )
 
-// jsonObject is a decoded JSON object that remembers where each key is, so
-// that a problem with a member can name its line and column.
-type jsonObject struct {
-	keys []string
-	vals map[string]any
-	pos  map[string]position // where the key is
+// Object is a decoded JSON object that remembers where each key is, so
+// that a problem with a member can name its line and column. Its values
+// are *Object, []any, string, json.Number, bool or nil.
+type Object struct {
+	Keys []string // in the order of the file
+	Vals map[string]any
+	Pos  map[string]Position // where the key is
 }
 
-// position is a 1-based line and column in a file.
-type position struct{ line, col int }
+// Position is a 1-based line and column in a file.
+type Position struct{ Line, Col int }
 
-func (o *jsonObject) get(k string) (any, bool) {
-	v, ok := o.vals[k]
+// Get is the value of k, and whether the object has it.
+func (o *Object) Get(k string) (any, bool) {
+	v, ok := o.Vals[k]
 	return v, ok
+}
+
+// ErrAt is an *Error at key's place in o.
+func (o *Object) ErrAt(source, key, msg string) error {
+	at := o.Pos[key]
+	return &Error{Source: source, Line: at.Line, Col: at.Col, Msg: msg}
 }
 
 // jsonDoc is one JSON file being decoded.
@@ -31,11 +39,11 @@ type jsonDoc struct {
 	dec    *json.Decoder
 }
 
-// decodeJSON reads data as exactly one JSON object. Unlike encoding/json it
+// DecodeJSON reads data as exactly one JSON object. Unlike encoding/json it
 // refuses what would otherwise be silent: a key given twice (the last
 // would win), bytes that are not UTF-8 (they would become U+FFFD), and
 // anything after the object. Errors carry line and column.
-func decodeJSON(source string, data []byte) (*jsonObject, error) {
+func DecodeJSON(source string, data []byte) (*Object, error) {
 	data = trimBOM(data)
 	if err := checkUTF8(source, data); err != nil {
 		return nil, err
@@ -46,9 +54,9 @@ func decodeJSON(source string, data []byte) (*jsonObject, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj, ok := v.(*jsonObject)
+	obj, ok := v.(*Object)
 	if !ok {
-		return nil, d.errAt(0, "the file must hold one JSON object ({...}), not "+jsonKind(v))
+		return nil, d.errAt(0, "the file must hold one JSON object ({...}), not "+Kind(v))
 	}
 	end := d.skipSpace(int(d.dec.InputOffset()))
 	if _, err := d.dec.Token(); err != io.EOF {
@@ -71,8 +79,8 @@ func (d *jsonDoc) value() (any, error) {
 	return tok, nil
 }
 
-func (d *jsonDoc) object() (*jsonObject, error) {
-	o := &jsonObject{vals: map[string]any{}, pos: map[string]position{}}
+func (d *jsonDoc) object() (*Object, error) {
+	o := &Object{Vals: map[string]any{}, Pos: map[string]Position{}}
 	for d.dec.More() {
 		at := d.skipSpace(int(d.dec.InputOffset()))
 		tok, err := d.dec.Token()
@@ -80,16 +88,16 @@ func (d *jsonDoc) object() (*jsonObject, error) {
 			return nil, d.syntax(err)
 		}
 		k := tok.(string) // the decoder only returns strings as object keys
-		if first, dup := o.pos[k]; dup {
-			return nil, d.errAt(at, fmt.Sprintf("duplicate key %q (first set on line %d)", k, first.line))
+		if first, dup := o.Pos[k]; dup {
+			return nil, d.errAt(at, fmt.Sprintf("duplicate key %q (first set on line %d)", k, first.Line))
 		}
 		v, err := d.value()
 		if err != nil {
 			return nil, err
 		}
-		o.keys = append(o.keys, k)
+		o.Keys = append(o.Keys, k)
 		line, col := lineCol(d.data, at)
-		o.vals[k], o.pos[k] = v, position{line, col}
+		o.Vals[k], o.Pos[k] = v, Position{line, col}
 	}
 	_, err := d.dec.Token() // the closing brace
 	return o, d.syntax(err)
@@ -119,7 +127,7 @@ func (d *jsonDoc) skipSpace(off int) int {
 
 func (d *jsonDoc) errAt(off int, msg string) error {
 	line, col := lineCol(d.data, off)
-	return &SyntaxError{Source: d.source, Line: line, Col: col, Msg: msg}
+	return &Error{Source: d.source, Line: line, Col: col, Msg: msg}
 }
 
 // syntax gives a decoder error its line and column.
@@ -136,9 +144,11 @@ func (d *jsonDoc) syntax(err error) error {
 	return d.errAt(int(d.dec.InputOffset()), err.Error())
 }
 
-func jsonKind(v any) string {
+// Kind names a decoded JSON value's kind for messages: "an object", "a
+// string", ...
+func Kind(v any) string {
 	switch v.(type) {
-	case *jsonObject:
+	case *Object:
 		return "an object"
 	case []any:
 		return "an array"

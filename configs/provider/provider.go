@@ -1,4 +1,12 @@
-package configs
+// Package provider resolves config provider placeholders as Kafka does
+// (KIP-297, KIP-421): the providers a worker declares with
+// config.providers*, values that say ${<name>:[<path>:]<key>}, the three
+// providers hdfs-sink has (Kafka's file, environment variable and
+// directory providers), and the bounds on what they may read
+// (allowed.paths, KIP-993; allowlist.pattern). It knows nothing of what
+// the keys mean: configs decides which keys are resolved, and by whose
+// providers.
+package provider
 
 import (
 	"errors"
@@ -7,15 +15,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/hdfs-sink/hdfs-sink/configs/syntax"
 )
 
-// Config providers as in Kafka (KIP-297, KIP-421): a worker (or connector)
-// file names them with config.providers=<name>,... and
-// config.providers.<name>.class, and values say ${<name>:[<path>:]<key>}.
-// hdfs-sink has Kafka's three: FileConfigProvider (a key of a properties
-// file), EnvVarConfigProvider (an environment variable) and
-// DirectoryConfigProvider (the content of a file in a directory, such as a
-// Kubernetes secret mount).
+// A worker (or connector) file names providers with
+// config.providers=<name>,... and config.providers.<name>.class, and
+// values say ${<name>:[<path>:]<key>}. hdfs-sink has Kafka's three:
+// FileConfigProvider (a key of a properties file), EnvVarConfigProvider (an
+// environment variable) and DirectoryConfigProvider (the content of a file
+// in a directory, such as a Kubernetes secret mount).
 
 const providerPackage = "org.apache.kafka.common.config.provider."
 
@@ -32,23 +41,41 @@ type provider interface {
 	check(path, key string) error
 }
 
-// providers are the configured providers by name.
-type providers map[string]provider
+// Set are the configured providers by name. A nil Set has none.
+type Set map[string]provider
 
-var providerClasses = map[string]func(name string, params map[string]string) (provider, error){
+// LookupEnv is how EnvVarConfigProvider reads a variable (os.LookupEnv).
+type LookupEnv func(string) (string, bool)
+
+var providerClasses = map[string]func(name string, params map[string]string, env LookupEnv) (provider, error){
 	"FileConfigProvider":      newFileProvider,
 	"EnvVarConfigProvider":    newEnvProvider,
 	"DirectoryConfigProvider": newDirProvider,
 }
 
-// parseProviders reads config.providers* from props. Errors are *FieldError
-// without a connector, as the caller names the file.
-func parseProviders(props map[string]string) (providers, []error) {
+// ParamError is a config.providers* key with a bad or missing value. It
+// names no file: the caller does.
+type ParamError struct {
+	Key, Value string
+	Set        bool   // false: the key is missing
+	Reason     string // what is allowed or required
+}
+
+func (e *ParamError) Error() string {
+	if !e.Set {
+		return fmt.Sprintf("%s is not set: %s", e.Key, e.Reason)
+	}
+	return fmt.Sprintf("%s = %q: %s", e.Key, e.Value, e.Reason)
+}
+
+// Parse reads config.providers* from props; env is how the environment
+// variable provider reads a variable. Errors are *ParamError.
+func Parse(props map[string]string, env LookupEnv) (Set, []error) {
 	names := splitList(props["config.providers"])
-	ps := providers{}
+	ps := Set{}
 	var errs []error
 	for _, name := range names {
-		p, err := newProvider(name, props)
+		p, err := newProvider(name, props, env)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -58,21 +85,32 @@ func parseProviders(props map[string]string) (providers, []error) {
 	return ps, errs
 }
 
-func newProvider(name string, props map[string]string) (provider, error) {
+func newProvider(name string, props map[string]string, env LookupEnv) (provider, error) {
 	key := "config.providers." + name + ".class"
 	class := strings.TrimSpace(props[key])
 	if class == "" {
-		return nil, &FieldError{Key: key, Reason: fmt.Sprintf("config.providers lists %q: name its class (%sFileConfigProvider, EnvVarConfigProvider or DirectoryConfigProvider)", name, providerPackage)}
+		return nil, &ParamError{Key: key, Reason: fmt.Sprintf("config.providers lists %q: name its class (%sFileConfigProvider, EnvVarConfigProvider or DirectoryConfigProvider)", name, providerPackage)}
 	}
 	mk, ok := providerClasses[strings.TrimPrefix(class, providerPackage)]
 	if !ok {
-		return nil, &FieldError{Key: key, Value: class, Set: true, Reason: "must be one of Kafka's FileConfigProvider, EnvVarConfigProvider or DirectoryConfigProvider (the simple name, or the class in " + strings.TrimSuffix(providerPackage, ".") + "): hdfs-sink has no others"}
+		return nil, &ParamError{Key: key, Value: class, Set: true, Reason: "must be one of Kafka's FileConfigProvider, EnvVarConfigProvider or DirectoryConfigProvider (the simple name, or the class in " + strings.TrimSuffix(providerPackage, ".") + "): hdfs-sink has no others"}
 	}
-	p, err := mk(name, providerParams(name, props))
+	p, err := mk(name, providerParams(name, props), env)
 	if err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// splitList splits a comma list, trimming items and dropping empty ones.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func providerParams(name string, props map[string]string) map[string]string {
@@ -86,9 +124,9 @@ func providerParams(name string, props map[string]string) map[string]string {
 	return out
 }
 
-// isProviderKey reports the config.providers* keys, which are never
-// themselves resolved.
-func isProviderKey(k string) bool {
+// IsKey reports the config.providers* keys, which are never themselves
+// resolved.
+func IsKey(k string) bool {
 	return k == "config.providers" || strings.HasPrefix(k, "config.providers.")
 }
 
@@ -101,9 +139,18 @@ func (e *placeholderError) Error() string {
 	return e.placeholder + " does not resolve: " + e.reason
 }
 
-// resolve replaces every placeholder of value. fromProvider reports that
-// at least one was replaced: the result is then a secret.
-func (ps providers) resolve(value string) (out string, fromProvider bool, err error) {
+// IsReference reports whether v is exactly one config provider placeholder
+// (${file:/path:key}, ${env:VAR}, ...): a reference to a secret, not a
+// secret, so it can be shown as written.
+func IsReference(v string) bool {
+	v = strings.TrimSpace(v)
+	loc := placeholderRE.FindStringIndex(v)
+	return loc != nil && loc[0] == 0 && loc[1] == len(v)
+}
+
+// Resolve replaces every placeholder of value. fromProvider reports that
+// at least one was replaced.
+func (ps Set) Resolve(value string) (out string, fromProvider bool, err error) {
 	var errs []error
 	out = placeholderRE.ReplaceAllStringFunc(value, func(m string) string {
 		sub := placeholderRE.FindStringSubmatch(m)
@@ -118,7 +165,7 @@ func (ps providers) resolve(value string) (out string, fromProvider bool, err er
 	return out, fromProvider, errors.Join(errs...)
 }
 
-func (ps providers) lookup(name, path, key string) (string, error) {
+func (ps Set) lookup(name, path, key string) (string, error) {
 	p, err := ps.named(name)
 	if err != nil {
 		return "", err
@@ -126,7 +173,7 @@ func (ps providers) lookup(name, path, key string) (string, error) {
 	return p.get(path, key)
 }
 
-func (ps providers) named(name string) (provider, error) {
+func (ps Set) named(name string) (provider, error) {
 	p, ok := ps[name]
 	if !ok {
 		return nil, fmt.Errorf("no config provider %q (set config.providers=%s and config.providers.%s.class in the worker file)", name, name, name)
@@ -134,11 +181,11 @@ func (ps providers) named(name string) (provider, error) {
 	return p, nil
 }
 
-// checkOffline checks every placeholder of value as far as it can be
+// CheckOffline checks every placeholder of value as far as it can be
 // without reading what it names (check --offline: the files and the
 // environment are the daemon host's); found reports that value holds one,
 // and stays unresolved.
-func (ps providers) checkOffline(value string) (found bool, err error) {
+func (ps Set) CheckOffline(value string) (found bool, err error) {
 	var errs []error
 	for _, sub := range placeholderRE.FindAllStringSubmatch(value, -1) {
 		found = true
@@ -162,7 +209,7 @@ func parseAllowedPaths(name, v string) (allowedPaths, error) {
 	for _, p := range splitList(v) {
 		clean := filepath.Clean(p)
 		if !filepath.IsAbs(clean) {
-			return nil, &FieldError{Key: "config.providers." + name + ".param.allowed.paths", Value: v, Set: true, Reason: fmt.Sprintf("%q must be an absolute path", p)}
+			return nil, &ParamError{Key: "config.providers." + name + ".param.allowed.paths", Value: v, Set: true, Reason: fmt.Sprintf("%q must be an absolute path", p)}
 		}
 		out = append(out, clean)
 	}
@@ -241,7 +288,7 @@ func (a allowedPaths) outside(path, real string) error {
 // fileProvider is FileConfigProvider: ${file:<properties file>:<key>}.
 type fileProvider struct{ allowed allowedPaths }
 
-func newFileProvider(name string, params map[string]string) (provider, error) {
+func newFileProvider(name string, params map[string]string, _ LookupEnv) (provider, error) {
 	a, err := parseAllowedPaths(name, params["allowed.paths"])
 	return fileProvider{allowed: a}, err
 }
@@ -262,17 +309,17 @@ func (p fileProvider) get(path, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := readLimited(real)
+	data, err := syntax.ReadFile(real)
 	if err != nil {
 		return "", err
 	}
-	props, err := parseProperties(path, data)
+	props, err := syntax.ParseProperties(path, data)
 	if err != nil {
 		return "", err
 	}
 	for _, pr := range props {
-		if pr.key == key {
-			return pr.value, nil
+		if pr.Key == key {
+			return pr.Value, nil
 		}
 	}
 	return "", fmt.Errorf("%s has no key %q", path, key)
@@ -282,7 +329,7 @@ func (p fileProvider) get(path, key string) (string, error) {
 // file's content as it is (Kafka does not trim it).
 type dirProvider struct{ allowed allowedPaths }
 
-func newDirProvider(name string, params map[string]string) (provider, error) {
+func newDirProvider(name string, params map[string]string, _ LookupEnv) (provider, error) {
 	a, err := parseAllowedPaths(name, params["allowed.paths"])
 	return dirProvider{allowed: a}, err
 }
@@ -310,27 +357,27 @@ func (p dirProvider) get(dir, file string) (string, error) {
 	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
 		return "", fmt.Errorf("%s is not a regular file", path)
 	}
-	data, err := readLimited(real)
+	data, err := syntax.ReadFile(real)
 	return string(data), err
 }
 
 // envProvider is EnvVarConfigProvider: ${env:<variable>}, limited to the
 // names allowlist.pattern matches (whole name, as Kafka matches it).
-type envProvider struct{ allow *regexp.Regexp }
+type envProvider struct {
+	allow  *regexp.Regexp
+	lookup LookupEnv
+}
 
-// lookupEnv is os.LookupEnv; tests replace it.
-var lookupEnv = os.LookupEnv
-
-func newEnvProvider(name string, params map[string]string) (provider, error) {
+func newEnvProvider(name string, params map[string]string, env LookupEnv) (provider, error) {
 	pat, ok := params["allowlist.pattern"]
 	if !ok {
 		pat = ".*"
 	}
 	re, err := regexp.Compile(`^(?:` + pat + `)$`)
 	if err != nil {
-		return nil, &FieldError{Key: "config.providers." + name + ".param.allowlist.pattern", Value: pat, Set: true, Reason: "must be a regular expression: " + err.Error()}
+		return nil, &ParamError{Key: "config.providers." + name + ".param.allowlist.pattern", Value: pat, Set: true, Reason: "must be a regular expression: " + err.Error()}
 	}
-	return envProvider{allow: re}, nil
+	return envProvider{allow: re, lookup: env}, nil
 }
 
 func (p envProvider) check(path, key string) error {
@@ -347,7 +394,7 @@ func (p envProvider) get(path, key string) (string, error) {
 	if err := p.check(path, key); err != nil {
 		return "", err
 	}
-	v, ok := lookupEnv(key)
+	v, ok := p.lookup(key)
 	if !ok {
 		return "", fmt.Errorf("environment variable %s is not set", key)
 	}

@@ -1,4 +1,9 @@
-package configs
+// Package secret says what is a secret in a configuration and hides
+// secrets wherever hdfs-sink prints something: a value shown by its key
+// (Hidden for a secret-typed one), and any text that might quote a
+// secret's value or a URL's password (Redactor). It is a leaf: configs
+// hands it the values to hide.
+package secret
 
 import (
 	"regexp"
@@ -19,12 +24,12 @@ var secretSuffixes = []string{
 	"confluent.license",
 }
 
-// IsSecretKey reports whether values of key are secrets by their type
+// IsKey reports whether values of key are secrets by their type
 // (ssl.truststore.password, sasl.jaas.config, *.basic.auth.user.info, ...).
 // Only these are hidden: a value a config provider resolved is a secret
 // when its key is (Kafka hides PASSWORD-typed values only), and shown when
 // it is an address, a URL or a user name.
-func IsSecretKey(key string) bool {
+func IsKey(key string) bool {
 	k := strings.ToLower(key)
 	for _, s := range secretSuffixes {
 		if strings.HasSuffix(k, s) {
@@ -48,22 +53,17 @@ type Redactor struct {
 // secret is still hidden by key, never quoted in text by hdfs-sink itself.
 const minSecretLen = 4
 
-// NewRedactor collects the secrets of a worker (may be nil) and connectors.
-func NewRedactor(w *Worker, conns ...*Connector) *Redactor {
+// NewRedactor collects the secrets of configurations (key → value): a
+// worker's and its connectors' settings.
+func NewRedactor(configs ...map[string]string) *Redactor {
 	r := &Redactor{}
 	seen := map[string]bool{}
-	add := func(s settings) {
-		for k, st := range s {
-			for _, v := range secretParts(k, st.value) {
-				seen[v] = true
+	for _, m := range configs {
+		for k, v := range m {
+			for _, part := range secretParts(k, v) {
+				seen[part] = true
 			}
 		}
-	}
-	if w != nil {
-		add(w.set)
-	}
-	for _, c := range conns {
-		add(c.set)
 	}
 	for v := range seen {
 		r.values = append(r.values, v)
@@ -88,7 +88,7 @@ var (
 // line; and, for any key, the password of a URL's user info.
 func secretParts(key, v string) []string {
 	var out []string
-	if IsSecretKey(key) {
+	if IsKey(key) {
 		out = append(out, v)
 		if strings.HasSuffix(strings.ToLower(key), "user.info") {
 			if _, pw, ok := strings.Cut(v, ":"); ok {
@@ -113,7 +113,7 @@ func secretParts(key, v string) []string {
 
 // Show is how hdfs-sink prints the value of key: Hidden for a secret.
 func (r *Redactor) Show(key, value string) string {
-	if IsSecretKey(key) {
+	if IsKey(key) {
 		return Hidden
 	}
 	return r.Text(value)
@@ -132,10 +132,16 @@ func (r *Redactor) ShowMap(m map[string]string) map[string]string {
 // URLs.
 func (r *Redactor) Text(s string) string {
 	if r == nil {
-		return redactURL(s)
+		return URL(s)
 	}
 	for _, v := range r.values {
 		s = strings.ReplaceAll(s, v, Hidden)
 	}
-	return redactURL(s)
+	return URL(s)
 }
+
+var userInfoRE = regexp.MustCompile(`//[^/@\s]*@`)
+
+// URL hides the user info of the URLs in s, so passwords do not reach
+// logs.
+func URL(s string) string { return userInfoRE.ReplaceAllString(s, "//"+Hidden+"@") }

@@ -1,4 +1,4 @@
-package configs
+package zoneid
 
 import (
 	"testing"
@@ -12,23 +12,23 @@ func TestZoneID(t *testing.T) {
 		"+05:30:15": 19815, "UTC+01:00": 3600, "GMT-3": -10800, "UT+14": 50400, "+18:00": 64800,
 	}
 	for v, offset := range good {
-		loc, err := zoneID(v)
+		loc, err := Parse(v)
 		if err != nil {
-			t.Errorf("zoneID(%q): %v", v, err)
+			t.Errorf("Parse(%q): %v", v, err)
 			continue
 		}
 		if _, off := timeIn(loc); off != offset {
-			t.Errorf("zoneID(%q) offset %d, want %d", v, off, offset)
+			t.Errorf("Parse(%q) offset %d, want %d", v, off, offset)
 		}
 	}
 	for _, v := range []string{"Europe/Berlin", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "EST5EDT"} {
-		if _, err := zoneID(v); err != nil {
-			t.Errorf("zoneID(%q): %v", v, err)
+		if _, err := Parse(v); err != nil {
+			t.Errorf("Parse(%q): %v", v, err)
 		}
 	}
 	for _, v := range []string{"+19:00", "+05:60", "+5:30", "+123", "Mars/Olympus", "Local", "UTC+", "GMT+ab", "1", "+"} {
-		if _, err := zoneID(v); err == nil {
-			t.Errorf("zoneID(%q) accepted", v)
+		if _, err := Parse(v); err == nil {
+			t.Errorf("Parse(%q) accepted", v)
 		}
 	}
 }
