@@ -58,8 +58,9 @@ var oldBuilds struct {
 // BinaryAt is cmd/hdfs-sink as commit (of this repository's history)
 // built it, once per test process: the upgrade tests run an earlier build
 // on the store, then this one. Builds before issue 21 read
-// HDFS_SINK_CRASH_AT without a build tag, so it is a plain build (no race
-// detector either: the old code's races are not what those tests look for).
+// HDFS_SINK_CRASH_AT without a build tag, so it is the release build of
+// its time (no race detector: the old code's races are not what those
+// tests look for).
 // The source comes from `git archive`; the module files are this tree's,
 // so the build needs only the module cache this tree's build fills (the
 // test runs without a network, GOPROXY=off). For a commit with the same
@@ -124,7 +125,12 @@ func buildAt(root, commit string) (string, error) {
 	}
 	bin := filepath.Join(dir, "hdfs-sink")
 	offline := []string{"GOPROXY=off", "GOFLAGS=-mod=readonly -buildvcs=false", "GOTOOLCHAIN=local"}
-	if out, err := run(src, offline, "go", "build", "-o", bin, "./cmd/hdfs-sink"); err != nil {
+	// Built as `make static` builds (CGO_ENABLED=0, -trimpath), which
+	// `make test` runs first: the dependencies' compiled packages are in
+	// the build cache already, and the temporary source directory stays
+	// out of the cache keys, so a second run reuses the first one's build.
+	static := append(offline, "CGO_ENABLED=0")
+	if out, err := run(src, static, "go", "build", "-trimpath", "-o", bin, "./cmd/hdfs-sink"); err != nil {
 		return "", fmt.Errorf("go build of %s (offline, with this tree's go.mod): %v\n%s", commit, err, out)
 	}
 	return bin, nil
