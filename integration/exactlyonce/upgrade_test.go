@@ -25,19 +25,25 @@ import (
 )
 
 // The earlier builds an upgrade starts from. There is no release tag yet,
-// so they are the last commits of each on-disk format this build still
-// reads (docs/operations.md, "Upgrades"; CHANGELOG.md, Upgrade notes).
-const (
+// so they are commits: the first and the last of WAL version 1, and the
+// last of the temp layout before claim directories (docs/operations.md,
+// "Upgrades"; CHANGELOG.md, Upgrade notes).
+var (
 	// lastVersion1 is the newest build that writes WAL entry version 1:
 	// the parent of c455b10, which made the WAL version 2 (issue 20). It
 	// has claim directories, so it is what a deployment of the previous
 	// build runs.
-	lastVersion1 = "183f4a2726019e502d7a5c4d11e6407532f6c64b"
+	lastVersion1 = earlierBuild{"last-v1", "183f4a2726019e502d7a5c4d11e6407532f6c64b", true, true, true}
 	// beforeClaimDirs is the newest build before claim directories: the
 	// parent of fa220b9 (audit F1/F3), which moved temp files from
-	// +tmp/<topic>/<p>/ into +tmp/<topic>/<p>/<claim seq>/ (design.md §10,
-	// m9). Its WAL is version 1 as well.
-	beforeClaimDirs = "37079a05f507e137b4d9e76798b19ed13e29983d"
+	// +tmp/<topic>/<p>/ into +tmp/<topic>/<p>/<claim seq>/ (design.md §5,
+	// m9 in §10). Its WAL is version 1 as well; its /status has no
+	// partition errors.
+	beforeClaimDirs = earlierBuild{"before-claim-dirs", "37079a05f507e137b4d9e76798b19ed13e29983d", false, false, true}
+	// firstDaemon is the oldest build of the daemon (8b75643, the first
+	// with `hdfs-sink run`), so the oldest whose WAL this build reads: no
+	// claim directories, no HTTP endpoint at all.
+	firstDaemon = earlierBuild{"first-daemon", "8b756436bcf4eb741d8c3007ce173991ad5fab35", false, false, false}
 )
 
 // earlierBuild is a build an upgrade starts from.
@@ -46,11 +52,29 @@ type earlierBuild struct {
 	commit       string
 	claimDirs    bool // writes temp files below claim directories
 	statusErrors bool // GET /status names each broken partition's error
+	statusAddr   bool // has --status-addr
 }
 
-var earlierBuilds = []earlierBuild{
-	{"last-v1", lastVersion1, true, true},
-	{"before-claim-dirs", beforeClaimDirs, false, false},
+// Killed at every state, then upgraded: the newest and the oldest build of
+// WAL version 1 (the oldest also covers the temp layout before claim
+// directories). Sharing a group with this build: the newest version 1
+// build and the newest before claim directories (the rolling test reads
+// their /status). Each subtest costs seconds; these are the builds whose
+// differences matter.
+var (
+	crashedBuilds = []earlierBuild{lastVersion1, firstDaemon}
+	rollingBuilds = []earlierBuild{lastVersion1, beforeClaimDirs}
+)
+
+// startEarlier runs the earlier build b with config and env; its status
+// endpoint, where it has one, on a free port.
+func (s *setup) startEarlier(b earlierBuild, config string, env ...string) *daemon {
+	s.t.Helper()
+	var flags []string
+	if b.statusAddr {
+		flags = []string{"--status-addr", "127.0.0.1:0"}
+	}
+	return s.startBinary(itest.BinaryAt(s.t, b.commit), config, flags, env...)
 }
 
 // TestUpgradeAfterCrashAtEveryState: an earlier build commits, is killed,
@@ -58,11 +82,11 @@ var earlierBuilds = []earlierBuild{
 // of both machines with a history behind it; this build then starts on the
 // same WAL and temp directories and must commit every offset exactly once.
 // Before it starts, the WAL is all version 1 (so this build reads the
-// earlier one's segments) and, for the build before claim directories,
+// earlier one's segments) and, for a build before claim directories,
 // temp files lie where that build put them; after, every WAL head is this
 // build's version 2 and no temp file of the earlier layout is left.
 func TestUpgradeAfterCrashAtEveryState(t *testing.T) {
-	for _, b := range earlierBuilds {
+	for _, b := range crashedBuilds {
 		for st := sink.RecoveryStarted; st <= sink.FileCommitted; st++ {
 			t.Run(b.name+"/"+st.String(), func(t *testing.T) { upgradeAfterCrash(t, b, st) })
 		}
@@ -70,21 +94,20 @@ func TestUpgradeAfterCrashAtEveryState(t *testing.T) {
 }
 
 func upgradeAfterCrash(t *testing.T, b earlierBuild, st sink.State) {
-	old := itest.BinaryAt(t, b.commit)
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	// A history: one committed file per partition (flush.size 500) and 30
 	// records in an open file, which no timer rotates: the earlier build
 	// is killed holding temp files, in its layout.
 	s.produce(counts, 1060)
-	first := s.startBinary(old, s.upgradeConnector("history", "-1"), nil)
+	first := s.startEarlier(b, s.upgradeConnector("history", "-1"))
 	s.waitCommitted(1000, 2*time.Minute)
 	first.signal(syscall.SIGKILL)
 	first.wait(30 * time.Second)
 	// Recovery states die recovering that history, write states in their
 	// first rotation after it (flush.size).
 	s.produce(counts, 1000)
-	crashed := s.startBinary(old, s.upgradeConnector("crash", "-1"), nil, fmt.Sprintf("HDFS_SINK_CRASH_AT=%s:1", st))
+	crashed := s.startEarlier(b, s.upgradeConnector("crash", "-1"), fmt.Sprintf("HDFS_SINK_CRASH_AT=%s:1", st))
 	if err, exited := crashed.wait(2 * time.Minute); !exited || !killedBySIGKILL(err) {
 		t.Fatalf("%s did not die at %s (exited=%v err=%v)", b.name, st, exited, err)
 	}
@@ -145,9 +168,9 @@ func (s *setup) upgradeConnector(step, rotateMs string) string {
 }
 
 // TestRollingUpgradeAcrossWALVersion2: a group of an earlier build (A:
-// the last version 1 build, and the build before claim directories, whose
-// temp files this build's cleanup removes, m9) and this build (B). B writes version 2 on the partitions it takes;
-// when B leaves, A cannot read their heads ("unknown entry version"): it
+// the last version 1 build, and the last before claim directories, whose
+// temp files this build's cleanup removes, m9) and this build (B). B
+// writes version 2 on the partitions it takes; when B leaves, A cannot read their heads ("unknown entry version"): it
 // stops those partitions and publishes nothing on them, while its own
 // version 1 partitions go on. Once A is stopped and this build runs alone,
 // every offset is on HDFS exactly once. This is the documented rule: a
@@ -155,17 +178,16 @@ func (s *setup) upgradeConnector(step, rotateMs string) string {
 // goes back to an old process stalls until that process is stopped; so
 // stop the old processes first (docs/operations.md, "Upgrades").
 func TestRollingUpgradeAcrossWALVersion2(t *testing.T) {
-	for _, b := range earlierBuilds {
+	for _, b := range rollingBuilds {
 		t.Run(b.name, func(t *testing.T) { rollingUpgrade(t, b) })
 	}
 }
 
 func rollingUpgrade(t *testing.T, from earlierBuild) {
-	old := itest.BinaryAt(t, from.commit)
 	s := newSetup(t, 4)
 	counts := map[int32]int64{}
 	cfg := s.connector("rolling", map[string]string{"flush.size": "300", "rotate.interval.ms": "1000"})
-	a := s.startBinary(old, cfg, nil)
+	a := s.startEarlier(from, cfg)
 	s.produce(counts, 2000)
 	s.waitCommitted(2000, 2*time.Minute)
 
@@ -258,11 +280,36 @@ func (s *setup) headSeq(p int32) uint64 {
 func (s *setup) version2Heads() []int32 {
 	var out []int32
 	for p := range s.parts {
-		if es := s.walEntries(p); len(es) > 0 && !es[len(es)-1].Legacy {
+		if e, ok := s.liveHead(p); ok && !e.Legacy {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// liveHead is partition p's newest WAL entry (false: no WAL yet) while a
+// daemon may be writing it: a head listed and then pruned, because a newer
+// one was published meanwhile, is listed again.
+func (s *setup) liveHead(p int32) (entry.Entry, bool) {
+	s.t.Helper()
+	ctx := context.Background()
+	log := wal.Open(s.fs, layout.Topic{LogsDir: path.Join(s.base, "logs"), Name: s.topic}.WALDir(p))
+	for try := 0; ; try++ {
+		seqs, err := log.Segments(ctx)
+		if err != nil {
+			s.t.Fatalf("WAL of partition %d: %v", p, err)
+		}
+		if len(seqs) == 0 {
+			return entry.Entry{}, false
+		}
+		e, err := log.Read(ctx, seqs[len(seqs)-1])
+		if err == nil {
+			return e, true
+		}
+		if !errors.Is(err, fs.ErrNotExist) || try == 10 {
+			s.t.Fatalf("WAL head %d of partition %d: %v", seqs[len(seqs)-1], p, err)
+		}
+	}
 }
 
 // tempFiles lists the partitions' temp roots: loose are the entries that
