@@ -10,7 +10,7 @@ PKGS ?= ./...
 # tag-only package such as ./integration that plain `go vet` cannot load.
 INTEGRATION_PKGS ?= $(PKGS)
 
-.PHONY: unit static testenv-up testenv-down testenv-status integration test test-kerberos-long demo bench sweep build image chaos soak soak-plot
+.PHONY: unit static testenv-up testenv-down testenv-status integration test test-kerberos-long demo bench bench-compare sweep build image chaos soak soak-plot
 
 STATIC_BIN ?= bin/hdfs-sink
 
@@ -21,7 +21,7 @@ static:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(STATIC_BIN) ./cmd/hdfs-sink
 	@$(GO) version -m $(STATIC_BIN) | grep -q 'CGO_ENABLED=0' || { echo "$(STATIC_BIN): not built with CGO_ENABLED=0"; exit 1; }
 	@if command -v ldd >/dev/null && ldd $(STATIC_BIN) >/dev/null 2>&1; then echo "$(STATIC_BIN) is dynamically linked:"; ldd $(STATIC_BIN); exit 1; fi
-	@if grep -a -o -E 'HDFS_SINK_(CRASH_AT|FREEZE_AT|PANIC_AT|FAIL_RENAME_EVERY)' $(STATIC_BIN) | head -1 | grep -q .; then echo "$(STATIC_BIN): a fault-injection switch is in the release build (it belongs behind the faults build tag)"; exit 1; fi
+	@if grep -a -o -E 'HDFS_SINK_(CRASH_AT|FREEZE_AT|FREEZE_RENAME|PANIC_AT|FAIL_RENAME_EVERY)' $(STATIC_BIN) | head -1 | grep -q .; then echo "$(STATIC_BIN): a fault-injection switch is in the release build (it belongs behind the faults build tag)"; exit 1; fi
 	@echo "$(STATIC_BIN): static (CGO_ENABLED=0), no fault-injection switch"
 
 # NOWHERE is a path that cannot exist (/dev/null is no directory).
@@ -53,8 +53,8 @@ unit: static
 	$(UNIT_ENV) $(GO) vet -tags integration $(PKGS)
 	$(UNIT_ENV) $(GO) vet -tags demo ./cmd/...
 	$(UNIT_ENV) $(GO) vet -tags faults $(PKGS)
-	$(UNIT_ENV) $(GO) test -race $(PKGS)
-	$(UNIT_ENV) $(GO) test -race -tags faults -run 'Faults|FailRenames' ./sink/ ./daemon/
+	$(UNIT_ENV) $(GO) test -race -timeout 30m $(PKGS)
+	$(UNIT_ENV) $(GO) test -race -tags faults -run 'Faults|FailRenames|FreezeRename' ./sink/ ./daemon/
 	$(UNIT_ENV) $(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes vet ./...
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes test ./...
@@ -117,6 +117,13 @@ demo:
 BENCH_FLAGS ?=
 bench:
 	$(GO) run ./tools/bench -out tools/bench/results/$$(date -u +%Y%m%dT%H%M%SZ).json $(BENCH_FLAGS)
+
+## bench-compare: the same workloads on BASE's build and this tree's, interleaved
+## in one run, with throughput, CPU per record and peak RSS as ratios
+## (issue 25): make bench-compare BASE=<commit> [BENCH_FLAGS="-only 1KBx8pxavroxdefault"].
+bench-compare:
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [BENCH_FLAGS=...]"; exit 2; }
+	tools/bench/compare.sh $(BASE) $(BENCH_FLAGS)
 
 ## sweep: the exactly-once sweeps over every storage call (crash, double crash,
 ## frozen owner x other owner, a topic re-created under them), not the sample

@@ -26,6 +26,7 @@ func (p *parser) build() *Connector {
 	p.writer(c)
 	p.formats(c)
 	p.partitioner(c)
+	p.completeness(c)
 	p.hive(c)
 	p.errorHandling(c)
 	c.Kafka = kafkaClients(p.set, p.w)
@@ -450,21 +451,14 @@ func (p *parser) errorHandling(c *Connector) {
 
 const avroConverter = "io.confluent.connect.avro.AvroConverter"
 
-// Value converters hdfs-sink reads: Confluent Avro (with a registry), or
-// schemaless values for the string format.
+// Converter class names hdfs-sink reads (converters.go has them all).
 const (
 	stringConverter    = "org.apache.kafka.connect.storage.StringConverter"
 	byteArrayConverter = "org.apache.kafka.connect.converters.ByteArrayConverter"
 )
 
 func (p *parser) registry(c *Connector) {
-	switch v, _ := p.get("value.converter"); v {
-	case "", avroConverter:
-	case stringConverter, byteArrayConverter:
-		c.Schemaless = true
-	default:
-		p.fail("value.converter", v, "must be "+avroConverter+", or "+stringConverter+" / "+byteArrayConverter+" with the string format")
-	}
+	p.converters(c)
 	r := &c.Registry
 	r.Props = p.registryProps()
 	r.CredentialsSource = choice(p, firstSet(p, "value.converter.basic.auth.credentials.source", "basic.auth.credentials.source"),

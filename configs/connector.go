@@ -68,12 +68,17 @@ type Connector struct {
 
 	SchemaCompatibility Compatibility
 	Partitioner         Partitioner
+	Completeness        Completeness // hdfs.sink.completeness.*
 	Hive                Hive
 	Errors              ErrorHandling
 	NullValues          NullValueBehavior
 	Registry            SchemaRegistry
-	// Schemaless is true for value.converter StringConverter or
-	// ByteArrayConverter: values are written as they are (string format).
+	// ValueConverter and KeyConverter are value.converter and
+	// key.converter with their settings (converters.go).
+	ValueConverter, KeyConverter Converter
+	// Schemaless is true when the value converter gives no schema
+	// (StringConverter, ByteArrayConverter, JsonConverter with
+	// schemas.enable=false): values are written as they are.
 	Schemaless bool
 	Consumer   Consumer
 	// Kafka are the Kafka client properties of the consumer, the

@@ -51,6 +51,7 @@ func TestDefaults(t *testing.T) {
 		{"RotateInterval", c.RotateInterval, time.Duration(0)},
 		{"RotateScheduleInterval", c.RotateScheduleInterval, time.Duration(0)},
 		{"RotateMaxFileBytes", c.RotateMaxFileBytes, int64(0)},
+		{"Completeness", c.Completeness, Completeness{MarkerName: "_SUCCESS", Interval: time.Minute, Lookback: 7 * 24 * time.Hour}},
 		{"MemoryMaxBytes", c.MemoryMaxBytes, int64(256 << 20)},
 		{"OffsetPadWidth", c.OffsetPadWidth, 10},
 		{"RetryBackoff", c.RetryBackoff, 5 * time.Second},

@@ -67,7 +67,8 @@ const (
 // effective merges a connector's own settings over the worker's ones that
 // apply to connectors. Converters follow Connect's rule: a connector that
 // sets value.converter uses only its own value.converter.* settings; one
-// that does not uses the worker's converter with the worker's settings.
+// that does not uses the worker's converter with the worker's settings;
+// key.converter and header.converter alike.
 func effective(own settings, w *Worker) (settings, []Warning) {
 	eff := settings{}
 	for k, st := range own {
@@ -76,7 +77,10 @@ func effective(own settings, w *Worker) (settings, []Warning) {
 	if w == nil {
 		return eff, nil
 	}
-	warns := mergeConverter(eff, own, w.set, "value.converter")
+	var warns []Warning
+	for _, conv := range []string{"value.converter", "key.converter", "header.converter"} {
+		warns = append(warns, mergeConverter(eff, own, w.set, conv)...)
+	}
 	for k, st := range w.set {
 		if _, mine := own[k]; !mine && appliesToConnectors(k) {
 			eff[k] = st

@@ -138,12 +138,16 @@ func hivePathFormat(f string) bool {
 
 func (p *parser) validateRegistry(c *Connector) {
 	if c.Schemaless {
-		if c.Format != FormatString && !p.failed("format.class") {
-			p.fail("value.converter", p.raw["value.converter"], "schemaless values can only be written with the string format (format.class StringFormat)")
+		if c.Format != FormatString && !p.failed("format.class") && !p.failed("value.converter") {
+			p.fail("value.converter", p.raw["value.converter"], "schemaless values ("+schemalessWhy(c.ValueConverter)+
+				") can only be written with the string format (format.class StringFormat): Avro, Parquet and JSON files need a schema")
 		}
 		if len(c.ExtraColumns) > 0 {
-			p.fail("hdfs.sink.extra.columns", p.raw["hdfs.sink.extra.columns"], "needs Avro values (value.converter AvroConverter)")
+			p.fail("hdfs.sink.extra.columns", p.raw["hdfs.sink.extra.columns"], "needs values with a schema (value.converter AvroConverter, or JsonConverter with schemas.enable=true)")
 		}
+		return
+	}
+	if !c.NeedsRegistry() {
 		return
 	}
 	if _, _, ok := p.pick("value.converter.schema.registry.url", "schema.registry.url"); !ok && !p.failed("value.converter") {
@@ -153,6 +157,14 @@ func (p *parser) validateRegistry(c *Connector) {
 	if c.Registry.CredentialsSource == CredentialsUserInfo && c.Registry.UserInfo == "" && !p.anyFailed("basic.auth.user.info") {
 		p.missing("value.converter.basic.auth.user.info", "required (user:password) when basic.auth.credentials.source is USER_INFO")
 	}
+}
+
+// schemalessWhy names the setting that makes values schemaless.
+func schemalessWhy(v Converter) string {
+	if v.Kind == ConverterJSON {
+		return "value.converter JsonConverter with value.converter.schemas.enable=false"
+	}
+	return "value.converter " + v.Class
 }
 
 // anyFailed reports whether any key ending in suffix already has an error.

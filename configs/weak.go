@@ -15,7 +15,7 @@ import (
 // weakening settings.
 func (p *parser) warnWeakSecurity(c *Connector) {
 	p.warnWeakKafka(c.Kafka)
-	if !c.Schemaless {
+	if c.NeedsRegistry() {
 		p.warnWeakRegistry(c)
 	}
 }

@@ -21,7 +21,7 @@ const (
 
 // workerUsedKeys are read by name (prefixed families are in workerKind).
 var workerUsedKeys = map[string]bool{
-	"bootstrap.servers": true, "key.converter": true, "value.converter": true,
+	"bootstrap.servers": true, "key.converter": true, "value.converter": true, "header.converter": true,
 	"listeners": true, "rest.host.name": true, "rest.port": true,
 	"connector.client.config.override.policy": true,
 }
@@ -36,7 +36,7 @@ var workerNotApplicableKeys = map[string]bool{
 	"offset.storage.topic": true, "offset.storage.partitions": true, "offset.storage.replication.factor": true,
 	"status.storage.topic": true, "status.storage.partitions": true, "status.storage.replication.factor": true,
 	"offset.storage.file.filename": true, "offset.flush.interval.ms": true, "offset.flush.timeout.ms": true,
-	"plugin.path": true, "plugin.discovery": true, "header.converter": true,
+	"plugin.path": true, "plugin.discovery": true,
 	"internal.key.converter": true, "internal.value.converter": true,
 	"task.shutdown.graceful.timeout.ms": true, "connect.protocol": true,
 	"scheduled.rebalance.max.delay.ms": true, "exactly.once.source.support": true,
@@ -51,7 +51,7 @@ var workerNotApplicableKeys = map[string]bool{
 
 // workerNotApplicablePrefixes are families of such settings.
 var workerNotApplicablePrefixes = []string{
-	"internal.key.converter.", "internal.value.converter.", "header.converter.",
+	"internal.key.converter.", "internal.value.converter.",
 	"inter.worker.", "listeners.https.", "admin.listeners.", "log4j.", "rest.extension.",
 	"metrics.context.", "confluent.",
 }
@@ -101,7 +101,7 @@ func workerKind(k string) workerKeyKind {
 }
 
 func isConverterKey(k string) bool {
-	return strings.HasPrefix(k, "key.converter.") || strings.HasPrefix(k, "value.converter.")
+	return strings.HasPrefix(k, "key.converter.") || strings.HasPrefix(k, "value.converter.") || strings.HasPrefix(k, "header.converter.")
 }
 
 // isClientPrefixed reports consumer.*, producer.* and admin.*: client

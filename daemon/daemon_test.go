@@ -297,7 +297,8 @@ type fakeMetastore struct {
 	parts    int
 	refuse   bool // AddPartitions fails
 	refusals int
-	open     int // connections dialled and not closed
+	open     int                          // connections dialled and not closed
+	params   map[string]map[string]string // partition values → parameters set
 }
 
 func (m *fakeMetastore) registered() bool { m.mu.Lock(); defer m.mu.Unlock(); return m.parts > 0 }

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/wal"
 )
 
 // panicAt is HDFS_SINK_PANIC_AT=<connector>/<STATE>: the named connector
@@ -105,6 +107,82 @@ func renameFaultsFromEnv() (int64, error) {
 		return 0, fmt.Errorf("HDFS_SINK_FAIL_RENAME_EVERY=%q: want an integer >= 2", v)
 	}
 	return every, nil
+}
+
+// renameFreeze is HDFS_SINK_FREEZE_RENAME=<segment|final>[:N]: the process
+// stops itself (SIGSTOP, until someone sends SIGCONT) just before the N-th
+// rename of that kind: of a WAL segment's staging directory to its number
+// (segment: inside a publish, the segment written and closed, its commit
+// point not reached yet), or of a temp file to its committed name (final).
+// N defaults to 1, and the renames of every store of the process count. It
+// exists to fail a NameNode over at exactly that moment (tools/chaos:
+// ha-failover-publish); HDFS_SINK_FREEZE_AT stops only between states.
+type renameFreeze struct {
+	kind string
+	n    int64
+	seen atomic.Int64
+	stop func() // stops the process; a test counts instead
+}
+
+// freezeRenameFromEnv reads HDFS_SINK_FREEZE_RENAME; nil when unset.
+func freezeRenameFromEnv() (*renameFreeze, error) {
+	v := os.Getenv("HDFS_SINK_FREEZE_RENAME")
+	if v == "" {
+		return nil, nil
+	}
+	kind, nStr, hasN := strings.Cut(v, ":")
+	f := &renameFreeze{kind: kind, n: 1, stop: func() { syscall.Kill(os.Getpid(), syscall.SIGSTOP) }}
+	if kind != "segment" && kind != "final" {
+		return nil, fmt.Errorf("HDFS_SINK_FREEZE_RENAME=%q: want segment or final, then :N", v)
+	}
+	if hasN {
+		n, err := strconv.ParseInt(nStr, 10, 64)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("HDFS_SINK_FREEZE_RENAME=%q: count %q must be an integer >= 1", v, nStr)
+		}
+		f.n = n
+	}
+	return f, nil
+}
+
+// before counts a rename about to be made and stops the process at the
+// N-th of its kind, saying so first (a harness waits for the line).
+func (f *renameFreeze) before(oldpath, newpath string) {
+	if f.kind == "segment" && !wal.IsStaging(oldpath) {
+		return
+	}
+	if _, final := layout.ParseFinalName(newpath); f.kind == "final" && !final {
+		return
+	}
+	if n := f.seen.Add(1); n == f.n {
+		fmt.Fprintf(os.Stderr, "hdfs-sink: fault injection: SIGSTOP before %s rename #%d %s -> %s\n", f.kind, n, oldpath, newpath)
+		f.stop() // returns once continued
+	}
+}
+
+type freezingRenames struct {
+	storage.FS
+	f *renameFreeze
+}
+
+func (s *freezingRenames) Rename(ctx context.Context, oldpath, newpath string) error {
+	s.f.before(oldpath, newpath)
+	return s.FS.Rename(ctx, oldpath, newpath)
+}
+
+// freezeRenames wraps open so that the stores it opens stop the process
+// where f says; a nil f returns open as is.
+func freezeRenames(open func(*configs.Connector) (storage.FS, error), f *renameFreeze) func(*configs.Connector) (storage.FS, error) {
+	if f == nil {
+		return open
+	}
+	return func(c *configs.Connector) (storage.FS, error) {
+		store, err := open(c)
+		if err != nil {
+			return nil, err
+		}
+		return &freezingRenames{FS: store, f: f}, nil
+	}
 }
 
 // failRenames wraps open so that the stores it opens refuse every

@@ -31,6 +31,11 @@ func New(o Options) (*Daemon, error) {
 		log.Error("bad fault injection setting", "err", err)
 		return nil, err
 	}
+	renameFreeze, err := freezeRenameFromEnv()
+	if err != nil {
+		log.Error("bad fault injection setting", "err", err)
+		return nil, err
+	}
 	files := wiring.Files{Config: o.Config, Worker: o.Worker}
 	fp := configFingerprint(files.Config)
 	l, err := wiring.LoadChecked(files, log)
@@ -51,7 +56,7 @@ func New(o Options) (*Daemon, error) {
 	}
 	o.Logger = log
 	d := newDaemon(o, faults, wiring.NewProcessMemory(o.MemoryMax, len(l.Conns), log))
-	d.openStore = failRenames(d.openStore, renameEvery)
+	d.openStore = freezeRenames(failRenames(d.openStore, renameEvery), renameFreeze)
 	d.board.setLoaded(l)
 	d.conns, d.loaded = l.Conns, fp
 	d.limitMemory = func(conns []*configs.Connector) { wiring.LimitBySum(o.MemoryMax, conns, d.metrics, log) }

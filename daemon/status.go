@@ -42,6 +42,9 @@ type connStatus struct {
 	nextRestart time.Time
 	deps        map[string]error // by dependency; absent: not checked yet
 	registry    schema.Registry  // nil while not running
+	// completeness marks the connector's complete time directories (nil:
+	// off, or not running).
+	completeness *completenessRun
 }
 
 // The dependencies a connector's health check reaches.
@@ -218,6 +221,10 @@ type ConnectorStatus struct {
 	// registry fail: the daemon then waits, and says so here.
 	Kafka    *DownStatus `json:"kafka,omitempty"`
 	Registry *DownStatus `json:"registry,omitempty"`
+	// Completeness is, by topic, how far its time directories are complete,
+	// for the topics whose partition 0 this daemon owns
+	// (hdfs.sink.completeness.*).
+	Completeness map[string]CompletenessStatus `json:"completeness,omitempty"`
 }
 
 // DownStatus is a dependency that has been failing: the last error and for
@@ -273,6 +280,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 				st.Registry = &DownStatus{Error: b.redact.Text(err.Error()), FailingSeconds: time.Since(since).Seconds()}
 			}
 		}
+		st.Completeness = cs.completeness.snapshot()
 		if cs.syncer != nil {
 			st.Hive = hiveStatus(cs.syncer)
 			st.Hive.LastError = b.redact.Text(st.Hive.LastError)
@@ -289,6 +297,7 @@ func counters(s *sink.Stats) map[string]int64 {
 		"nulls_ignored": s.NullsIgnored.Load(), "recoveries": s.Recoveries.Load(), "fenced": s.Fenced.Load(),
 		"memory_rotations": s.MemoryRotations.Load(), "peak_buffered_bytes": s.PeakBuffered.Load(), "peak_open_files": s.PeakOpenFiles.Load(),
 		"rewinds": s.Rewinds.Load(), "retention_gaps": s.RetentionGaps.Load(), "missing_files": s.MissingFiles.Load(),
+		"late_records": s.LateRecords.Load(),
 	}
 }
 

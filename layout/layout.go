@@ -25,6 +25,11 @@ const TempDirName = "+tmp"
 // files, so walks over committed data skip it.
 func IsTempDir(name string) bool { return strings.HasPrefix(name, TempDirName) }
 
+// IsHidden reports whether a file name (one path element) is one Hadoop's
+// readers skip as not data (FileInputFormat's hidden-file filter: a name
+// starting with "_" or "."), such as a completeness marker's _SUCCESS.
+func IsHidden(name string) bool { return strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") }
+
 // Topic is the layout of one topic's files. TopicsDir and LogsDir are
 // topics.dir and logs.dir with ${topic} expanded, absolute in the store.
 type Topic struct {

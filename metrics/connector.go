@@ -76,7 +76,7 @@ func (m *Metrics) ForgetConnector(name string) {
 		}
 	}
 	delete(m.conns, name)
-	for _, v := range m.vec.connectorVecs() {
+	for _, v := range append(m.vec.connectorVecs(), m.comp.vecs()...) {
 		v.DeletePartialMatch(prometheus.Labels{"connector": name})
 	}
 }

@@ -27,8 +27,9 @@ var partLabels = []string{"connector", "topic", "partition"}
 
 // Metrics holds the registry and the series of every connector.
 type Metrics struct {
-	reg *prometheus.Registry
-	vec vectors
+	reg  *prometheus.Registry
+	vec  vectors
+	comp completenessVecs
 
 	mu     sync.Mutex
 	parts  map[partKey]*Partition
@@ -41,7 +42,7 @@ type Metrics struct {
 // New registers the process's collectors (Go runtime, process, build
 // info) and hdfs-sink's own on a new registry. version is the binary's.
 func New(version string) *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), vec: newVectors(), parts: map[partKey]*Partition{}, conns: map[string]*connSources{}}
+	m := &Metrics{reg: prometheus.NewRegistry(), vec: newVectors(), comp: newCompletenessVecs(), parts: map[partKey]*Partition{}, conns: map[string]*connSources{}}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector())
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
@@ -49,6 +50,9 @@ func New(version string) *Metrics {
 	build.WithLabelValues(version).Set(1)
 	m.reg.MustRegister(build, &scrapeCollector{m: m})
 	m.vec.register(m.reg)
+	for _, v := range m.comp.vecs() {
+		m.reg.MustRegister(v)
+	}
 	return m
 }
 

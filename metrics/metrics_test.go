@@ -111,6 +111,9 @@ func TestEveryNameIsDocumented(t *testing.T) {
 	m.SetMemory(1, 1)
 	m.SetHive("c", func() HiveStats { return HiveStats{} })
 	m.SetStates(func() map[string]string { return map[string]string{"c": "RUNNING"} })
+	m.CompletenessMarked("c", "t")
+	m.LateRecords("c", 2)
+	m.SetCompletenessFrontier("c", "t", time.Now())
 	used := exposition(t, m)
 	for _, f := range []string{"../deploy/grafana/hdfs-sink.json", "../deploy/prometheus/hdfs-sink-rules.yml"} {
 		b, err := os.ReadFile(f)

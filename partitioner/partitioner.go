@@ -43,6 +43,15 @@ type Partitioner interface {
 	Values(encoded string) ([]string, error)
 }
 
+// Timed is a partitioner that files records by time (TimeBased): it says
+// which record time chose a directory and the time range a directory
+// covers, which completeness markers need.
+type Timed interface {
+	Partitioner
+	EncodeTimed(r Record) (dir string, millis int64, err error)
+	Span(millis int64) (dir string, end int64)
+}
+
 // Default writes each Kafka partition to "partition=<n>", as the reference's
 // DefaultPartitioner does.
 type Default struct{}

@@ -100,15 +100,49 @@ const maxAbsMillis = 1 << 53
 
 // Encode formats the start of the record's time bucket with path.format.
 func (p *TimeBased) Encode(r Record) (string, error) {
+	dir, _, err := p.EncodeTimed(r)
+	return dir, err
+}
+
+// EncodeTimed is Encode that also returns the record time (epoch
+// milliseconds) the directory was chosen by.
+func (p *TimeBased) EncodeTimed(r Record) (string, int64, error) {
 	ms, err := p.extract(r)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if ms > maxAbsMillis || ms < -maxAbsMillis {
-		return "", &RecordError{What: "timestamp", Reason: fmt.Sprintf("%d ms since 1970 is out of range", ms)}
+		return "", 0, &RecordError{What: "timestamp", Reason: fmt.Sprintf("%d ms since 1970 is out of range", ms)}
 	}
-	return p.layout.format(p.bucket(ms)), nil
+	return p.layout.format(p.bucket(ms)), ms, nil
 }
+
+// Span is the encoded directory of the bucket holding instant ms and the
+// end of its time range (epoch milliseconds): every instant filed into
+// that directory is before end, so the directory is complete once every
+// record time before end has been committed. Buckets are cut on the local
+// wall clock, so a directory may hold two stretches of time: the wall clock
+// of a fall-back overlap repeats, and end is the later stretch's end.
+func (p *TimeBased) Span(ms int64) (dir string, end int64) {
+	ms = max(min(ms, maxAbsMillis), -maxAbsMillis)
+	bucket := p.bucket(ms)
+	start := bucket.UnixMilli()
+	localEnd := floorDiv(ms+offsetMillis(ms, p.loc), p.durMs)*p.durMs + p.durMs
+	// The last instant filed here is just before localEnd - offset, for
+	// whichever offset was in effect at that instant: try every offset the
+	// zone has around the bucket (one, or two and more across transitions).
+	end = start + 1
+	for tr := start - maxZoneOffsetMillis; tr < localEnd+maxZoneOffsetMillis; tr = nextTransition(tr, p.loc) {
+		off := offsetMillis(tr, p.loc)
+		if c := localEnd - off; c > end && offsetMillis(c-1, p.loc) == off {
+			end = c
+		}
+	}
+	return p.layout.format(bucket), end
+}
+
+// maxZoneOffsetMillis bounds any zone's offset from UTC (±18 h in Java).
+const maxZoneOffsetMillis = 18 * 3600 * 1000
 
 // bucket returns the start of the bucket holding instant ms, in the
 // partitioner's location. As in the reference, buckets are cut on the local

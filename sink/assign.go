@@ -175,7 +175,7 @@ func (c *Connector) newOwned(t tp) *owned {
 		PruneEvery:    defaultPruneEvery,
 		Observer:      obs,
 	})
-	if !c.cfg.Schemaless {
+	if _, ok := c.schemaSource(); ok {
 		p.cfg.SchemaByID = c.schemaForFiles
 	}
 	return &owned{tp: t, p: p, log: log, obs: obs}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -19,7 +20,7 @@ var errNullValue = errors.New("null value (tombstone) with behavior.on.null.valu
 // isBadRecord tells a record's own fault (it will never be writable) from a
 // passing failure of something it depends on (the registry, shutdown).
 func isBadRecord(err error) bool {
-	for _, bad := range []error{errNullValue, schema.ErrNotFramed, schema.ErrCorruptDatum, schema.ErrUnknownSchema, schema.ErrUnsupportedSchema, schema.ErrIncompatible} {
+	for _, bad := range []error{errNullValue, convert.ErrConversion, schema.ErrNotFramed, schema.ErrCorruptDatum, schema.ErrUnknownSchema, schema.ErrUnsupportedSchema, schema.ErrIncompatible} {
 		if errors.Is(err, bad) {
 			return true
 		}

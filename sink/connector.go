@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
@@ -57,6 +58,10 @@ type WriteSettings struct {
 	RotateInterval time.Duration        // rotate.interval.ms; 0: off
 	RotateSchedule time.Duration        // rotate.schedule.interval.ms; 0: off
 	Location       *time.Location
+	// CountLate counts late records (Stats.LateRecords) with Lateness,
+	// hdfs.sink.completeness.lateness.ms (completeness markers are on).
+	CountLate bool
+	Lateness  time.Duration
 
 	Catalog Catalog // Hive registration; nil when hive.integration=false
 	Faults  Faults
@@ -79,6 +84,11 @@ type Config struct {
 	KafkaFatal func(error) error
 
 	WriteSettings
+	// Value is value.converter; nil: Confluent's AvroConverter through
+	// Registry, or the bytes as they are when Schemaless.
+	Value convert.Converter
+	// Key is key.converter; nil: the key's bytes as they are.
+	Key          convert.Converter
 	Registry     schema.Registry
 	ExtraColumns []string // hdfs.sink.extra.columns
 	Schemaless   bool     // values written as they are (StringConverter / ByteArrayConverter)
@@ -119,12 +129,6 @@ type Config struct {
 	Parallelism  int           // partitions processed at once
 }
 
-// schemaCache is a registry that can answer from what it holds without
-// waiting (registry.Client).
-type schemaCache interface {
-	Cached(id int32) *schema.Schema
-}
-
 // Catalog registers committed data for queries (the Hive metastore). Its
 // methods must not block: the write path never waits for the catalog.
 type Catalog interface {
@@ -150,6 +154,9 @@ type Stats struct {
 	MemoryRotations, PeakBuffered atomic.Int64
 	// PeakOpenFiles is the most temp files open at once, seen after a batch.
 	PeakOpenFiles atomic.Int64
+	// LateRecords counts records written to a time directory their
+	// partition had already passed by the lateness (docs/design.md §11).
+	LateRecords atomic.Int64
 }
 
 // Connector consumes its topics and commits them to the store.
@@ -159,7 +166,6 @@ type Connector struct {
 	Stats Stats
 
 	extras   *extras.Columns
-	cache    schemaCache // cfg.Registry, when it can answer without waiting
 	kafka    *kafkawatch.Watch
 	parts    partitions
 	fetchLog logLimiter
@@ -189,7 +195,6 @@ func New(cfg Config) (*Connector, error) {
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
 		extras: ext, ready: make(chan struct{}), pause: newPauseControl(),
 		kafka: kafkawatch.New(cfg.Logger, cfg.Now)}
-	c.cache, _ = cfg.Registry.(schemaCache)
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
@@ -226,7 +231,10 @@ func withDefaults(cfg Config) Config {
 		cfg.ShutdownTimeout = 30 * time.Second
 	}
 	if cfg.SchemaLookupWait <= 0 {
-		cfg.SchemaLookupWait = 30 * time.Second
+		cfg.SchemaLookupWait = convert.DefaultLookupWait
+	}
+	if cfg.Value == nil && !cfg.Schemaless && cfg.Registry != nil {
+		cfg.Value = convert.NewAvro(cfg.Registry, cfg.SchemaLookupWait)
 	}
 	if cfg.DeadLetterWait <= 0 {
 		cfg.DeadLetterWait = 30 * time.Second
@@ -560,37 +568,66 @@ func (c *Connector) writeRecord(ctx, store context.Context, p *partition, kr *kg
 	return true, nil
 }
 
-// decode turns a Kafka record into a writable one. A nil record with a nil
-// error is a tombstone that behavior.on.null.values says to ignore.
+// decode turns a Kafka record into a writable one: the value converter
+// makes its value an Avro schema and datum (or bytes written as they
+// are), the key converter its key; headers pass as they are. A nil record
+// with a nil error is a null value that behavior.on.null.values says to
+// ignore.
 func (c *Connector) decode(ctx context.Context, kr *kgo.Record) (*record, error) {
-	if kr.Value == nil {
-		if c.cfg.FailOnNull {
-			return nil, errNullValue
+	var v convert.Value
+	if kr.Value != nil {
+		var err error
+		if v, err = c.convertValue(ctx, kr); err != nil {
+			return nil, err
 		}
-		c.Stats.NullsIgnored.Add(1)
-		c.cfg.Observer.Tombstone(kr.Topic, kr.Partition)
-		return nil, nil
 	}
-	if c.cfg.Schemaless {
-		return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Datum: kr.Value}, nil
+	if v.IsNull() {
+		return nil, c.nullValue(kr)
 	}
-	id, datum, err := schema.ParseWire(kr.Value)
+	key, err := c.convertKey(ctx, kr)
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.schemaByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Validate(datum); err != nil {
-		return nil, err
-	}
-	if c.extras != nil {
+	s, datum := v.Schema, v.Datum
+	if c.extras != nil && s != nil {
 		if s, datum, err = c.extras.Apply(s, datum, kr); err != nil {
 			return nil, err
 		}
 	}
-	return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: s, Datum: datum}, nil
+	return &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: s, Datum: datum,
+		Key: key, Headers: kr.Headers}, nil
+}
+
+// convertValue is value.converter; without one the bytes are the value.
+func (c *Connector) convertValue(ctx context.Context, kr *kgo.Record) (convert.Value, error) {
+	if c.cfg.Value == nil {
+		return convert.Value{Datum: kr.Value}, nil
+	}
+	return c.cfg.Value.Convert(ctx, kr.Topic, kr.Value)
+}
+
+// convertKey is key.converter; without one (or for a null key) the key is
+// its bytes as they are.
+func (c *Connector) convertKey(ctx context.Context, kr *kgo.Record) (convert.Value, error) {
+	if c.cfg.Key == nil || kr.Key == nil {
+		return convert.Value{Datum: kr.Key}, nil
+	}
+	k, err := c.cfg.Key.Convert(ctx, kr.Topic, kr.Key)
+	if err != nil {
+		return convert.Value{}, fmt.Errorf("key: %w", err)
+	}
+	return k, nil
+}
+
+// nullValue applies behavior.on.null.values to a tombstone (or a value
+// its converter reads as null).
+func (c *Connector) nullValue(kr *kgo.Record) error {
+	if c.cfg.FailOnNull {
+		return errNullValue
+	}
+	c.Stats.NullsIgnored.Add(1)
+	c.cfg.Observer.Tombstone(kr.Topic, kr.Partition)
+	return nil
 }
 
 // schemaForFiles is the schema records with registry id id are written
@@ -604,23 +641,21 @@ func (c *Connector) schemaForFiles(ctx context.Context, id int32) (*schema.Schem
 	return c.extras.Schema(s)
 }
 
-// schemaByID waits SchemaLookupWait at most for a schema. The poll loop
-// writes a poll's partitions in parallel and waits for all of them, so a
-// lookup that waited for the registry as long as it was down held every
-// partition of the connector (and the group's rebalances); past the wait
-// the partition breaks, the others go on, and it retries with backoff.
+// schemaByID is the value converter's schema of a registry id (a bounded
+// wait, convert.Avro.SchemaByID).
 func (c *Connector) schemaByID(ctx context.Context, id int32) (*schema.Schema, error) {
-	if c.cache != nil {
-		// Nearly every record: a deadline costs a timer and a context per
-		// record (18 % of all CPU in a profile, issue 25), and a cached
-		// schema never waits.
-		if s := c.cache.Cached(id); s != nil {
-			return s, nil
-		}
+	src, ok := c.schemaSource()
+	if !ok {
+		return nil, fmt.Errorf("schema %d: %w: value.converter has no schema ids", id, schema.ErrUnknownSchema)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.SchemaLookupWait)
-	defer cancel()
-	return c.cfg.Registry.SchemaByID(ctx, id)
+	return src.SchemaByID(ctx, id)
+}
+
+// schemaSource is the value converter when its schema ids are stable
+// across restarts, so the WAL's schema id finds its schema again.
+func (c *Connector) schemaSource() (convert.SchemaSource, bool) {
+	src, ok := c.cfg.Value.(convert.SchemaSource)
+	return src, ok
 }
 
 // committed is every partition's OnCommit: the group's offset, advisory

@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -88,6 +91,10 @@ type partition struct {
 	// (a record costs a few microseconds; two clock reads were a visible
 	// part of it, issue 25). Zero outside a batch: the clock is read.
 	batchAt time.Time
+	// recordMillis is the highest record time committed (the WAL head's
+	// MaxRecordMillis), pendingMillis that of the open files: the next
+	// commit records the larger (completeness markers, docs/design.md §11).
+	recordMillis, pendingMillis int64
 	// seekStart: a batch was refused since the last recovery, so Kafka's
 	// position for the partition says nothing; with nothing committed the
 	// next resume must seek to where the start policy says (after a reset
@@ -140,6 +147,7 @@ func (p *partition) walEntry(kind entry.Kind, s standing, files []writer.Closed)
 		Kind: kind, Epoch: p.cfg.Epoch, Owner: p.cfg.Owner, Topic: p.topic(), Partition: p.cfg.Partition,
 		CommittedOffset: s.committed, UnixMillis: p.cfg.Now().UnixMilli(),
 		TopicID: s.topicID, Connector: s.connector, LeaderEpoch: s.epoch, SchemaID: s.schemaID, Refused: s.refused,
+		MaxRecordMillis: s.recordMillis,
 	}
 	for _, f := range files {
 		e.Files = append(e.Files, entry.FileMove{Temp: f.Temp, Final: f.Final, StartOffset: f.Start, EndOffset: f.End, Records: f.Records})
@@ -150,7 +158,8 @@ func (p *partition) walEntry(kind entry.Kind, s standing, files []writer.Closed)
 // commitStanding is what a commit of closed records: their last offset,
 // its leader epoch, the topic and schema they were written with.
 func (p *partition) commitStanding(closed []writer.Closed) standing {
-	s := standing{committed: lastOffset(closed), epoch: p.appended, topicID: p.topicID, connector: p.cfg.Connector}
+	s := standing{committed: lastOffset(closed), epoch: p.appended, topicID: p.topicID, connector: p.cfg.Connector,
+		recordMillis: max(p.recordMillis, p.pendingMillis)}
 	if p.current != nil {
 		s.schemaID = p.current.ID
 	}
@@ -164,6 +173,11 @@ type record struct {
 	Timestamp   time.Time
 	Schema      *schema.Schema
 	Datum       []byte
+	// Key is the key as key.converter read it (its bytes when none did);
+	// Headers are the record's, as Kafka delivered them. Transforms read
+	// them; the files hold only the value.
+	Key     convert.Value
+	Headers []kgo.RecordHeader
 }
 
 // errNoFields is what a field partitioner gets from a schemaless value.
@@ -304,26 +318,42 @@ func (p *partition) write(ctx, store context.Context, r record) error {
 	if err := p.maybeRotate(store, &r); err != nil {
 		return err
 	}
-	enc, err := p.cfg.Partitioner.Encode(partitioner.Record{
-		Topic: p.topic(), Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
-		Value: func() (any, error) { return r.native() },
-		Field: r.field,
-	})
+	enc, millis, err := p.encode(&r)
 	if err != nil {
 		return err
 	}
-	return p.append(store, enc, r)
+	return p.append(store, enc, millis, r)
+}
+
+// encode is the record's directory and its record time: the one a
+// time-based partitioner filed it by, else its Kafka timestamp.
+func (p *partition) encode(r *record) (string, int64, error) {
+	pr := partitioner.Record{
+		Topic: p.topic(), Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
+		Value: func() (any, error) { return r.native() },
+		Field: r.field,
+	}
+	if timed, ok := p.cfg.Partitioner.(partitioner.Timed); ok {
+		return timed.EncodeTimed(pr)
+	}
+	enc, err := p.cfg.Partitioner.Encode(pr)
+	return enc, pr.Timestamp, err
 }
 
 // append writes r into the file of directory enc; the first record of a
 // rotation starts the schedule and tells the catalog its schema. A file it
 // opens is written and committed under ctx.
-func (p *partition) append(ctx context.Context, enc string, r record) error {
+func (p *partition) append(ctx context.Context, enc string, millis int64, r record) error {
 	now := p.now()
 	wasEmpty := p.w.Empty()
 	if err := p.w.Append(ctx, enc, r.Schema, r.Offset, r.Datum, now); err != nil {
 		return err
 	}
+	if wasEmpty {
+		p.pendingMillis = 0 // the open files start here: what was pending before was committed or discarded
+	}
+	p.countLate(millis)
+	p.pendingMillis = max(p.pendingMillis, millis, 0)
 	if r.Schema != nil {
 		p.current = r.Schema // current follows what is written, never what was only decided
 	}
@@ -335,6 +365,23 @@ func (p *partition) append(ctx context.Context, enc string, r record) error {
 		}
 	}
 	return nil
+}
+
+// countLate counts a record as late when its partition had already gone
+// past its time directory's end by the lateness: a marker may have judged
+// that directory complete (docs/design.md §11). The record is written all
+// the same, exactly once, where it belongs.
+func (p *partition) countLate(millis int64) {
+	seen := max(p.recordMillis, p.pendingMillis)
+	lateness := p.cfg.Lateness.Milliseconds()
+	if !p.cfg.CountLate || millis >= seen-lateness { // a directory ends after its records: not late
+		return
+	}
+	if timed, ok := p.cfg.Partitioner.(partitioner.Timed); ok {
+		if _, end := timed.Span(millis); end+lateness <= seen {
+			p.cfg.Stats.LateRecords.Add(1)
+		}
+	}
 }
 
 // resolveSchema applies schema.compatibility to a record: it reads the
@@ -530,7 +577,7 @@ func (p *partition) rotate(ctx context.Context, reason string) error {
 	}
 	p.stepDone(StepRename, start)
 	p.enter(FileCommitted)
-	p.committed, p.epoch = e.CommittedOffset, e.LeaderEpoch
+	p.committed, p.epoch, p.recordMillis = e.CommittedOffset, e.LeaderEpoch, e.MaxRecordMillis
 	p.registerPartitions(closed)
 	p.cfg.Logger.Info("files committed", "reason", reason, "files", len(closed), "end_offset", p.committed, "seq", p.seq)
 	p.cfg.Observer.Committed(Commit{Files: len(closed), Records: records(closed), Bytes: bytes, Next: p.committed + 1, At: time.Now()})

@@ -89,11 +89,14 @@ type standing struct {
 	schemaID  int32    // of the committed files; 0: none
 	connector string   // that wrote the segment; "": unknown
 	refused   string   // not empty: refused until an operator resets the partition
+	// recordMillis is the highest record time committed; 0: none or
+	// unknown. A claim carries it on, so the WAL head always has it.
+	recordMillis int64
 }
 
 func standingOf(e entry.Entry) standing {
 	return standing{committed: e.CommittedOffset, epoch: e.LeaderEpoch, topicID: e.TopicID, schemaID: e.SchemaID,
-		connector: e.Connector, refused: e.Refused}
+		connector: e.Connector, refused: e.Refused, recordMillis: e.MaxRecordMillis}
 }
 
 // at is s with the committed offset moved to committed: what goes with
@@ -118,6 +121,7 @@ func (p *partition) claim(ctx context.Context, scans *topicScans) error {
 	}
 	s := c.carried
 	p.seq, p.committed, p.epoch, p.topicID, p.restore, p.refused, p.refusal = c.seq, s.committed, s.epoch, s.topicID, s.schemaID, s.refused, ""
+	p.recordMillis = s.recordMillis
 	p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", p.committed, "epoch", p.cfg.Epoch,
 		"topic_id", topicIDString(p.topicID), "refused", p.refused != "")
 	return nil

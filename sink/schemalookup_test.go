@@ -23,7 +23,6 @@ func lookupConnector(tb testing.TB) *Connector {
 		tb.Fatal(err)
 	}
 	c := &Connector{cfg: withDefaults(Config{Registry: reg})}
-	c.cache, _ = c.cfg.Registry.(schemaCache) // as New does
 	if _, err := c.schemaByID(context.Background(), 1); err != nil {
 		tb.Fatal(err)
 	}

@@ -6,7 +6,9 @@
 # (secure.sh): TLS and SASL listeners on the same broker, an OAuth token
 # endpoint, and the registry behind nginx with TLS and basic auth; and the
 # Kerberos profile (testenv/kerberos.sh: a KDC, a Kerberized HDFS, Metastore
-# and Kafka listener), unless TESTENV_KERBEROS=0.
+# and Kafka listener), unless TESTENV_KERBEROS=0; and the HA profile
+# (testenv/ha.sh: an HDFS nameservice of two NameNodes, a JournalNode and
+# three DataNodes with replication 3), unless TESTENV_HA=0.
 #
 #   testenv.sh up              download what is missing, start, health-check
 #   testenv.sh down            stop what up started; wipe state unless KEEP=1
@@ -40,6 +42,11 @@ if [ "$KERBEROS" = 1 ]; then
   SERVICES+=("${KRB_SERVICES[@]}")
   PROCESSES=("${KRB_PROCESSES[@]:0:4}" "${PROCESSES[@]}" "${KRB_PROCESSES[@]:4}")
 fi
+HA=${TESTENV_HA:-1}
+# shellcheck source=testenv/ha.sh
+source "$HERE/ha.sh"
+if [ "$HA" = 1 ]; then SERVICES+=("${HA_SERVICES[@]}"); fi
+PROCESSES+=("${HA_PROCESSES[@]}") # down stops them whatever TESTENV_HA says now
 
 DEP_PLUGIN=org.apache.maven.plugins:maven-dependency-plugin:$MAVEN_DEPENDENCY_PLUGIN
 MVN_FLAGS=(-B -q -Dstyle.color=never)
@@ -451,7 +458,7 @@ log4j.appender.console.layout=org.apache.log4j.PatternLayout
 log4j.appender.console.layout.ConversionPattern=%d{ISO8601} %p %c{2}: %m%n
 EOF
   local w
-  for w in hdfs datanode secondary static; do mkdir -p "$1/webapps/$w"; done
+  for w in hdfs datanode secondary journal static; do mkdir -p "$1/webapps/$w"; done
 }
 
 start_hdfs() {
@@ -521,6 +528,9 @@ write_hms_conf() {
   local svc=$1 port=$2 wh=$3 c=$STATE/$1-conf
   mkdir -p "$c"
   write_core_site "$c"
+  # The HA profile's nameservice, so that tables located there (the HA
+  # tests') resolve; without the profile nothing refers to it.
+  { echo "<configuration>"; ha_client_props; echo "</configuration>"; } >"$c/hdfs-site.xml"
   {
     echo "<configuration>"
     prop() { echo "  <property><name>$1</name><value>$2</value></property>"; }
@@ -620,6 +630,7 @@ HDFS_SINK_TESTENV_SPARK_JAVA_HOME=${SPARK_JAVA_HOME:-}
 EOF
   write_secure_env >>"$STATE/testenv.env"
   if [ "$KERBEROS" = 1 ]; then krb_write_env >>"$STATE/testenv.env"; fi
+  if [ "$HA" = 1 ]; then ha_write_env >>"$STATE/testenv.env"; fi
 }
 
 REGISTRY_URL=http://127.0.0.1:8081/apis/ccompat/v7
@@ -760,6 +771,7 @@ cmd_up() {
   (wait_for_file "$RUN/oauth.ready" kafka; start_kafka) & pids+=($!)
   if [ "${HMS4:-1}" = 1 ]; then (start_hms4 after-hdfs) & pids+=($!); names+=(hms4); fi
   if [ "$KERBEROS" = 1 ]; then (start_kerberos) & pids+=($!); names+=(kerberos); fi
+  if [ "$HA" = 1 ]; then (start_ha) & pids+=($!); names+=(ha); fi
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || { log "${names[$i]} failed"; rc=1; }
   done
@@ -803,6 +815,7 @@ cmd_status() {
           [ "$svc" = namenode ] || [ "$svc" = datanode ] && what=hdfs
           [ "$svc" = krb-namenode ] || [ "$svc" = krb-datanode ] && what=krb-hdfs
           [ "$svc" = hms4 ] && what=hms port=9084
+          case $svc in ha-*) what=ha-hdfs ;; esac
           case $svc in
             kdc | kdc-skew) ;;
             *) why=$(HDFS_SINK_TESTENV_METASTORE="thrift://127.0.0.1:$port" "$check" -timeout 10s "$what" 2>&1) || ok=0 ;;
@@ -838,18 +851,24 @@ case ${1:-} in
   logs) shift; cmd_logs "$@" ;;
   stop) # stop one service, keeping all state (outage tests; `up` restarts it)
     case ${2:-} in
-      kafka | namenode | datanode | hms | hms4 | registry | oauth | registry-tls | kdc | kdc-skew | krb-namenode | krb-datanode | krb-hms | krb-kafka) stop "$2" ;;
-      *) die "stop: name one of kafka namenode datanode hms hms4 registry oauth registry-tls kdc kdc-skew krb-namenode krb-datanode krb-hms krb-kafka" ;;
+      kafka | namenode | datanode | hms | hms4 | registry | oauth | registry-tls | kdc | kdc-skew | krb-namenode | krb-datanode | krb-hms | krb-kafka | ha-jn | ha-nn1 | ha-nn2 | ha-dn1 | ha-dn2 | ha-dn3) stop "$2" ;;
+      *) die "stop: name one of kafka namenode datanode hms hms4 registry oauth registry-tls kdc kdc-skew krb-namenode krb-datanode krb-hms krb-kafka ha-jn ha-nn1 ha-nn2 ha-dn1 ha-dn2 ha-dn3" ;;
     esac ;;
   start-kdc) start_kdcs ;; # after `stop kdc` (KDC outage tests)
   krb-datanode) shift; cmd_krb_datanode "$@" ;;
   signal) # signal <service> KILL|STOP|CONT (fault injection)
-    case ${2:-} in kafka | namenode | datanode | hms | hms4 | registry) signal_service "$2" "${3:-}" ;; *) die "signal: name one of kafka namenode datanode hms hms4 registry" ;; esac ;;
+    case ${2:-} in kafka | namenode | datanode | hms | hms4 | registry | ha-jn | ha-nn1 | ha-nn2 | ha-dn1 | ha-dn2 | ha-dn3) signal_service "$2" "${3:-}" ;; *) die "signal: name one of kafka namenode datanode hms hms4 registry ha-jn ha-nn1 ha-nn2 ha-dn1 ha-dn2 ha-dn3" ;; esac ;;
   dfsadmin) shift; cmd_dfsadmin "$@" ;;
   fill-datanode) cmd_fill_datanode ;;
   free-datanode) cmd_free_datanode ;;
   truncate-kafka-log) shift; cmd_truncate_kafka_log "$@" ;;
+  ha-up) cmd_ha_up ;; # (re)start the HA profile alone (after a kill)
+  ha-state) cmd_ha_state ;;
+  haadmin) shift; cmd_haadmin "$@" ;;
+  ha-failover) cmd_ha_failover ;;
+  ha-kill-active) cmd_ha_kill_active ;;
+  ha-datanode) shift; cmd_ha_datanode "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
   unit-tools) unit_tools ;; # promtool, for `make unit`
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|fetch|unit-tools" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|ha-up|ha-state|haadmin <args>|ha-failover|ha-kill-active|ha-datanode <kill|stop|cont|decommission|recommission|await-dead> <1|2|3>|fetch|unit-tools" >&2; exit 2 ;;
 esac

@@ -193,6 +193,10 @@ func (l *Log) Publish(ctx context.Context, seq uint64, e entry.Entry) error {
 	return nil
 }
 
+// IsStaging reports whether name (a path or a base name) is a staging
+// directory of Publish: a segment being built, not yet published.
+func IsStaging(name string) bool { return strings.HasPrefix(path.Base(name), stagingPrefix) }
+
 func (l *Log) stagingDir() (string, error) {
 	var id [8]byte
 	if _, err := rand.Read(id[:]); err != nil {
@@ -292,7 +296,7 @@ func (l *Log) RemoveStaging(ctx context.Context) error {
 		return fmt.Errorf("wal: list %s: %w", l.dir, err)
 	}
 	for _, info := range infos {
-		if !strings.HasPrefix(info.Name(), stagingPrefix) {
+		if !IsStaging(info.Name()) {
 			continue
 		}
 		if err := l.fsys.RemoveAll(ctx, path.Join(l.dir, info.Name())); err != nil {

@@ -53,12 +53,7 @@ func newSetup(t *testing.T, parts int32) *setup {
 	itest.RequireRegistry(t)
 	cl := itest.HDFSClient(t)
 	s := &setup{t: t, topic: itest.Topic(t, parts), parts: parts, base: itest.HDFSDir(t, cl)}
-	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
-	sch, err := sr.CreateSchema(s.topic+"-value", demodata.Schema, srclient.Avro)
-	if err != nil {
-		t.Fatalf("Schema Registry at %s: register: %v", itest.RegistryURL(), err)
-	}
-	s.schemaID = int32(sch.ID())
+	s.registerSchema()
 	fs, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: "root"})
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +61,17 @@ func newSetup(t *testing.T, parts int32) *setup {
 	t.Cleanup(func() { fs.Close() })
 	s.fs = fs
 	return s
+}
+
+// registerSchema registers the records' schema for the topic.
+func (s *setup) registerSchema() {
+	s.t.Helper()
+	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
+	sch, err := sr.CreateSchema(s.topic+"-value", demodata.Schema, srclient.Avro)
+	if err != nil {
+		s.t.Fatalf("Schema Registry at %s: register: %v", itest.RegistryURL(), err)
+	}
+	s.schemaID = int32(sch.ID())
 }
 
 // produce writes n more records round-robin; seq continues per partition.

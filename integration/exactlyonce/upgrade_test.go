@@ -220,7 +220,7 @@ func rollingUpgrade(t *testing.T, from earlierBuild) {
 	for p := range s.parts {
 		if !slices.Contains(v2, p) {
 			until(t, fmt.Sprintf("the old build commits partition %d's records", p), 2*time.Minute, func() bool {
-				return s.committedIn(p) == counts[p]
+				return s.committedInPartition(p) == counts[p]
 			})
 		}
 	}
@@ -343,8 +343,8 @@ func (s *setup) readDir(dir string) []fs.FileInfo {
 	return infos
 }
 
-// committedIn is how many records partition p's committed file names cover.
-func (s *setup) committedIn(p int32) int64 {
+// committedInPartition is how many records partition p's committed file names cover.
+func (s *setup) committedInPartition(p int32) int64 {
 	var n int64
 	for _, f := range s.committedFiles(p) {
 		if r, ok := layout.ParseFinalName(path.Base(f)); ok {

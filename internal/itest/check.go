@@ -250,6 +250,8 @@ func Check(ctx context.Context, name string) error {
 		return CheckKrbMetastore(ctx)
 	case "krb-kafka":
 		return CheckKrbKafka(ctx)
+	case "ha-hdfs":
+		return CheckHAHDFS(ctx)
 	}
-	return fmt.Errorf("itest: unknown service %q (want kafka, kafka-secure, hdfs, hms, registry, registry-tls, oauth, krb-hdfs, krb-hms or krb-kafka)", name)
+	return fmt.Errorf("itest: unknown service %q (want kafka, kafka-secure, hdfs, hms, registry, registry-tls, oauth, krb-hdfs, krb-hms, krb-kafka or ha-hdfs)", name)
 }

@@ -160,6 +160,9 @@ func listCommitted(ctx context.Context, fsys storage.FS, t layout.Topic) (map[in
 	byPart := map[int32][]namedFile{}
 	var foreign []string
 	err := storage.WalkFiles(ctx, fsys, t.Dir(), layout.IsTempDir, func(p string) error {
+		if layout.IsHidden(path.Base(p)) {
+			return nil // a completeness marker, not data
+		}
 		r, ok := layout.ParseFinalName(p)
 		if !ok || r.Topic != t.Name {
 			foreign = append(foreign, p)

@@ -56,6 +56,9 @@ func Check(ctx context.Context, fsys storage.FS, o Options) (Report, error) {
 	topic := layout.Topic{TopicsDir: o.TopicsDir, Name: o.Topic}
 	root := topic.Dir()
 	if err := storage.WalkFiles(ctx, fsys, root, layout.IsTempDir, func(p string) error {
+		if layout.IsHidden(path.Base(p)) {
+			return nil // a completeness marker: readers skip it too
+		}
 		r, ok := layout.ParseFinalName(p)
 		if !ok || r.Topic != o.Topic {
 			return fmt.Errorf("unexpected file in %s: %s", root, p)

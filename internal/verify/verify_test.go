@@ -71,7 +71,11 @@ func TestCheckFindsEveryViolation(t *testing.T) {
 				for _, offs := range tc.files {
 					writeFile(t, fs, f, s, offs...)
 				}
-				_, err := Check(t.Context(), fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
+				marker, err := fs.Create(t.Context(), "/topics/t/partition=0/_SUCCESS") // a completeness marker is no data
+				if err != nil || marker.Close() != nil {
+					t.Fatal(err)
+				}
+				_, err = Check(t.Context(), fs, Options{TopicsDir: "/topics", Topic: "t", Want: map[int32]int64{0: 5}, SeqField: "seq"})
 				if tc.want == "" && err != nil {
 					t.Fatalf("unexpected: %v", err)
 				}
@@ -80,5 +84,22 @@ func TestCheckFindsEveryViolation(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMarkersAreNotForeign: the audit counts files that are not committed
+// names; completeness markers are not among them (they would be in every
+// complete directory).
+func TestMarkersAreNotForeign(t *testing.T) {
+	fs := storagetest.NewMemFS()
+	for _, name := range []string{"/topics/t/hour=01/_SUCCESS", "/topics/t/hour=01/notes.txt"} {
+		f, err := fs.Create(t.Context(), name)
+		if err != nil || f.Close() != nil {
+			t.Fatal(err)
+		}
+	}
+	_, foreign, err := listCommitted(t.Context(), fs, layout.Topic{TopicsDir: "/topics", Name: "t"})
+	if err != nil || len(foreign) != 1 || foreign[0] != "/topics/t/hour=01/notes.txt" {
+		t.Fatalf("foreign = %v, %v; want only notes.txt", foreign, err)
 	}
 }

@@ -102,7 +102,7 @@ func kafkaFatal(sec *kafkaclient.Security) func(error) error {
 // RegistryFor is the connector's schema registry client; nil for
 // schemaless values, which need none.
 func RegistryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error) {
-	if c.Schemaless {
+	if !c.NeedsRegistry() {
 		return nil, nil // values are not Avro: no registry
 	}
 	reg, err := RegistryWithin(c, log, 0)
@@ -115,9 +115,9 @@ func RegistryFor(c *configs.Connector, log *slog.Logger) (schema.Registry, error
 // RegistryWithin is RegistryFor with each registry request bounded by
 // bound (0: registry.DefaultTimeout): `hdfs-sink check --connect` reports
 // a hung registry after its probe bound and leaves no request waiting much
-// longer. Schemaless values: nil.
+// longer. Values not read through a registry: nil.
 func RegistryWithin(c *configs.Connector, log *slog.Logger, bound time.Duration) (*registry.Client, error) {
-	if c.Schemaless {
+	if !c.NeedsRegistry() {
 		return nil, nil // values are not Avro: no registry
 	}
 	cfg, err := registryConfig(c, log)

@@ -71,9 +71,10 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 			FS: d.Store, Format: f, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir,
 			Pad: c.OffsetPadWidth, FlushSize: c.FlushSize, MaxFileBytes: c.RotateMaxFileBytes, Compatibility: compat,
 			RotateInterval: c.RotateInterval, RotateSchedule: c.RotateScheduleInterval, Location: c.Timezone,
-			Faults: d.Faults,
+			Faults: d.Faults, CountLate: c.Completeness.Enabled, Lateness: c.Completeness.Lateness,
 		},
 		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless,
+		Value: ValueConverter(c, d.Registry), Key: KeyConverter(c, d.Registry),
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
 		LogBadRecords: c.Errors.LogEnable, LogRecordContent: c.Errors.LogMessages,
@@ -250,7 +251,7 @@ func checkSecurity(c *configs.Connector) []error {
 	if err := producerSecurity(c); err != nil {
 		errs = append(errs, err)
 	}
-	if !c.Schemaless {
+	if c.NeedsRegistry() {
 		if _, err := registryConfig(c, slog.New(slog.DiscardHandler)); err != nil {
 			errs = append(errs, err)
 		}

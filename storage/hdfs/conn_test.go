@@ -174,3 +174,46 @@ func TestFailedWriteFailsClose(t *testing.T) {
 		t.Fatalf("the client's writer was closed %d times, want once", w.closes)
 	}
 }
+
+// TestPipelineFailureIsExplained: colinmarc/hdfs's bare pipeline errors
+// ("write failed: ERROR ()") say what failed, on Write and on Close, and
+// stay the same error; any other error is left as it is.
+func TestPipelineFailureIsExplained(t *testing.T) {
+	const said = "a DataNode of the block's write pipeline failed"
+	cases := []struct {
+		name      string
+		err       error
+		explained bool
+	}{
+		{"set-up refused", errors.New("write failed: ERROR ()"), true},
+		{"ack error", errors.New("Ack error from datanode: ERROR"), true},
+		{"connection refused", errors.New("dial tcp 127.0.0.1:9886: connect: connection refused"), false},
+		{"reset", errors.New("read tcp 127.0.0.1:1->127.0.0.1:9866: read: connection reset by peer"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, op := range []string{"write", "close"} {
+				w := &fakeWriter{}
+				if op == "write" {
+					w.writeErr = c.err
+				} else {
+					w.closeErr = c.err
+				}
+				f := &file{w: w, ctx: t.Context(), c: &client{}, name: "/t/f", retries: 3}
+				_, err := f.Write([]byte("data"))
+				if op == "close" {
+					err = f.Close()
+				}
+				if !errors.Is(err, c.err) {
+					t.Fatalf("%s: %v does not wrap %v", op, err, c.err)
+				}
+				if got := strings.Contains(err.Error(), said); got != c.explained {
+					t.Errorf("%s: %q: explained %v, want %v", op, err, got, c.explained)
+				}
+				if err := f.Close(); err == nil || (op == "write" && !strings.Contains(err.Error(), "cannot be completed")) {
+					t.Errorf("%s: the file's next Close: %v", op, err)
+				}
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -416,9 +417,29 @@ func (f *file) Write(p []byte) (int, error) {
 		return 0, f.interrupted("write", true)
 	}
 	if err != nil {
+		err = explainPipeline(err)
 		f.broken = fmt.Errorf("%w (the file cannot be completed)", err)
 	}
 	return n, err
+}
+
+// pipelineFailures are how colinmarc/hdfs (v2.4.0) reports a DataNode of a
+// block's write pipeline failing: the pipeline's set-up answered with a
+// status other than SUCCESS (the first DataNode could not reach the next:
+// the DataNode it names is dropped), or an acknowledgement reported one.
+var pipelineFailures = []string{"write failed: ", "Ack error from datanode: "}
+
+// explainPipeline says what a pipeline failure means: colinmarc/hdfs
+// rebuilds no pipeline (the Java client goes on with the DataNodes left),
+// so the file is lost and written again. Alone, "write failed: ERROR ()"
+// was all GET /status showed when a DataNode of three died (issue 26).
+func explainPipeline(err error) error {
+	for _, p := range pipelineFailures {
+		if strings.HasPrefix(err.Error(), p) {
+			return fmt.Errorf("%w: a DataNode of the block's write pipeline failed, and this client rebuilds no pipeline", err)
+		}
+	}
+	return err
 }
 
 // write writes p through the client's writer, giving up when ctx ends
@@ -493,6 +514,7 @@ func (f *file) Close() error {
 	}
 	if err != nil {
 		if !hdfs.IsErrReplicating(err) {
+			err = explainPipeline(err)
 			f.broken = fmt.Errorf("%w (the file cannot be completed)", err)
 		}
 		return err

@@ -179,6 +179,10 @@ func (e *env) runWorkload(o options, w workload, prof profiles) (caseReport, err
 	cr.Consume = median(cr.Rounds, func(r round) caseResult { return r.Consume })
 	cr.HDFSWrite = median(cr.Rounds, func(r round) caseResult { return r.HDFSWrite })
 	cr.Ratio = rate(cr.Sink) / min(rate(cr.Consume), rate(cr.HDFSWrite))
+	if o.base != "" {
+		b := median(cr.Rounds, func(r round) caseResult { return *r.BaseSink })
+		cr.BaseSink, cr.VsBase = &b, compare(cr.Rounds)
+	}
 	return cr, nil
 }
 
@@ -191,8 +195,7 @@ func (e *env) runRound(o options, w workload, base caseSpec, i int, prof profile
 	sinkSpec := base
 	sinkSpec.Kind, sinkSpec.Dir, sinkSpec.TailProbe = "sink", e.dir(fmt.Sprintf("%s/r%d", base.Topic, i)), probe
 	sinkSpec.CPUProfile, sinkSpec.Trace, sinkSpec.HeapProfile = prof.cpu, prof.trace, prof.heap
-	fmt.Fprintf(os.Stderr, "bench: %s round %d: sink\n", w, i+1)
-	if r.Sink, err = child(o.binary, sinkSpec); err != nil {
+	if r.Sink, r.BaseSink, err = e.runSinks(o, w, sinkSpec, i, probe); err != nil {
 		return r, err
 	}
 	fmt.Fprintf(os.Stderr, "bench: %s round %d: raw consume\n", w, i+1)
@@ -211,6 +214,45 @@ func (e *env) runRound(o options, w workload, base caseSpec, i int, prof profile
 	r.Ratio = rate(r.Sink) / min(rate(r.Consume), rate(r.HDFSWrite))
 	return r, nil
 }
+
+// runSinks runs this build's sink case and, with -base, the base build's
+// on the same backlog in its own group and directory. The order alternates
+// by round so a machine that drifts (warming caches, a neighbour's load)
+// does not favour one side; the probing round runs the base first so its
+// backlog is the produced one, without the probe's records.
+func (e *env) runSinks(o options, w workload, spec caseSpec, i int, probe bool) (head caseResult, base *caseResult, err error) {
+	runHead := func() error {
+		fmt.Fprintf(os.Stderr, "bench: %s round %d: sink\n", w, i+1)
+		head, err = child(o.binary, spec)
+		return err
+	}
+	if o.base == "" {
+		return head, nil, runHead()
+	}
+	runBase := func() error {
+		b := spec
+		b.Round, b.Dir, b.TailProbe = spec.Round+baseRoundOffset, spec.Dir+"-base", false
+		b.CPUProfile, b.Trace, b.HeapProfile = "", "", ""
+		fmt.Fprintf(os.Stderr, "bench: %s round %d: base sink\n", w, i+1)
+		res, err := child(o.base, b)
+		base = &res
+		return err
+	}
+	order := []func() error{runBase, runHead}
+	if i%2 == 1 && !probe {
+		order = []func() error{runHead, runBase}
+	}
+	for _, run := range order {
+		if err := run(); err != nil {
+			return head, base, err
+		}
+	}
+	return head, base, nil
+}
+
+// baseRoundOffset keeps the base build's consumer groups apart from this
+// build's (the group name carries the round).
+const baseRoundOffset = 1000
 
 // roundRatios lists each round's ratio, e.g. "0.81 1.02 0.93".
 func roundRatios(rounds []round) string {
@@ -342,6 +384,11 @@ func printReport(w io.Writer, r report) {
 	for _, rc := range r.Recovery {
 		fmt.Fprintf(w, "recovery %d partitions, static membership %v: start→assigned %.2f s, start→first commit %.2f s (killed after %d commits)\n",
 			rc.Partitions, rc.Static, rc.AssignedSec, rc.FirstCommitSec, rc.CommitsBeforeKill)
+	}
+	if r.Base != "" {
+		var b strings.Builder
+		printComparison(&b, r.Cases)
+		fmt.Fprintf(w, "\nthis build against base %s (medians of paired rounds, same run):\n\n%s", r.Base, b.String())
 	}
 	for _, e := range r.Errors {
 		fmt.Fprintln(w, "ERROR:", e)

@@ -35,6 +35,7 @@ func (w workload) String() string {
 type options struct {
 	out, cpuprofile, binary string
 	trace, memprofile       string
+	base                    string // a base build's bench binary: each round also runs its sink (bench-compare)
 	only                    string
 	full, noMemory, noRecov bool
 	scale                   float64
@@ -60,6 +61,7 @@ func main() {
 	flag.IntVar(&o.memParts, "mem-partitions", 1000, "partitions of the memory case")
 	flag.IntVar(&o.memRecords, "mem-records", 200, "records per partition in the memory case")
 	flag.Int64Var(&o.memoryMax, "memory-max", 256<<20, "hdfs.sink.memory.max.bytes for every sink case")
+	flag.StringVar(&o.base, "base", "", "bench binary built from a base commit: every round also runs its sink case, interleaved, and the table compares (make bench-compare)")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
 	flag.Parse()
 	if *caseJSON != "" {
@@ -131,6 +133,7 @@ type report struct {
 	Started  time.Time      `json:"started"`
 	Machine  machine        `json:"machine"`
 	Command  string         `json:"command"`
+	Base     string         `json:"base,omitempty"` // -base: the base build compared with
 	Cases    []caseReport   `json:"cases"`
 	Memory   *caseReport    `json:"memory,omitempty"`
 	Recovery []recoveryCase `json:"recovery,omitempty"`
@@ -150,14 +153,19 @@ type caseReport struct {
 	Ratio float64 `json:"ratio_to_raw_limit"`
 	// Rounds holds every round: the spread says how noisy the machine was.
 	Rounds []round `json:"rounds"`
+	// BaseSink is the base build's sink (median round) when -base is set;
+	// VsBase compares this build with it.
+	BaseSink *caseResult `json:"base_sink,omitempty"`
+	VsBase   *comparison `json:"vs_base,omitempty"`
 }
 
 // round is one pass of a workload: the sink and both baselines.
 type round struct {
-	Sink      caseResult `json:"sink"`
-	Consume   caseResult `json:"baseline_consume"`
-	HDFSWrite caseResult `json:"baseline_hdfs_write"`
-	Ratio     float64    `json:"ratio_to_raw_limit"`
+	Sink      caseResult  `json:"sink"`
+	Consume   caseResult  `json:"baseline_consume"`
+	HDFSWrite caseResult  `json:"baseline_hdfs_write"`
+	Ratio     float64     `json:"ratio_to_raw_limit"`
+	BaseSink  *caseResult `json:"base_sink,omitempty"`
 }
 
 func run(o options) error {
@@ -171,7 +179,7 @@ func run(o options) error {
 		return err
 	}
 	defer env.cleanup()
-	rep := report{Started: time.Now().UTC(), Machine: describeMachine(), Command: strings.Join(os.Args, " ")}
+	rep := report{Started: time.Now().UTC(), Machine: describeMachine(), Command: strings.Join(os.Args, " "), Base: baseName(o.base)}
 	matrix := defaultMatrix()
 	if o.full {
 		matrix = fullMatrix()

@@ -27,6 +27,10 @@ type Config struct {
 	// BaseDir is the HDFS directory each run writes below (one
 	// subdirectory per fault or soak).
 	BaseDir string `json:"base_dir"`
+	// HA is the HA nameservice the failover and pipeline faults run
+	// against (testenv's HA profile by default): two NameNodes, three
+	// DataNodes, dfs.replication=3.
+	HA HAConfig `json:"ha"`
 	// Commands maps an action ("namenode.kill", "dfsadmin", …; see
 	// Actions) to a shell command run with bash -c; arguments of the
 	// action are appended, shell-quoted. Actions missing here fall back to
@@ -42,12 +46,29 @@ type Config struct {
 	Netns string `json:"netns"`
 }
 
+// HAConfig names an HA nameservice: connectors write to
+// hdfs://<Nameservice> with hadoop.conf.dir ConfDir, and the harness
+// checks what they wrote through the same configuration.
+type HAConfig struct {
+	Nameservice string `json:"nameservice"`
+	ConfDir     string `json:"conf_dir"`
+}
+
 // Actions are what faults ask Control to do. For a service S in kafka,
 // namenode, datanode, hms and registry: "S.kill" (SIGKILL), "S.stop"
 // (SIGSTOP), "S.cont" (SIGCONT) and "S.start" (start again after a kill
 // and return once it serves); "dfsadmin" (the hdfs dfsadmin command, the
 // action's arguments appended); "datanode.fill" and "datanode.free" (fill
-// the DataNode's volume to the last few megabytes, and undo it).
+// the DataNode's volume to the last few megabytes, and undo it). On the HA
+// nameservice: "ha.failover" (fail over from the active NameNode to the
+// other and return once it is active; a dead active is fenced),
+// "ha.kill-active" (SIGKILL the active NameNode), "ha.start" (start what
+// was killed again: a NameNode comes back as standby; return once one
+// NameNode is active, the other standby and every DataNode in service),
+// and "ha.datanode.kill", "ha.datanode.decommission",
+// "ha.datanode.recommission", "ha.datanode.await-dead" (return once the
+// active NameNode counts it dead) with the DataNode's number (1, 2, 3)
+// appended.
 var Actions = []string{
 	"kafka.kill", "kafka.stop", "kafka.cont", "kafka.start",
 	"namenode.kill", "namenode.stop", "namenode.cont", "namenode.start",
@@ -55,6 +76,8 @@ var Actions = []string{
 	"hms.kill", "hms.stop", "hms.cont", "hms.start",
 	"registry.kill", "registry.stop", "registry.cont", "registry.start",
 	"dfsadmin",
+	"ha.failover", "ha.kill-active", "ha.start",
+	"ha.datanode.kill", "ha.datanode.decommission", "ha.datanode.recommission", "ha.datanode.await-dead",
 }
 
 // LoadConfig reads a JSON config; an empty path is the test environment.
@@ -92,6 +115,12 @@ func (c *Config) Defaults() {
 	if len(c.DataNodes) == 0 {
 		c.DataNodes = []string{"127.0.0.1:9866"}
 	}
+	if !c.NoTestenv && c.HA.Nameservice == "" {
+		c.HA.Nameservice = "hdfsha"
+		if root, err := RepoRoot(); err == nil {
+			c.HA.ConfDir = filepath.Join(root, ".testenv", "ha-client-conf")
+		}
+	}
 }
 
 func (c *Config) validate() error {
@@ -99,6 +128,9 @@ func (c *Config) validate() error {
 		if !slices.Contains(Actions, a) {
 			return fmt.Errorf("commands: unknown action %q (known: %s)", a, strings.Join(Actions, ", "))
 		}
+	}
+	if (c.HA.Nameservice == "") != (c.HA.ConfDir == "") {
+		return fmt.Errorf("ha: name both nameservice and conf_dir, or neither")
 	}
 	for _, hp := range c.hostPorts() {
 		if _, _, err := net.SplitHostPort(hp); err != nil {

@@ -16,7 +16,7 @@ const sessionTimeout = 10 * time.Second
 // for the run: Avro, Hive on, files rotated every few seconds and never by
 // size, so files are always open when a fault strikes.
 func (r *faultRun) connectorConfig() map[string]string {
-	return map[string]string{
+	cfg := map[string]string{
 		"connector.class":                         "io.confluent.connect.hdfs.HdfsSinkConnector",
 		"tasks.max":                               "1",
 		"topics":                                  r.topic,
@@ -37,6 +37,11 @@ func (r *faultRun) connectorConfig() map[string]string {
 		"consumer.override.session.timeout.ms":    strconv.Itoa(int(sessionTimeout.Milliseconds())),
 		"consumer.override.heartbeat.interval.ms": "1000",
 	}
+	if r.f.HA {
+		cfg["hdfs.url"] = "hdfs://" + r.cfg.HA.Nameservice + r.base
+		cfg["hadoop.conf.dir"] = r.cfg.HA.ConfDir
+	}
+	return cfg
 }
 
 func (r *faultRun) writeConnector() (string, error) {

@@ -39,6 +39,22 @@ func NewControl(c Config, repoRoot string) *Control {
 // testenvCommand is how testenv.sh performs action a.
 func (ctl *Control) testenvCommand(a string) string {
 	t := shellQuote(ctl.testenv)
+	switch a {
+	case "ha.failover":
+		return t + " ha-failover"
+	case "ha.kill-active":
+		return t + " ha-kill-active"
+	case "ha.start":
+		return t + " ha-up"
+	case "ha.datanode.kill":
+		return t + " ha-datanode kill"
+	case "ha.datanode.decommission":
+		return t + " ha-datanode decommission"
+	case "ha.datanode.recommission":
+		return t + " ha-datanode recommission"
+	case "ha.datanode.await-dead":
+		return t + " ha-datanode await-dead"
+	}
 	svc, verb, _ := strings.Cut(a, ".")
 	switch verb {
 	case "kill":

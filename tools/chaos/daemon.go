@@ -88,6 +88,18 @@ func (d *Daemon) Alive() bool {
 	}
 }
 
+// Stopped reports whether the process is stopped (by SIGSTOP): state T
+// in /proc/<pid>/stat.
+func (d *Daemon) Stopped() bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", d.Pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces, so look after the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'T'
+}
+
 // Signal sends sig to the daemon.
 func (d *Daemon) Signal(sig syscall.Signal) error { return d.cmd.Process.Signal(sig) }
 

@@ -2,7 +2,10 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"path"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -22,10 +25,25 @@ type Fault struct {
 	// Quiet faults slow a service without failing it: the daemon falls
 	// behind and catches up, and need not report anything meanwhile.
 	Quiet bool
-	// Hold is how long the fault lasts at least (Options.Hold when 0).
+	// HA faults run against the HA nameservice (Config.HA): the connector
+	// writes to hdfs://<nameservice>, and the checks read through it.
+	HA bool
+	// Env is added to the daemon's environment (a fault-injection switch
+	// of a build with the faults tag).
+	Env []string
+	// Rate is the records per second of this fault's traffic
+	// (Options.Rate when 0).
+	Rate int
+	// Hold is how long the fault lasts at least (Options.Hold when 0;
+	// negative: not at all, the fault is over when Inject returns).
 	Hold   time.Duration
 	Inject func(ctx context.Context, r *faultRun) error
-	Heal   func(ctx context.Context, r *faultRun) error
+	// Heal ends the fault; nil: nothing to undo.
+	Heal func(ctx context.Context, r *faultRun) error
+	// Restore, if set, runs once the daemon has recovered: it puts back
+	// what the fault took away but the daemon does not need to recover
+	// (a killed standby-to-be started again), ready for the next fault.
+	Restore func(ctx context.Context, r *faultRun) error
 }
 
 // actionTimeout bounds one action (a start waits for the service to serve).
@@ -86,7 +104,7 @@ const registryHold = 30 * time.Second
 
 // Catalogue is every fault, in the order the long run takes them.
 func Catalogue() []Fault {
-	return []Fault{
+	return append([]Fault{
 		signalFault("namenode", "kill", "start", "NameNode SIGKILL, restarted after the hold", 0),
 		signalFault("namenode", "stop", "cont", "NameNode SIGSTOP past the client's RPC timeout, then SIGCONT", nameNodeRPCTimeout+30*time.Second),
 		{
@@ -119,7 +137,112 @@ func Catalogue() []Fault {
 			Inject: func(_ context.Context, r *faultRun) error { return r.ns.Slow(r.cfg.Port("datanode"), "64kbit") },
 			Heal:   func(_ context.Context, r *faultRun) error { return r.ns.Unslow(r.cfg.Port("datanode")) },
 		},
+	}, haFaults()...)
+}
+
+// noHold: the fault is over when Inject returns (a failover is the whole
+// fault; nothing stays broken to heal).
+const noHold = -1
+
+// streamingRate makes the DataNode faults strike in the middle of block
+// writes: at 2,000 records/s (~300 KB/s over 4 partitions) every open
+// file emits a 64 KB Avro block about every second, so each has an HDFS
+// block under way with a live pipeline from its first second on. At the
+// default rate a file's few kilobytes reach HDFS only at its close.
+const streamingRate = 2000
+
+// haTakeover is how long the nameservice has no active NameNode after the
+// active is killed, before the standby is made active: about what ZKFC
+// takes by default (a 5 s ZooKeeper session, then the transition).
+const haTakeover = 10 * time.Second
+
+// haFaults are the faults of the HA nameservice (Config.HA, testenv's HA
+// profile): NameNode failovers, and DataNodes lost from pipelines of three
+// (dfs.replication=3 on three DataNodes: every block is written through
+// all of them).
+func haFaults() []Fault {
+	return []Fault{
+		{
+			Name: "ha-failover", What: "the active NameNode failed over to the standby (`hdfs haadmin -failover`) while files are open",
+			HA: true, Quiet: true, Hold: noHold, Needs: []string{"ha.failover"},
+			Inject: action("ha.failover"),
+		},
+		{
+			Name: "ha-active-sigkill", What: "the active NameNode SIGKILLed; after 10 s the standby made active (`haadmin -failover`, fencing the dead one); the killed one started again as standby once hdfs-sink has recovered",
+			HA: true, Hold: haTakeover, Needs: []string{"ha.kill-active", "ha.failover", "ha.start"},
+			Inject: action("ha.kill-active"), Heal: action("ha.failover"), Restore: action("ha.start"),
+		},
+		freezeFailover("ha-failover-renames", "HDFS_SINK_FREEZE_AT=WAL_APPENDED:20",
+			"hdfs-sink frozen (SIGSTOP) between a commit's published WAL segment and its renames; the NameNode failed over meanwhile, then hdfs-sink thawed"),
+		freezeFailover("ha-failover-publish", "HDFS_SINK_FREEZE_RENAME=segment:20",
+			"hdfs-sink frozen inside a WAL segment's publish (segment written and closed, the staging directory's rename, the commit point, not made); the NameNode failed over meanwhile, then hdfs-sink thawed"),
+		{
+			Name: "ha-datanode-sigkill", What: "one of three DataNodes SIGKILLed in the middle of block writes (every open file's block is written through it: replication 3), restarted after the hold",
+			HA: true, Rate: streamingRate, Needs: []string{"ha.datanode.kill", "ha.start"},
+			Inject: action("ha.datanode.kill", "2"), Heal: action("ha.start"),
+		},
+		{
+			Name: "ha-datanode-lost", What: "one of three DataNodes SIGKILLed in the middle of block writes and not started again until the NameNode declares it dead (90 s without heartbeats in the test environment, 10.5 minutes by default), then once hdfs-sink has recovered",
+			HA: true, Rate: streamingRate, Hold: noHold, Needs: []string{"ha.datanode.kill", "ha.datanode.await-dead", "ha.start"},
+			Inject: action("ha.datanode.kill", "2"), Heal: action("ha.datanode.await-dead", "2"), Restore: action("ha.start"),
+		},
+		{
+			Name: "ha-two-datanodes-down", What: "two of three DataNodes SIGKILLed in the middle of block writes (replication 3), restarted after the hold",
+			HA: true, Rate: streamingRate, Needs: []string{"ha.datanode.kill", "ha.start"},
+			Inject: func(ctx context.Context, r *faultRun) error {
+				if err := r.do(ctx, "ha.datanode.kill", "2"); err != nil {
+					return err
+				}
+				return r.do(ctx, "ha.datanode.kill", "3")
+			},
+			Heal: action("ha.start"),
+		},
+		{
+			Name: "ha-datanode-decommission", What: "one of three DataNodes decommissioned (`dfsadmin -refreshNodes` with it excluded) while blocks are written through it, then put back in service",
+			HA: true, Quiet: true, Rate: streamingRate, Needs: []string{"ha.datanode.decommission", "ha.datanode.recommission"},
+			Inject: action("ha.datanode.decommission", "3"), Heal: action("ha.datanode.recommission", "3"),
+		},
 	}
+}
+
+// action is a fault step that performs one action.
+func action(a string, args ...string) func(context.Context, *faultRun) error {
+	return func(ctx context.Context, r *faultRun) error { return r.do(ctx, a, args...) }
+}
+
+// freezeFailover freezes the daemon where env says (a switch of the
+// faults build: SIGSTOP by itself at that point), fails the NameNode over
+// while it is frozen, and thaws it: its next calls go to the former
+// active, a standby by then. The outage counts from the freeze.
+func freezeFailover(name, env, what string) Fault {
+	return Fault{
+		Name: name, What: what, HA: true, Quiet: true, Hold: noHold, Env: []string{env}, Needs: []string{"ha.failover"},
+		Inject: func(ctx context.Context, r *faultRun) error {
+			if err := r.awaitFrozen(ctx, 3*time.Minute); err != nil {
+				return fmt.Errorf("%w (%s: is the daemon built with -tags faults?)", err, env)
+			}
+			defer r.daemon.Signal(syscall.SIGCONT)
+			return r.do(ctx, "ha.failover")
+		},
+	}
+}
+
+// awaitFrozen waits until the daemon has stopped itself by a
+// fault-injection switch, and marks the moment the fault struck.
+func (r *faultRun) awaitFrozen(ctx context.Context, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if !r.daemon.Alive() {
+			return fmt.Errorf("hdfs-sink exited before it froze: %v", r.daemon.err)
+		}
+		said, _ := LogSince(r.res.Log, 0)
+		if strings.Contains(said, "fault injection: SIGSTOP") && r.daemon.Stopped() {
+			r.struck = time.Now()
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("hdfs-sink did not freeze within %v", within)
 }
 
 // quotaFault sets an HDFS quota on the run's topics.dir.

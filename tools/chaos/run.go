@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -110,9 +111,12 @@ type Harness struct {
 	ctl   *Control
 	ns    *Netns
 	store *hdfs.FS
-	runID string
-	n     int
-	mu    sync.Mutex
+	// haStore reads the HA nameservice, opened by the first HA fault.
+	haStore *hdfs.FS
+	bin     []byte // the daemon's binary, read by the first binaryHas
+	runID   string
+	n       int
+	mu      sync.Mutex
 }
 
 // NewHarness connects to HDFS and sets up the daemon's namespace.
@@ -146,6 +150,36 @@ func (h *Harness) Close() {
 		h.ns.Delete()
 	}
 	h.store.Close()
+	if h.haStore != nil {
+		h.haStore.Close()
+	}
+}
+
+// binaryHas reports whether the daemon under test knows the environment
+// switch name: a release build has none of the fault-injection ones.
+func (h *Harness) binaryHas(name string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.bin == nil {
+		h.bin, _ = os.ReadFile(h.opts.Bin)
+	}
+	return bytes.Contains(h.bin, []byte(name))
+}
+
+// haFS is a store client of the HA nameservice, opened once.
+func (h *Harness) haFS() (*hdfs.FS, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.haStore != nil {
+		return h.haStore, nil
+	}
+	ha := h.opts.Config.HA
+	fs, err := hdfs.New(hdfs.Options{URL: "hdfs://" + ha.Nameservice, ConfDir: ha.ConfDir, User: h.opts.Config.HDFSUser})
+	if err != nil {
+		return nil, fmt.Errorf("HA nameservice %s (hadoop.conf.dir %s): %w", ha.Nameservice, ha.ConfDir, err)
+	}
+	h.haStore = fs
+	return fs, nil
 }
 
 func (h *Harness) serial() int {
@@ -191,6 +225,7 @@ type faultRun struct {
 	*Harness
 	cfg     Config
 	f       Fault
+	fs      *hdfs.FS // the store the fault's connector writes: Harness.store, or haStore
 	topic   string
 	base    string // HDFS directory of the run: topics/ and logs/ below
 	db      string
@@ -198,6 +233,9 @@ type faultRun struct {
 	daemon  *Daemon
 	conf    string
 	res     Result
+	// struck is when the fault struck, if Inject knows better than its
+	// own start (a freeze it waited for); the outage counts from it.
+	struck time.Time
 }
 
 func (h *Harness) runFault(ctx context.Context, f Fault) Result {
@@ -210,6 +248,14 @@ func (h *Harness) runFault(ctx context.Context, f Fault) Result {
 	r.topic = fmt.Sprintf("chaos-%s-%s", h.runID, f.Name)
 	r.base = path.Join(h.opts.Config.BaseDir, h.runID, f.Name)
 	r.db = "chaos_" + h.runID + "_" + name
+	r.fs = h.store
+	if f.HA {
+		var err error
+		if r.fs, err = h.haFS(); err != nil {
+			r.res.Outcome = "FAIL: " + err.Error()
+			return r.res
+		}
+	}
 	if err := r.run(ctx); err != nil {
 		r.res.Outcome = "FAIL: " + err.Error()
 	} else {
@@ -222,6 +268,14 @@ func (h *Harness) runFault(ctx context.Context, f Fault) Result {
 func (r *faultRun) cannotRun() string {
 	if r.f.Net && r.ns == nil {
 		return "the daemon runs without a network namespace of its own"
+	}
+	if r.f.HA && r.cfg.HA.Nameservice == "" {
+		return "no HA nameservice configured (ha.nameservice, ha.conf_dir)"
+	}
+	for _, e := range r.f.Env {
+		if name, _, _ := strings.Cut(e, "="); !r.binaryHas(name) {
+			return "the daemon under test has no " + name + " (a release build: build it with -tags faults)"
+		}
 	}
 	for _, a := range r.f.Needs {
 		if !r.ctl.Has(a) {
@@ -254,6 +308,11 @@ func (r *faultRun) run(ctx context.Context) error {
 	if err := r.awaitRecovery(ctx, healedAt); err != nil {
 		return err
 	}
+	if r.f.Restore != nil {
+		if err := r.f.Restore(ctx, r); err != nil {
+			return fmt.Errorf("restore: %w", err)
+		}
+	}
 	time.Sleep(5 * time.Second) // traffic goes on after the recovery
 	r.res.After = r.resources()
 	return r.finish(ctx)
@@ -262,7 +321,11 @@ func (r *faultRun) run(ctx context.Context) error {
 // start begins traffic and the daemon, and waits for its first commit.
 func (r *faultRun) start(ctx context.Context) error {
 	var err error
-	if r.traffic, err = NewTraffic(ctx, r.cfg, r.topic, r.opts.Partitions, r.opts.Rate); err != nil {
+	rate := r.opts.Rate
+	if r.f.Rate > 0 {
+		rate = r.f.Rate
+	}
+	if r.traffic, err = NewTraffic(ctx, r.cfg, r.topic, r.opts.Partitions, rate); err != nil {
 		return err
 	}
 	r.traffic.Start()
@@ -270,7 +333,7 @@ func (r *faultRun) start(ctx context.Context) error {
 		return err
 	}
 	r.res.Log = filepath.Join(r.opts.Dir, r.f.Name+".log")
-	if r.daemon, err = r.startDaemon(r.conf, r.res.Log); err != nil {
+	if r.daemon, err = r.startDaemon(r.conf, r.res.Log, r.f.Env...); err != nil {
 		return err
 	}
 	return r.waitCommitted(ctx, 1, 2*time.Minute)
@@ -295,16 +358,24 @@ func (r *faultRun) inject(ctx context.Context) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("inject: %w", err)
 	}
 	hold := r.f.Hold
-	if hold <= 0 {
+	if hold == 0 {
 		hold = r.opts.Hold
 	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(hold):
+	if hold > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(hold):
+		}
 	}
-	healErr := r.f.Heal(context.WithoutCancel(ctx), r)
+	var healErr error
+	if r.f.Heal != nil {
+		healErr = r.f.Heal(context.WithoutCancel(ctx), r)
+	}
 	healed := time.Now()
 	w.stop()
+	if !r.struck.IsZero() {
+		start = r.struck
+	}
 	r.res.OutageSeconds = healed.Sub(start).Seconds()
 	said, _ := LogSince(r.res.Log, logOff)
 	r.res.ErrorLines = countLines(said, "level=ERROR")
@@ -401,7 +472,7 @@ func (r *faultRun) caughtUp(ctx context.Context, want int64) bool {
 		return err == nil && len(st.Connectors) == 1 && st.Connectors[0].Hive != nil &&
 			st.Connectors[0].Hive.Pending == 0 && st.Connectors[0].Hive.LastError == ""
 	}
-	n, err := verify.CountByNames(ctx, r.store, r.topicsDir(), r.topic)
+	n, err := verify.CountByNames(ctx, r.fs, r.topicsDir(), r.topic)
 	return err == nil && n >= want
 }
 
@@ -419,7 +490,7 @@ func (r *faultRun) finish(ctx context.Context) error {
 	if err := r.daemon.Stop(90 * time.Second); err != nil {
 		return err
 	}
-	rep, err := verify.Check(ctx, r.store, verify.Options{TopicsDir: r.topicsDir(), Topic: r.topic, Want: counts, SeqField: "seq"})
+	rep, err := verify.Check(ctx, r.fs, verify.Options{TopicsDir: r.topicsDir(), Topic: r.topic, Want: counts, SeqField: "seq"})
 	r.res.Records, r.res.Files = rep.Records, len(rep.Files)
 	if err != nil {
 		return fmt.Errorf("exactly-once violated: %w", err)
@@ -433,7 +504,7 @@ func (r *faultRun) waitCommitted(ctx context.Context, n int64, within time.Durat
 	var got int64
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		var err error
-		if got, err = verify.CountByNames(ctx, r.store, r.topicsDir(), r.topic); err == nil && got >= n {
+		if got, err = verify.CountByNames(ctx, r.fs, r.topicsDir(), r.topic); err == nil && got >= n {
 			return nil
 		}
 		if !r.daemon.Alive() {

@@ -100,7 +100,7 @@ func (h *Harness) Soak(ctx context.Context, so SoakOptions) (SoakSummary, error)
 	for _, f := range Catalogue() {
 		s.faults[f.Name] = f
 	}
-	s.faultRun = &faultRun{Harness: h, cfg: h.opts.Config, f: Fault{Name: "soak"}}
+	s.faultRun = &faultRun{Harness: h, cfg: h.opts.Config, f: Fault{Name: "soak"}, fs: h.store}
 	s.topic = "soak-" + h.runID
 	s.base = path.Join(h.opts.Config.BaseDir, h.runID, "soak")
 	s.db = "soak_" + h.runID
@@ -229,6 +229,10 @@ func (s *soak) fault(ctx context.Context, name string) error {
 	f, ok := s.faults[name]
 	if !ok {
 		return fmt.Errorf("soak: unknown fault %q", name)
+	}
+	if f.HA || len(f.Env) > 0 {
+		// The soak's one daemon writes the plain HDFS, with no switch.
+		return fmt.Errorf("soak: fault %q needs a connector and daemon of its own (run it with chaos faults)", name)
 	}
 	ev := Event{At: s.since(), Kind: "fault", Name: name}
 	if f.Hold <= 0 {

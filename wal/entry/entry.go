@@ -19,7 +19,7 @@ import (
 const Version = 2
 
 // versionLegacy is the first encoding: no topic id, connector, leader
-// epoch, schema or refusal.
+// epoch, schema, refusal or record time.
 const versionLegacy = 1
 
 // TopicIDSize is the length of a Kafka topic id (a UUID, KIP-516).
@@ -82,6 +82,13 @@ type Entry struct {
 	// until an operator resets it (a claim only): Kafka's log no longer
 	// continues what the store holds. Every later claim carries it on.
 	Refused string
+	// MaxRecordMillis is the highest record time (milliseconds since 1970,
+	// the time the partitioner files records by) of everything the
+	// partition has committed so far, carried on by claims: completeness
+	// markers compare it with a time directory's end (docs/design.md §11).
+	// 0: none or unknown (nothing committed, an offsets reset, version 1),
+	// which can only hold a directory back, never mark it early.
+	MaxRecordMillis int64
 	// Legacy marks an entry decoded from version 1; Encode then writes
 	// version 1, so every decoded entry re-encodes to its own bytes.
 	Legacy bool
@@ -151,8 +158,10 @@ func (e Entry) validateV2() error {
 		return fmt.Errorf("%w: leader epoch %d", ErrInvalid, e.LeaderEpoch)
 	case e.SchemaID < 0:
 		return fmt.Errorf("%w: schema id %d", ErrInvalid, e.SchemaID)
-	case e.Legacy && (e.TopicID != [TopicIDSize]byte{} || e.Connector != "" || e.LeaderEpoch != -1 || e.SchemaID != 0 || e.Refused != ""):
-		return fmt.Errorf("%w: a version 1 entry has no topic id, connector, leader epoch, schema or refusal", ErrInvalid)
+	case e.MaxRecordMillis < 0:
+		return fmt.Errorf("%w: max record time %d (0 stands for none)", ErrInvalid, e.MaxRecordMillis)
+	case e.Legacy && (e.TopicID != [TopicIDSize]byte{} || e.Connector != "" || e.LeaderEpoch != -1 || e.SchemaID != 0 || e.Refused != "" || e.MaxRecordMillis != 0):
+		return fmt.Errorf("%w: a version 1 entry has no topic id, connector, leader epoch, schema, refusal or record time", ErrInvalid)
 	}
 	return nil
 }
@@ -178,7 +187,7 @@ func Encode(e Entry) ([]byte, error) {
 	if e.Legacy {
 		version = versionLegacy
 	}
-	b := make([]byte, 0, 96+len(e.Epoch)+len(e.Owner)+len(e.Topic)+len(e.Connector)+len(e.Refused)+64*len(e.Files))
+	b := make([]byte, 0, 106+len(e.Epoch)+len(e.Owner)+len(e.Topic)+len(e.Connector)+len(e.Refused)+64*len(e.Files))
 	b = append(b, version, byte(e.Kind))
 	b = appendString(b, e.Epoch)
 	b = appendString(b, e.Owner)
@@ -201,7 +210,8 @@ func Encode(e Entry) ([]byte, error) {
 	b = appendString(b, e.Connector)
 	b = binary.AppendVarint(b, int64(e.LeaderEpoch))
 	b = binary.AppendVarint(b, int64(e.SchemaID))
-	return appendString(b, e.Refused), nil
+	b = appendString(b, e.Refused)
+	return binary.AppendVarint(b, e.MaxRecordMillis), nil
 }
 
 func appendString(b []byte, s string) []byte {
@@ -274,6 +284,7 @@ func (d *decoder) entry() Entry {
 	e.LeaderEpoch = d.int32("leader epoch")
 	e.SchemaID = d.int32("schema id")
 	e.Refused = d.string("refused")
+	e.MaxRecordMillis = d.varint("max record millis")
 	return e
 }
 

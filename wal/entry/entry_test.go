@@ -16,13 +16,14 @@ func commit() entry.Entry {
 		CommittedOffset: 99, UnixMillis: 1700000000000,
 		Files:   []entry.FileMove{{Temp: "/tmp/a", Final: "/t/a", StartOffset: 0, EndOffset: 99, Records: 100}},
 		TopicID: [16]byte{0xa1, 15: 0xff}, Connector: "c", LeaderEpoch: 4, SchemaID: 7,
+		MaxRecordMillis: 1700000000000,
 	}
 }
 
 // legacyCommit is commit() as version 1 wrote it.
 func legacyCommit() entry.Entry {
 	e := commit()
-	e.TopicID, e.Connector, e.LeaderEpoch, e.SchemaID, e.Legacy = [16]byte{}, "", -1, 0, true
+	e.TopicID, e.Connector, e.LeaderEpoch, e.SchemaID, e.MaxRecordMillis, e.Legacy = [16]byte{}, "", -1, 0, 0, true
 	return e
 }
 
@@ -59,7 +60,7 @@ func TestRoundTrip(t *testing.T) {
 func TestGolden(t *testing.T) {
 	const v1 = "01" + "02" + "026531" + "03683a31" + "0174" + "06" + "c601" +
 		"80a0abfef962" + "01" + "062f746d702f61" + "042f742f61" + "00" + "c601" + "c801"
-	v2 := "02" + v1[2:] + "a10000000000000000000000000000ff" + "0163" + "08" + "0e" + "00"
+	v2 := "02" + v1[2:] + "a10000000000000000000000000000ff" + "0163" + "08" + "0e" + "00" + "80a0abfef962"
 	for name, tc := range map[string]struct {
 		e    entry.Entry
 		want string
@@ -83,20 +84,25 @@ func TestGolden(t *testing.T) {
 
 func TestEncodeRejectsInvalid(t *testing.T) {
 	tests := map[string]func(*entry.Entry){
-		"unknown kind":       func(e *entry.Entry) { e.Kind = 9 },
-		"claim with files":   func(e *entry.Entry) { e.Kind = entry.KindClaim },
-		"empty epoch":        func(e *entry.Entry) { e.Epoch = "" },
-		"empty topic":        func(e *entry.Entry) { e.Topic = "" },
-		"negative partition": func(e *entry.Entry) { e.Partition = -1 },
-		"offset below -1":    func(e *entry.Entry) { e.CommittedOffset = -2 },
-		"empty temp":         func(e *entry.Entry) { e.Files[0].Temp = "" },
-		"empty final":        func(e *entry.Entry) { e.Files[0].Final = "" },
-		"end before start":   func(e *entry.Entry) { e.Files[0].StartOffset = 100 },
-		"negative start":     func(e *entry.Entry) { e.Files[0].StartOffset = -1 },
-		"negative records":   func(e *entry.Entry) { e.Files[0].Records = -1 },
-		"refused commit":     func(e *entry.Entry) { e.Refused = "x" },
-		"epoch below -1":     func(e *entry.Entry) { e.LeaderEpoch = -2 },
-		"negative schema":    func(e *entry.Entry) { e.SchemaID = -1 },
+		"unknown kind":         func(e *entry.Entry) { e.Kind = 9 },
+		"claim with files":     func(e *entry.Entry) { e.Kind = entry.KindClaim },
+		"empty epoch":          func(e *entry.Entry) { e.Epoch = "" },
+		"empty topic":          func(e *entry.Entry) { e.Topic = "" },
+		"negative partition":   func(e *entry.Entry) { e.Partition = -1 },
+		"offset below -1":      func(e *entry.Entry) { e.CommittedOffset = -2 },
+		"empty temp":           func(e *entry.Entry) { e.Files[0].Temp = "" },
+		"empty final":          func(e *entry.Entry) { e.Files[0].Final = "" },
+		"end before start":     func(e *entry.Entry) { e.Files[0].StartOffset = 100 },
+		"negative start":       func(e *entry.Entry) { e.Files[0].StartOffset = -1 },
+		"negative records":     func(e *entry.Entry) { e.Files[0].Records = -1 },
+		"refused commit":       func(e *entry.Entry) { e.Refused = "x" },
+		"epoch below -1":       func(e *entry.Entry) { e.LeaderEpoch = -2 },
+		"negative schema":      func(e *entry.Entry) { e.SchemaID = -1 },
+		"negative record time": func(e *entry.Entry) { e.MaxRecordMillis = -1 },
+		"legacy with record time": func(e *entry.Entry) {
+			*e = legacyCommit()
+			e.MaxRecordMillis = 1
+		},
 		"legacy with topic id": func(e *entry.Entry) {
 			*e = legacyCommit()
 			e.TopicID[0] = 1
@@ -144,7 +150,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"varint overflow", append(bytes.Clone(valid[:2]), bytes.Repeat([]byte{0xff}, 11)...), entry.ErrNonCanonical, "epoch"},
 		{"string longer than data", with(2, 0x7f), entry.ErrShort, "epoch"},
 		{"file count larger than data", append(bytes.Clone(claim[:len(claim)-1]), 0x7f), entry.ErrShort, "file count"},
-		{"topic id cut short", valid[:len(valid)-8], entry.ErrShort, "topic id"},
+		{"topic id cut short", valid[:len(valid)-20], entry.ErrShort, "topic id"},
+		{"record time cut short", valid[:len(valid)-1], entry.ErrShort, "max record millis"},
 		{"partition beyond int32", append(append(bytes.Clone(claim[:7]), 0x80, 0x80, 0x80, 0x80, 0x10), claim[8:]...), entry.ErrInvalid, "partition"},
 	}
 	for _, tc := range tests {

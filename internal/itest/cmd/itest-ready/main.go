@@ -16,7 +16,7 @@ import (
 func main() {
 	timeout := flag.Duration("timeout", 10*time.Second, "give up after this long")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: itest-ready [-timeout d] kafka|kafka-secure|hdfs|hms|registry|registry-tls|oauth")
+		fmt.Fprintln(os.Stderr, "usage: itest-ready [-timeout d] kafka|kafka-secure|hdfs|hms|registry|registry-tls|oauth|krb-hdfs|krb-hms|krb-kafka|ha-hdfs")
 	}
 	flag.Parse()
 	if flag.NArg() != 1 {

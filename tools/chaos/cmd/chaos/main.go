@@ -85,14 +85,15 @@ func (c *common) options() (chaos.Options, error) {
 	return chaos.Options{Config: cfg, Bin: bin, Dir: c.dir, Logf: log.Printf}, nil
 }
 
-// build compiles cmd/hdfs-sink into dir.
+// build compiles cmd/hdfs-sink into dir, with the fault-injection
+// switches some faults use (-tags faults; a release build has none).
 func build(dir string, race bool) (string, error) {
 	root, err := chaos.RepoRoot()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "hdfs-sink")
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-tags", "faults", "-o", bin}
 	if race {
 		args = append(args, "-race")
 	}

@@ -1,0 +1,146 @@
+package configs
+
+import "strings"
+
+// ConverterKind is what a key.converter or value.converter class reads.
+type ConverterKind string
+
+// The converters hdfs-sink has (configs/README.md, "Converters").
+const (
+	ConverterAvro      ConverterKind = "avro"      // io.confluent.connect.avro.AvroConverter
+	ConverterJSON      ConverterKind = "json"      // org.apache.kafka.connect.json.JsonConverter
+	ConverterString    ConverterKind = "string"    // org.apache.kafka.connect.storage.StringConverter
+	ConverterByteArray ConverterKind = "bytearray" // org.apache.kafka.connect.converters.ByteArrayConverter
+	ConverterShort     ConverterKind = "short"     // org.apache.kafka.connect.converters.ShortConverter
+	ConverterInteger   ConverterKind = "integer"   // …IntegerConverter
+	ConverterLong      ConverterKind = "long"      // …LongConverter
+	ConverterFloat     ConverterKind = "float"     // …FloatConverter
+	ConverterDouble    ConverterKind = "double"    // …DoubleConverter
+)
+
+// Connect's class names of the converters, and those refused with a reason.
+const (
+	jsonConverter       = "org.apache.kafka.connect.json.JsonConverter"
+	protobufConverter   = "io.confluent.connect.protobuf.ProtobufConverter"
+	jsonSchemaConverter = "io.confluent.connect.json.JsonSchemaConverter"
+	numberConverters    = "org.apache.kafka.connect.converters."
+)
+
+var converterClasses = map[string]ConverterKind{
+	strings.ToLower(avroConverter):                         ConverterAvro,
+	strings.ToLower(jsonConverter):                         ConverterJSON,
+	strings.ToLower(stringConverter):                       ConverterString,
+	strings.ToLower(byteArrayConverter):                    ConverterByteArray,
+	strings.ToLower(numberConverters + "ShortConverter"):   ConverterShort,
+	strings.ToLower(numberConverters + "IntegerConverter"): ConverterInteger,
+	strings.ToLower(numberConverters + "LongConverter"):    ConverterLong,
+	strings.ToLower(numberConverters + "FloatConverter"):   ConverterFloat,
+	strings.ToLower(numberConverters + "DoubleConverter"):  ConverterDouble,
+}
+
+var unsupportedConverters = map[string]string{
+	strings.ToLower(protobufConverter):   "ProtobufConverter is not supported yet (issue 23): use AvroConverter or JsonConverter",
+	strings.ToLower(jsonSchemaConverter): "JsonSchemaConverter is not supported yet (issue 23): use AvroConverter or JsonConverter",
+}
+
+// Header converters: headers reach transforms as Kafka's bytes, which is
+// what SimpleHeaderConverter (Connect's default), StringConverter and
+// ByteArrayConverter leave them for the transforms hdfs-sink has.
+var headerConverters = map[string]bool{
+	"org.apache.kafka.connect.storage.simpleheaderconverter": true,
+	strings.ToLower(stringConverter):                         true,
+	strings.ToLower(byteArrayConverter):                      true,
+}
+
+// DecimalFormat is JsonConverter's decimal.format.
+type DecimalFormat string
+
+// decimal.format's values; reading accepts both whatever it says.
+const (
+	DecimalBase64  DecimalFormat = "BASE64"
+	DecimalNumeric DecimalFormat = "NUMERIC"
+)
+
+// Converter is key.converter or value.converter with its settings.
+type Converter struct {
+	Class string // as written; empty: the default
+	Kind  ConverterKind
+	// JsonConverter: schemas.enable (default true), schemas.cache.size
+	// (default 1000) and decimal.format (default BASE64).
+	SchemasEnable bool
+	CacheSize     int
+	DecimalFormat DecimalFormat
+}
+
+// HasSchema reports whether values read by c carry a schema (Avro, JSON
+// with embedded schemas, the Number converters).
+func (c Converter) HasSchema() bool {
+	switch c.Kind {
+	case ConverterString, ConverterByteArray:
+		return false
+	case ConverterJSON:
+		return c.SchemasEnable
+	}
+	return true
+}
+
+// NeedsRegistry reports whether the value converter reads through the
+// schema registry.
+func (c *Connector) NeedsRegistry() bool { return c.ValueConverter.Kind == ConverterAvro }
+
+// converters reads value.converter, key.converter and header.converter.
+// The value converter defaults to AvroConverter (hdfs-sink's default since
+// its start); the key converter to ByteArrayConverter: keys are kept as
+// their bytes unless a file says how to read them.
+func (p *parser) converters(c *Connector) {
+	c.ValueConverter = p.converter("value.converter", ConverterAvro)
+	c.KeyConverter = p.converter("key.converter", ConverterByteArray)
+	c.Schemaless = !c.ValueConverter.HasSchema()
+	switch c.ValueConverter.Kind {
+	case ConverterShort, ConverterInteger, ConverterLong, ConverterFloat, ConverterDouble:
+		p.fail("value.converter", c.ValueConverter.Class, "the Number converters are supported for keys only (key.converter)")
+	}
+	if c.KeyConverter.Kind == ConverterAvro && c.ValueConverter.Kind != ConverterAvro && !p.failed("value.converter") {
+		p.fail("key.converter", c.KeyConverter.Class, "an Avro key converter reads through the value converter's registry: it needs value.converter AvroConverter")
+	}
+	if v, ok := p.get("header.converter"); ok && !headerConverters[strings.ToLower(v)] {
+		p.fail("header.converter", v, "must be org.apache.kafka.connect.storage.SimpleHeaderConverter (the default), "+
+			stringConverter+" or "+byteArrayConverter+": headers are kept as their bytes")
+	}
+}
+
+func (p *parser) converter(key string, def ConverterKind) Converter {
+	class, _ := p.get(key)
+	c := Converter{Class: class, Kind: def}
+	if class != "" {
+		c.Kind = choice(p, key, def, converterClasses, unsupportedConverters,
+			"must be one of "+avroConverter+", "+jsonConverter+", "+stringConverter+", "+byteArrayConverter+
+				", or "+numberConverters+"{Short,Integer,Long,Float,Double}Converter")
+	}
+	if c.Kind == ConverterJSON {
+		c.SchemasEnable = p.boolean(key+".schemas.enable", true)
+		c.CacheSize = int(p.integer(key+".schemas.cache.size", DefaultSchemaCacheSize, 1, reasonPositive))
+		c.DecimalFormat = choice(p, key+".decimal.format", DecimalBase64,
+			map[string]DecimalFormat{"base64": DecimalBase64, "numeric": DecimalNumeric}, nil, "must be BASE64 or NUMERIC")
+	}
+	if key == "key.converter" && c.Kind == ConverterAvro && !p.sameKeyRegistry() {
+		c.Kind = ConverterByteArray
+	}
+	return c
+}
+
+// sameKeyRegistry: an Avro key converter reads through the value
+// converter's registry client. Worker files often name a key registry of
+// their own (a leftover that Connect ignored when no transform read the
+// key); rather than refusing them, keys stay their bytes, with a warning.
+func (p *parser) sameKeyRegistry() bool {
+	k, v, ok := p.pick("key.converter.schema.registry.url")
+	if !ok {
+		return true
+	}
+	if _, own, _ := p.pick("value.converter.schema.registry.url", "schema.registry.url"); strings.TrimSpace(own) == v {
+		return true
+	}
+	p.warn(k, "differs from the value converter's registry: an Avro key converter with a registry of its own is not supported yet, so keys are kept as their bytes (ByteArrayConverter)")
+	return false
+}

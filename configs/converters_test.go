@@ -1,0 +1,61 @@
+package configs
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestJSONConverterSettings: JsonConverter with embedded schemas needs no
+// registry and writes every format; its keys take Connect's defaults
+// (schemas.enable true, schemas.cache.size 1000, decimal.format BASE64).
+func TestJSONConverterSettings(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092")
+	c, _ := connectorWith(t, w, `,"format.class":"io.confluent.connect.hdfs.parquet.ParquetFormat",`+
+		`"value.converter":"org.apache.kafka.connect.json.JsonConverter","value.converter.schemas.cache.size":"5",`+
+		`"key.converter":"org.apache.kafka.connect.json.JsonConverter","key.converter.schemas.enable":"false","key.converter.decimal.format":"NUMERIC"`)
+	want := Converter{Class: "org.apache.kafka.connect.json.JsonConverter", Kind: ConverterJSON, SchemasEnable: true, CacheSize: 5, DecimalFormat: DecimalBase64}
+	if c.ValueConverter != want || c.Schemaless || c.NeedsRegistry() {
+		t.Fatalf("value converter %+v (schemaless %v, registry %v); want %+v", c.ValueConverter, c.Schemaless, c.NeedsRegistry(), want)
+	}
+	if k := c.KeyConverter; k.Kind != ConverterJSON || k.SchemasEnable || k.DecimalFormat != DecimalNumeric || k.CacheSize != 1000 {
+		t.Fatalf("key converter %+v", k)
+	}
+}
+
+// TestWorkerKeyConverterApplies: as for values, a connector without
+// key.converter uses the worker's, with the worker's settings.
+func TestWorkerKeyConverterApplies(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081\n"+
+		"key.converter=org.apache.kafka.connect.converters.LongConverter\n"+
+		"header.converter=org.apache.kafka.connect.storage.SimpleHeaderConverter")
+	c, _ := connectorWith(t, w, ``)
+	if c.KeyConverter.Kind != ConverterLong || c.ValueConverter.Kind != ConverterAvro || !c.NeedsRegistry() {
+		t.Fatalf("key %+v, value %+v", c.KeyConverter, c.ValueConverter)
+	}
+	bad := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081\n"+
+		"header.converter=org.apache.kafka.connect.json.JsonConverter")
+	if _, _, err := ParseFile("c.json", []byte(`{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"}}`), bad); err == nil ||
+		!strings.Contains(err.Error(), "header.converter") {
+		t.Fatalf("the worker's header.converter JsonConverter: %v; want an error", err)
+	}
+	own, _ := connectorWith(t, w, `,"key.converter":"org.apache.kafka.connect.storage.StringConverter"`)
+	if own.KeyConverter.Kind != ConverterString {
+		t.Fatalf("the connector's key.converter lost to the worker's: %+v", own.KeyConverter)
+	}
+}
+
+// TestAvroKeyWithItsOwnRegistryKeepsBytes: published worker files name a
+// key registry other than the value's; keys stay bytes, with a warning.
+func TestAvroKeyWithItsOwnRegistryKeepsBytes(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081\n"+
+		"key.converter=io.confluent.connect.avro.AvroConverter\nkey.converter.schema.registry.url=http://k:8081")
+	c, warns := connectorWith(t, w, ``)
+	if c.KeyConverter.Kind != ConverterByteArray || len(warns) == 0 {
+		t.Fatalf("key %+v, warnings %q", c.KeyConverter, warnStrings(warns))
+	}
+	same := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081\n"+
+		"key.converter=io.confluent.connect.avro.AvroConverter\nkey.converter.schema.registry.url=http://w:8081")
+	if c, _ := connectorWith(t, same, ``); c.KeyConverter.Kind != ConverterAvro {
+		t.Fatalf("the same registry: key %+v", c.KeyConverter)
+	}
+}

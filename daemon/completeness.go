@@ -1,0 +1,181 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/completeness"
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
+	"github.com/hdfs-sink/hdfs-sink/metrics"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// completenessRun marks the complete time directories of a connector's
+// topics (hdfs.sink.completeness.*): every interval, for each topic whose
+// partition 0 the connector owns, one pass of that topic's marker. One
+// daemon of the group marks a topic in steady state; during a rebalance
+// two may, which marking tolerates (completeness.Marker).
+type completenessRun struct {
+	name    string
+	every   time.Duration
+	conn    *sink.Connector
+	markers func(topic string) (*completeness.Marker, error)
+	metrics *metrics.Metrics
+	log     *slog.Logger
+
+	byTopic  map[string]*completeness.Marker // the run goroutine's only
+	lateSeen int64                           // LateRecords already added to the metric
+
+	mu     sync.Mutex
+	status map[string]*CompletenessStatus
+}
+
+// CompletenessStatus is one topic's completeness as last judged here.
+type CompletenessStatus struct {
+	// Frontier: the topic's time directories ending at or before it are
+	// complete (RFC 3339; empty when nothing is known).
+	Frontier string `json:"frontier,omitempty"`
+	// Holding are the partitions whose progress is the frontier, Idle
+	// those that counted the wall clock (everything in their log committed).
+	Holding []int32 `json:"holding,omitempty"`
+	Idle    []int32 `json:"idle,omitempty"`
+	// Marked counts the directories marked here; LastMarked is the newest.
+	Marked     int    `json:"marked"`
+	LastMarked string `json:"last_marked,omitempty"`
+	// Waiting is a complete directory not markable yet (a commit's renames
+	// pending, the metastore failing) and why.
+	Waiting string `json:"waiting,omitempty"`
+	Error   string `json:"error,omitempty"`
+	At      string `json:"at"`
+}
+
+func (r *completenessRun) run(ctx context.Context) {
+	for {
+		r.once(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.every):
+		}
+	}
+}
+
+// once runs a pass for every topic whose partition 0 the connector owns.
+func (r *completenessRun) once(ctx context.Context) {
+	late := r.conn.Stats.LateRecords.Load()
+	r.metrics.LateRecords(r.name, late-r.lateSeen)
+	r.lateSeen = late
+	ends, err := r.conn.LogEnds(ctx)
+	if err != nil {
+		return // the health check reports Kafka
+	}
+	for _, topic := range slices.Sorted(maps.Keys(ends)) {
+		if !r.conn.Owns(topic, 0) {
+			delete(r.byTopic, topic) // another daemon marks it; a new owner looks back again
+			r.forget(topic)
+			continue
+		}
+		r.pass(ctx, topic)
+	}
+}
+
+func (r *completenessRun) pass(ctx context.Context, topic string) {
+	m := r.byTopic[topic]
+	if m == nil {
+		var err error
+		if m, err = r.markers(topic); err != nil {
+			r.log.Error("completeness marker", "topic", topic, "err", err)
+			return
+		}
+		r.byTopic[topic] = m
+	}
+	pass, err := m.Run(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	var pending *completeness.PendingError
+	switch {
+	case errors.As(err, &pending):
+		r.log.Debug("complete directory waits for a commit's renames", "topic", topic, "err", err)
+	case err != nil:
+		r.log.Warn("completeness pass failed; retried next interval", "topic", topic, "err", err)
+	}
+	if len(pass.Verdict.Holding) > 0 {
+		r.metrics.SetCompletenessFrontier(r.name, topic, time.UnixMilli(pass.Verdict.Frontier))
+	}
+	r.record(topic, pass, err)
+}
+
+func (r *completenessRun) record(topic string, pass completeness.Pass, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.status[topic]
+	if st == nil {
+		st = &CompletenessStatus{}
+		r.status[topic] = st
+	}
+	st.At, st.Holding, st.Idle, st.Waiting, st.Error = pass.At.UTC().Format(time.RFC3339), pass.Verdict.Holding, pass.Verdict.Idle, "", ""
+	st.Frontier = ""
+	if len(pass.Verdict.Holding) > 0 {
+		st.Frontier = time.UnixMilli(pass.Verdict.Frontier).UTC().Format(time.RFC3339Nano)
+	}
+	st.Marked += len(pass.Marked)
+	if n := len(pass.Marked); n > 0 {
+		st.LastMarked = pass.Marked[n-1]
+	}
+	if err != nil {
+		st.Waiting, st.Error = pass.Blocked, err.Error()
+	}
+}
+
+func (r *completenessRun) forget(topic string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.status, topic)
+}
+
+// snapshot is a copy of the status by topic (nil: nothing judged here).
+func (r *completenessRun) snapshot() map[string]CompletenessStatus {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.status) == 0 {
+		return nil
+	}
+	out := make(map[string]CompletenessStatus, len(r.status))
+	for t, st := range r.status {
+		out[t] = *st
+	}
+	return out
+}
+
+// completenessOf wires a connector's completeness markers; nil when
+// hdfs.sink.completeness.enabled is off.
+func (d *Daemon) completenessOf(c *configs.Connector, conn *sink.Connector, store storage.FS) (*completenessRun, error) {
+	dial, err := d.hiveDialer(c)
+	if err != nil {
+		return nil, err
+	}
+	faults, err := completeness.FaultsFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	markers, err := wiring.CompletenessMarkers(c, wiring.MarkerDeps{
+		Store: store, LogEnds: conn.LogEnds, DialHive: dial, Log: d.log, Faults: faults,
+		Marked: func(topic, _ string) { d.metrics.CompletenessMarked(c.Name, topic) },
+	})
+	if markers == nil || err != nil {
+		return nil, err
+	}
+	return &completenessRun{name: c.Name, every: c.Completeness.Interval, conn: conn, markers: markers, metrics: d.metrics,
+		log: d.log.With("connector", c.Name), byTopic: map[string]*completeness.Marker{}, status: map[string]*CompletenessStatus{}}, nil
+}
