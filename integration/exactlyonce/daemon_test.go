@@ -141,12 +141,20 @@ func (s *setup) start(config string, env ...string) *daemon {
 // startWith is start with more command-line flags for hdfs-sink run.
 func (s *setup) startWith(config string, flags []string, env ...string) *daemon {
 	s.t.Helper()
+	return s.startBinary(binary(s.t), config, append([]string{"--status-addr", "127.0.0.1:0"}, flags...), env...)
+}
+
+// startBinary is startWith for another build of hdfs-sink (the upgrade
+// tests' earlier builds, itest.BinaryAt), with no flag but --config and
+// --log-level unless flags adds them: the oldest builds have no others.
+func (s *setup) startBinary(bin, config string, flags []string, env ...string) *daemon {
+	s.t.Helper()
 	logf, err := os.CreateTemp(s.t.TempDir(), "daemon-*.log")
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	args := append([]string{"run", "--config", config, "--log-level", "debug", "--status-addr", "127.0.0.1:0"}, flags...)
-	cmd := exec.Command(binary(s.t), args...)
+	args := append([]string{"run", "--config", config, "--log-level", "debug"}, flags...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {

@@ -198,3 +198,83 @@ func TestRunSparkSQLTimeoutKillsChildren(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestBuildAtNamesAMissingCommit: a commit this clone lacks (a shallow
+// clone) is an error saying so and what to fetch, before any build.
+func TestBuildAtNamesAMissingCommit(t *testing.T) {
+	missing := strings.Repeat("0", 40)
+	_, err := buildAt(RepoRoot(), missing)
+	if err == nil || !strings.Contains(err.Error(), "commit "+missing+" is not in the repository") || !strings.Contains(err.Error(), "--unshallow") {
+		t.Fatalf("buildAt(%s) = %v, want an error naming the missing commit and --unshallow", missing, err)
+	}
+}
+
+// TestBuildAtReusesTheKeptBuild: a build kept from an earlier run (any
+// worktree) is returned as it is, without building again.
+func TestBuildAtReusesTheKeptBuild(t *testing.T) {
+	// The Go build cache stays where it is (by default it moves with
+	// XDG_CACHE_HOME): a regression builds, and fails, in seconds.
+	gocache, err := run(RepoRoot(), nil, "go", "env", "GOCACHE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", gocache)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	full, err := run(RepoRoot(), nil, "git", "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _, err := cachedBuild(RepoRoot(), full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, []byte("kept"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := buildAt(RepoRoot(), "HEAD")
+	if b, _ := os.ReadFile(kept); err != nil || got != kept || string(b) != "kept" {
+		t.Fatalf("buildAt(HEAD) = %q, %v (kept file %q), want the kept build %s untouched", got, err, b, kept)
+	}
+}
+
+// TestKeptBuildNamesItsModuleFiles: a build is kept under a name of its
+// commit and of the go.mod and go.sum it was built with, so a change of
+// either builds again.
+func TestKeptBuildNamesItsModuleFiles(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := func(gomod, gosum string) string {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644)
+		os.WriteFile(filepath.Join(dir, "go.sum"), []byte(gosum), 0o644)
+		return dir
+	}
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	base := root("module m\n", "")
+	paths := map[string]string{}
+	for name, c := range map[string]struct{ root, commit string }{
+		"base":   {base, commit},
+		"commit": {base, strings.Replace(commit, "0", "f", 1)},
+		"go.mod": {root("module m\ngo 1.24\n", ""), commit},
+		"go.sum": {root("module m\n", "x v1 h1:y\n"), commit},
+		"split":  {root("module m", "\n"), commit}, // the same bytes, split otherwise
+	} {
+		p, _, err := cachedBuild(c.root, c.commit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths[name] = p
+	}
+	for name, p := range paths {
+		for other, q := range paths {
+			if name != other && p == q {
+				t.Errorf("%s and %s are kept under one name %s", name, other, p)
+			}
+		}
+	}
+	if again, _, _ := cachedBuild(base, commit); again != paths["base"] {
+		t.Errorf("the same inputs are kept under %s, then %s", paths["base"], again)
+	}
+}
