@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/transform"
 	"math/big"
 	"slices"
@@ -125,5 +126,38 @@ func TestJSONSchemaRestoredWithinProcess(t *testing.T) {
 	}
 	if s, err := c.schemaForFiles(context.Background(), "t", r.Schema.ID); err != nil || s != r.Schema {
 		t.Fatalf("schemaForFiles(%d) = %v, %v", r.Schema.ID, s, err)
+	}
+}
+
+// TestTransformsSeeConvertedKeysAndNulls: the transforms run after the
+// converters, so a $Key transform works on the key converter's schema
+// (HoistField$Key wraps the Long key in a struct), and a null value
+// reaches the chain (Filter under RecordIsTombstone drops it instead of
+// behavior.on.null.values deciding).
+func TestTransformsSeeConvertedKeysAndNulls(t *testing.T) {
+	chain, err := transform.New([]configs.TransformSpec{
+		{Alias: "hoist", Class: "HoistField$Key", Props: map[string]string{"field": "id"}},
+		{Alias: "drop", Class: "Filter", Predicate: "tomb"},
+	}, []configs.PredicateSpec{{Alias: "tomb", Class: "RecordIsTombstone"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Connector{cfg: withDefaults(Config{Value: convert.NewJSON(convert.JSONOptions{SchemasEnable: true}),
+		Key: convert.NewNumber(convert.Long), Transforms: chain, FailOnNull: true})}
+	kr := &kgo.Record{Topic: "t", Key: []byte{0, 0, 0, 0, 0, 0, 1, 0}, Value: orderEnvelope(1, false)}
+	r, err := c.decode(context.Background(), kr, &transform.Record{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := r.Key.Schema.Native(r.Key.Datum)
+	if m, ok := key.(map[string]any); err != nil || !ok || m["id"] != int64(256) {
+		t.Fatalf("key after HoistField$Key = %#v (%v), want {id: 256}", key, err)
+	}
+	kr.Value = nil
+	if r, err := c.decode(context.Background(), kr, &transform.Record{}); err != nil || r != nil {
+		t.Fatalf("a tombstone under Filter/RecordIsTombstone: %+v, %v; want dropped (FailOnNull must not see it)", r, err)
+	}
+	if c.Stats.Filtered.Load() != 1 {
+		t.Errorf("Filtered = %d, want 1", c.Stats.Filtered.Load())
 	}
 }
