@@ -110,15 +110,9 @@ func (t *headerFrom) compile(s *schema.Schema) (*headerPlan, error) {
 }
 
 func (t *headerFrom) apply(r *Record) (bool, error) {
-	v := &r.Value
-	if t.key {
-		v = &r.Key
-	}
-	if v.IsNull() {
-		return true, nil
-	}
-	if v.Schema == nil {
-		return false, errSchemaless
+	v, ok, err := recordSide(r, t.key)
+	if !ok {
+		return err == nil, err
 	}
 	hp, err := t.plans.get(v.Schema)
 	if err != nil {

@@ -138,20 +138,32 @@ type valueRewriter struct {
 	plans planCache[*rewrite]
 }
 
+// recordSide is the key or the value a $Key / $Value transform works on.
+// ok is false when there is nothing to do: a null passes unchanged (err
+// nil), a schemaless one is refused (errSchemaless) by the transforms that
+// need an Avro record.
+func recordSide(r *Record, key bool) (v *Value, ok bool, err error) {
+	v = &r.Value
+	if key {
+		v = &r.Key
+	}
+	switch {
+	case v.IsNull():
+		return v, false, nil
+	case v.Schema == nil:
+		return v, false, errSchemaless
+	}
+	return v, true, nil
+}
+
 func newValueRewriter(key bool, compile func(*schema.Schema) (*rewrite, error)) *valueRewriter {
 	return &valueRewriter{key: key, plans: planCache[*rewrite]{compile: compile}}
 }
 
 func (t *valueRewriter) apply(r *Record) (bool, error) {
-	v := &r.Value
-	if t.key {
-		v = &r.Key
-	}
-	if v.IsNull() {
-		return true, nil
-	}
-	if v.Schema == nil {
-		return false, errSchemaless
+	v, ok, err := recordSide(r, t.key)
+	if !ok {
+		return err == nil, err
 	}
 	w, err := t.plans.get(v.Schema)
 	if err != nil {
