@@ -110,27 +110,60 @@ func (c *Compactor) startOutput(ctx context.Context, run Run, prefix string, n i
 	return &openOutput{output: output{partition: run.Partition, start: first.Range.Start, end: first.Range.End, temp: temp}, file: f}, nil
 }
 
-func (c *Compactor) mergeAvro(ctx context.Context, run Run, prefix string) ([]output, error) {
-	var done []output
-	var cur *openOutput
-	var m *avroMerger
-	br := bufio.NewReaderSize(nil, 64<<10) // reused: one buffer for all inputs
-	finish := func() error {
-		if cur == nil {
-			return nil
-		}
-		if err := m.flush(); err != nil {
-			_ = cur.file.Close()
-			return err
-		}
-		if err := cur.file.Close(); err != nil {
-			return fmt.Errorf("close merged file: %w", err)
-		}
-		cur.records = m.records
-		done = append(done, cur.output)
-		cur = nil
+// outputs are the merged files of one run: the one being written and
+// those done. Both formats start a new file at the first input and where
+// the next input cannot join the open one (another schema or codec).
+type outputs struct {
+	c      *Compactor
+	run    Run
+	prefix string
+	done   []output
+	cur    *openOutput
+}
+
+// start opens the next output file, beginning at in.
+func (o *outputs) start(ctx context.Context, in Input) error {
+	cur, err := o.c.startOutput(ctx, o.run, o.prefix, len(o.done), in)
+	o.cur = cur
+	return err
+}
+
+// finish ends the open output, if any: end completes the format's
+// writing and says how many records the file holds.
+func (o *outputs) finish(end func() (int64, error)) error {
+	if o.cur == nil {
 		return nil
 	}
+	records, err := end()
+	if err != nil {
+		_ = o.cur.file.Close()
+		return err
+	}
+	if err := o.cur.file.Close(); err != nil {
+		return fmt.Errorf("close merged file: %w", err)
+	}
+	o.cur.records = records
+	o.done = append(o.done, o.cur.output)
+	o.cur = nil
+	return nil
+}
+
+// abort closes the open output after a failure; the staging directory is
+// the caller's to drop.
+func (o *outputs) abort() {
+	if o.cur != nil {
+		_ = o.cur.file.Close()
+	}
+}
+
+func (c *Compactor) mergeAvro(ctx context.Context, run Run, prefix string) ([]output, error) {
+	outs := &outputs{c: c, run: run, prefix: prefix}
+	var m *avroMerger
+	end := func() (int64, error) {
+		err := m.flush()
+		return m.records, err
+	}
+	br := bufio.NewReaderSize(nil, 64<<10) // reused: one buffer for all inputs
 	for _, in := range run.Inputs {
 		err := func() error {
 			rc, err := c.o.FS.Open(ctx, in.Path)
@@ -143,49 +176,35 @@ func (c *Compactor) mergeAvro(ctx context.Context, run Run, prefix string) ([]ou
 			if err != nil {
 				return err
 			}
-			if cur != nil && !m.sameHeader(h) {
-				if err := finish(); err != nil {
+			if outs.cur != nil && !m.sameHeader(h) {
+				if err := outs.finish(end); err != nil {
 					return err
 				}
 			}
-			if cur == nil {
-				if cur, err = c.startOutput(ctx, run, prefix, len(done), in); err != nil {
+			if outs.cur == nil {
+				if err := outs.start(ctx, in); err != nil {
 					return err
 				}
-				m = newAvroMerger(cur.file)
+				m = newAvroMerger(outs.cur.file)
 			}
-			cur.end = in.Range.End
+			outs.cur.end = in.Range.End
 			return m.add(br, h, in.Path)
 		}()
 		if err != nil {
-			if cur != nil {
-				_ = cur.file.Close()
-			}
+			outs.abort()
 			return nil, err
 		}
 	}
-	return done, finish()
+	err := outs.finish(end)
+	return outs.done, err
 }
 
 func (c *Compactor) mergeParquet(ctx context.Context, run Run, prefix string) ([]output, error) {
-	var done []output
-	var cur *openOutput
+	outs := &outputs{c: c, run: run, prefix: prefix}
 	var m *parquetMerger
-	finish := func() error {
-		if cur == nil {
-			return nil
-		}
-		if err := m.close(); err != nil {
-			_ = cur.file.Close()
-			return err
-		}
-		if err := cur.file.Close(); err != nil {
-			return fmt.Errorf("close merged file: %w", err)
-		}
-		cur.records = m.records
-		done = append(done, cur.output)
-		cur = nil
-		return nil
+	end := func() (int64, error) {
+		err := m.close()
+		return m.records, err
 	}
 	for _, in := range run.Inputs {
 		err := func() error {
@@ -198,28 +217,27 @@ func (c *Compactor) mergeParquet(ctx context.Context, run Run, prefix string) ([
 				return err
 			}
 			defer pin.pf.Close()
-			if cur != nil && !m.sameSchema(pin) {
-				if err := finish(); err != nil {
+			if outs.cur != nil && !m.sameSchema(pin) {
+				if err := outs.finish(end); err != nil {
 					return err
 				}
 			}
-			if cur == nil {
-				if cur, err = c.startOutput(ctx, run, prefix, len(done), in); err != nil {
+			if outs.cur == nil {
+				if err := outs.start(ctx, in); err != nil {
 					return err
 				}
-				m = newParquetMerger(cur.file, c.o.RowGroupBytes)
+				m = newParquetMerger(outs.cur.file, c.o.RowGroupBytes)
 			}
-			cur.end = in.Range.End
+			outs.cur.end = in.Range.End
 			return m.add(ctx, pin, in.Path)
 		}()
 		if err != nil {
-			if cur != nil {
-				_ = cur.file.Close()
-			}
+			outs.abort()
 			return nil, err
 		}
 	}
-	return done, finish()
+	err := outs.finish(end)
+	return outs.done, err
 }
 
 func (c *Compactor) readAll(ctx context.Context, name string) ([]byte, error) {
