@@ -134,7 +134,7 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 	if c.Kind == ConverterProtobuf {
 		c.WrapperForNullables = p.boolean(key+".wrapper.for.nullables", false)
 	}
-	if key == "key.converter" && c.readsRegistry() && !p.sameKeyRegistry() {
+	if key == "key.converter" && c.readsRegistry() && !p.sameKeyRegistry(map[ConverterKind]string{ConverterAvro: "an Avro", ConverterProtobuf: "a Protobuf"}[c.Kind]) {
 		c.Kind = ConverterByteArray
 	}
 	return c
@@ -144,7 +144,7 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 // converter's registry client. Worker files often name a key registry of
 // their own (a leftover that Connect ignored when no transform read the
 // key); rather than refusing them, keys stay their bytes, with a warning.
-func (p *parser) sameKeyRegistry() bool {
+func (p *parser) sameKeyRegistry(which string) bool {
 	k, v, ok := p.pick("key.converter.schema.registry.url")
 	if !ok {
 		return true
@@ -152,6 +152,6 @@ func (p *parser) sameKeyRegistry() bool {
 	if _, own, _ := p.pick("value.converter.schema.registry.url", "schema.registry.url"); strings.TrimSpace(own) == v {
 		return true
 	}
-	p.warn(k, "differs from the value converter's registry: a registry key converter with a registry of its own is not supported yet, so keys are kept as their bytes (ByteArrayConverter)")
+	p.warn(k, "differs from the value converter's registry: "+which+" key converter with a registry of its own is not supported yet, so keys are kept as their bytes (ByteArrayConverter)")
 	return false
 }
