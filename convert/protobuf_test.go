@@ -411,6 +411,7 @@ func TestProtobufSchemaByID(t *testing.T) {
 func TestProtobufRefusedMappings(t *testing.T) {
 	for _, tc := range []struct{ name, proto, says string }{
 		{"recursive", `syntax = "proto3"; message Node { Node next = 1; }`, "contains itself"},
+		{"two oneofs of one name", `syntax = "proto3"; message A { oneof v { string s = 1; } B b = 2; } message B { oneof v { int64 i = 1; } }`, "used by two different structs"},
 		{"two short names", `syntax = "proto3"; message A { B.X one = 1; C.X two = 2; } message B { message X {} } message C { message X {} }`, "have one short name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
