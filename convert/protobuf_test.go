@@ -423,3 +423,29 @@ func TestProtobufRefusedMappings(t *testing.T) {
 		})
 	}
 }
+
+// TestProtobufMessageReusedAfterOneof: a message first written inside a
+// oneof's record (whose namespace io.confluent.connect.protobuf.Union it
+// inherits in Avro) is referenced by that full name later.
+func TestProtobufMessageReusedAfterOneof(t *testing.T) {
+	text := `syntax = "proto3"; message Pay { oneof how { Card card = 1; string cash = 2; } Card backup = 3; } message Card { string no = 1; }`
+	reg := &fakeTexts{byID: map[int32]schema.Raw{1: {Type: "PROTOBUF", Text: text}}}
+	// card set (field 1: Card{no: "4"}), backup set (field 3: Card{no: "5"}).
+	msg := []byte{0x0a, 0x03, 0x0a, 0x01, '4', 0x1a, 0x03, 0x0a, 0x01, '5'}
+	v, err := NewProtobuf(reg, ProtobufOptions{}, 0).Convert(context.Background(), "t", schema.AppendWire(nil, 1, append([]byte{0}, msg...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := v.Schema.Native(v.Datum)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, v.Schema.Text)
+	}
+	card := "io.confluent.connect.protobuf.Union.Card"
+	want := map[string]any{
+		"how_0":  u("io.confluent.connect.protobuf.Union.how", map[string]any{"card": u(card, map[string]any{"no": u("string", "4")}), "cash": nil}),
+		"backup": u(card, map[string]any{"no": u("string", "5")}),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v\nwant %#v\n%s", got, want, v.Schema.Text)
+	}
+}
