@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bufbuild/protocompile"
+	"golang.org/x/sync/singleflight"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -57,6 +58,9 @@ type Protobuf struct {
 
 	mu    sync.RWMutex
 	files map[int32]*protoFile
+	// flights makes the partitions that meet a new id together wait for
+	// one fetch and compile.
+	flights singleflight.Group
 }
 
 // protoFile is a registry id compiled: its file, or why it cannot be read.
@@ -190,19 +194,25 @@ func (p *Protobuf) file(ctx context.Context, id int32) (*protoFile, error) {
 	f := p.files[id]
 	p.mu.RUnlock()
 	if f == nil {
-		ctx, cancel := context.WithTimeout(ctx, p.wait)
-		defer cancel()
-		var err error
-		if f, err = p.compile(ctx, id); err != nil {
-			return nil, err // not the record's fault: the sink retries
-		}
-		p.mu.Lock()
-		if cached := p.files[id]; cached != nil {
-			f = cached
-		} else {
+		v, err, _ := p.flights.Do(strconv.Itoa(int(id)), func() (any, error) {
+			ctx, cancel := context.WithTimeout(ctx, p.wait)
+			defer cancel()
+			f, err := p.compile(ctx, id)
+			if err != nil {
+				return nil, err // not the record's fault: the sink retries
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if cached := p.files[id]; cached != nil {
+				return cached, nil
+			}
 			p.files[id] = f
+			return f, nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		p.mu.Unlock()
+		f = v.(*protoFile)
 	}
 	if f.err != nil {
 		return nil, f.err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -447,5 +448,35 @@ func TestProtobufMessageReusedAfterOneof(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v\nwant %#v\n%s", got, want, v.Schema.Text)
+	}
+}
+
+// TestProtobufConcurrentFirstRecords: partitions convert in parallel; the
+// ones that meet a new id together share one fetch and one binding.
+func TestProtobufConcurrentFirstRecords(t *testing.T) {
+	reg := orderRegistry()
+	p := NewProtobuf(reg, ProtobufOptions{}, 0)
+	data := wire(t, orderID, []int{0}, fullOrder(t))
+	schemas := make(chan *schema.Schema, 8)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			v, err := p.Convert(context.Background(), "orders", data)
+			if err != nil {
+				t.Error(err)
+			}
+			schemas <- v.Schema
+		})
+	}
+	wg.Wait()
+	close(schemas)
+	first := <-schemas
+	for s := range schemas {
+		if s != first {
+			t.Fatal("two partitions got two schemas for one id")
+		}
+	}
+	if n := reg.lookups.Load(); n > 2 {
+		t.Errorf("%d registry lookups, want the id and its reference once", n)
 	}
 }
