@@ -480,3 +480,20 @@ func TestProtobufConcurrentFirstRecords(t *testing.T) {
 		t.Errorf("%d registry lookups, want the id and its reference once", n)
 	}
 }
+
+// TestProtobufProto2Defaults: a proto2 optional scalar not set is its
+// declared default, as getField gives it to ProtobufData; a message not
+// set is null.
+func TestProtobufProto2Defaults(t *testing.T) {
+	text := `syntax = "proto2"; message P { optional int32 n = 1 [default = 7]; optional string s = 2; optional P2 m = 3; } message P2 { optional bool b = 1; }`
+	reg := &fakeTexts{byID: map[int32]schema.Raw{1: {Type: "PROTOBUF", Text: text}}}
+	v, err := NewProtobuf(reg, ProtobufOptions{}, 0).Convert(context.Background(), "t", schema.AppendWire(nil, 1, []byte{0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := v.Schema.Native(v.Datum)
+	want := map[string]any{"n": u("int", int32(7)), "s": u("string", ""), "m": nil}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+}

@@ -247,7 +247,7 @@ func encodeMessage(dst []byte, msg protoreflect.Message, opts ProtobufOptions) (
 // encodeField appends one optional field: null when a message (or a
 // proto3 optional scalar) is not set, else its value.
 func encodeField(dst []byte, msg protoreflect.Message, fd protoreflect.FieldDescriptor, opts ProtobufOptions) ([]byte, error) {
-	if !fd.IsList() && !fd.IsMap() && fd.HasPresence() && !msg.Has(fd) {
+	if nullWhenUnset(fd) && !msg.Has(fd) {
 		return append(dst, 0), nil
 	}
 	dst = append(dst, 2)
@@ -269,6 +269,18 @@ func encodeField(dst []byte, msg protoreflect.Message, fd protoreflect.FieldDesc
 		return append(dst, 0), nil
 	}
 	return encodeProtoValue(dst, fd, v, opts)
+}
+
+// nullWhenUnset: a singular message field, and a proto3 optional scalar
+// (in a synthetic oneof), are null when not set; any other scalar is its
+// default then (proto2's declared default included), as ProtobufData's
+// getField gives it.
+func nullWhenUnset(fd protoreflect.FieldDescriptor) bool {
+	if fd.IsList() || fd.IsMap() {
+		return false
+	}
+	od := fd.ContainingOneof()
+	return fd.Message() != nil || (od != nil && od.IsSynthetic())
 }
 
 // encodeProtoMap writes a map as AvroData writes a Connect map with
