@@ -114,7 +114,7 @@ func orderRegistry() *fakeTexts {
 
 // descriptors compiles the test's own copy of the schema, as a producer
 // has it.
-func descriptors(t *testing.T) protoreflect.FileDescriptor {
+func descriptors(t testing.TB) protoreflect.FileDescriptor {
 	t.Helper()
 	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
 		Accessor: protocompile.SourceAccessorFromMap(map[string]string{"order.proto": orderProto, "common.proto": commonProto}),
@@ -127,7 +127,7 @@ func descriptors(t *testing.T) protoreflect.FileDescriptor {
 }
 
 // wire frames a message as Confluent's KafkaProtobufSerializer does.
-func wire(t *testing.T, id int32, indexes []int, m proto.Message) []byte {
+func wire(t testing.TB, id int32, indexes []int, m proto.Message) []byte {
 	t.Helper()
 	payload, err := proto.Marshal(m)
 	if err != nil {
@@ -152,7 +152,7 @@ func set(m *dynamicpb.Message, name string, v any) {
 
 func u(branch string, v any) any { return map[string]any{branch: v} }
 
-func fullOrder(t *testing.T) *dynamicpb.Message {
+func fullOrder(t testing.TB) *dynamicpb.Message {
 	fd := descriptors(t)
 	md := fd.Messages().ByName("Order")
 	m := dynamicpb.NewMessage(md)
@@ -495,5 +495,23 @@ func TestProtobufProto2Defaults(t *testing.T) {
 	want := map[string]any{"n": u("int", int32(7)), "s": u("string", ""), "m": nil}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v, want %#v", got, want)
+	}
+}
+
+// BenchmarkProtobufConvert is one record of the test's Order (every
+// mapping) through a converter whose schema is cached: decode, map, encode.
+func BenchmarkProtobufConvert(b *testing.B) {
+	p := NewProtobuf(orderRegistry(), ProtobufOptions{}, 0)
+	data := wire(b, orderID, []int{0}, fullOrder(b))
+	ctx := context.Background()
+	if _, err := p.Convert(ctx, "orders", data); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Convert(ctx, "orders", data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
