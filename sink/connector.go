@@ -649,8 +649,8 @@ func (c *Connector) nullValue(kr *kgo.Record) error {
 	return nil
 }
 
-// transform runs the connector's transforms on a decoded record (null: its
-// value is null). A dropped record is not written; its offset is committed
+// transform runs the connector's transforms on decoded record r, in place (null: its
+// value is null); ok false: r is not written. A dropped record's offset is committed
 // with the batch, as an ignored tombstone's is. tr is the partition's:
 // reused, it costs no allocation per record, and its Scratch may hold the
 // value built: every format copies a datum before WriteDatum returns, and
