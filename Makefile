@@ -105,6 +105,8 @@ SIDE_BY_SIDE_PKGS ?= ./integration/exactlyonce ./integration/kerberos
 # differ with the tag.
 TEST_FILES = {{.ImportPath}} {{len .TestGoFiles}} {{len .XTestGoFiles}}
 INTEGRATION_PARALLEL ?= 3
+# INTEGRATION_FLAGS: more go test flags, e.g. -v, -json or -run.
+INTEGRATION_FLAGS ?=
 integration:
 	@all=$$(comm -23 <($(GO) list -e -tags integration -f '$(TEST_FILES)' $(INTEGRATION_PKGS) | sort) \
 	  <($(GO) list -e -f '$(TEST_FILES)' $(INTEGRATION_PKGS) | sort) | cut -d' ' -f1); \
@@ -112,11 +114,11 @@ integration:
 	together=$$(grep -x -F "$$side" <<<"$$all"); alone=$$(grep -v -x -F "$$side" <<<"$$all"); status=0; \
 	if [ -n "$$together" ]; then \
 	  echo "integration, side by side:" $$together; \
-	  $(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 2 -parallel $(INTEGRATION_PARALLEL) -timeout 40m $$together || status=1; \
+	  $(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 2 -parallel $(INTEGRATION_PARALLEL) -timeout 40m $(INTEGRATION_FLAGS) $$together || status=1; \
 	fi; \
 	if [ -n "$$alone" ]; then \
 	  echo "integration, one package at a time"; \
-	  $(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 1 -timeout 40m $$alone || status=1; \
+	  $(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 1 -timeout 40m $(INTEGRATION_FLAGS) $$alone || status=1; \
 	fi; \
 	exit $$status
 
