@@ -58,6 +58,7 @@ func jsonSchemaValue(id int32, seq int64, v2 bool) []byte {
 // format and one that does not fit its schema go to the dead-letter topic
 // with Connect's headers.
 func TestJSONSchemaConverterReadBySpark(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
 	subject := s.topic + "-json-value" // not -value: newSetup registered an Avro schema there
