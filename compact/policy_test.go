@@ -152,7 +152,6 @@ func touch(t *testing.T, fsys storage.FS, name string) {
 	}
 }
 
-
 // plainCatalog is the metastore without fault points.
 type plainCatalog struct{ c *catalog }
 

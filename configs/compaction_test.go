@@ -17,7 +17,7 @@ func compactionConnector(t *testing.T, extra map[string]string) (*Connector, err
 		"connector.class": "io.confluent.connect.hdfs.HdfsSinkConnector", "topics": "clicks",
 		"hdfs.url": "hdfs://127.0.0.1:8020", "flush.size": "1000", "bootstrap.servers": "127.0.0.1:9092",
 		"value.converter": "io.confluent.connect.avro.AvroConverter", "value.converter.schema.registry.url": "http://127.0.0.1:8081",
-		"format.class": "io.confluent.connect.hdfs.parquet.ParquetFormat",
+		"format.class":      "io.confluent.connect.hdfs.parquet.ParquetFormat",
 		"partitioner.class": "io.confluent.connect.storage.partitioner.HourlyPartitioner", "locale": "en", "timezone": "UTC",
 		"hive.integration": "true", "hive.metastore.uris": "thrift://127.0.0.1:9083", "schema.compatibility": "BACKWARD",
 	}
