@@ -23,8 +23,8 @@ type Policy struct {
 	// Compactor's (Options.MinAge).
 	Complete func(ctx context.Context, encoded string) (bool, error)
 	// MaxInputBytes leaves a Parquet directory one of whose inputs is
-	// larger: its merge holds one input whole, and this is the share of
-	// the connector's memory ceiling a compaction may take. 0: no bound.
+	// larger: its merge holds one input whole (and one output row group),
+	// within the connector's memory ceiling. 0: no bound.
 	MaxInputBytes int64
 }
 
@@ -60,7 +60,7 @@ func (p *Policy) Choose(plan Plan, complete bool) (Action, string) {
 		return ActionLeave, fmt.Sprintf("%d committed files, fewer than hdfs.sink.compaction.min.files=%d", plan.Files, p.MinFiles)
 	}
 	if big := p.largestParquetInput(plan); big != nil {
-		return ActionLeave, fmt.Sprintf("%s is %d bytes: a Parquet merge holds one input whole, and the connector's memory share for compaction is %d bytes (a quarter of hdfs.sink.memory.max.bytes)",
+		return ActionLeave, fmt.Sprintf("%s is %d bytes: a Parquet merge holds one input whole, and within the connector's memory ceiling an input may be %d bytes (hdfs.sink.memory.max.bytes / 8)",
 			big.Path, big.Bytes, p.MaxInputBytes)
 	}
 	return ActionCompact, ""

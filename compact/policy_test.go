@@ -34,7 +34,7 @@ func TestPolicyChoose(t *testing.T) {
 		{"compacted, inputs removed", ".avro", Plan{State: StateDone}, true, ActionLeave, "compacted already"},
 		{"compacted, inputs left", ".avro", Plan{State: StateDone, Files: 4}, true, ActionClean, ""},
 		{"published, not switched", ".avro", Plan{State: StatePublished, Files: 4}, false, ActionFinish, ""},
-		{"a Parquet input over the memory share", ".parquet", big, true, ActionLeave, "memory share"},
+		{"a Parquet input over the memory share", ".parquet", big, true, ActionLeave, "within the connector's memory ceiling"},
 		{"an Avro input over it (streamed)", ".avro", big, true, ActionCompact, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
