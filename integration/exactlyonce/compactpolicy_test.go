@@ -20,7 +20,8 @@ import (
 // TestDaemonCompactsWhileWriting: the daemon's own compaction policy
 // (hdfs.sink.compaction.*), no `hdfs-sink compact`. Two partitions are
 // written in small files while producers keep sending; the daemon
-// compacts each partition's directory itself, switches its Hive partition
+// compacts each partition's directory itself (both in one pass, so the
+// writers meet the compaction's fence and pause once), switches its Hive partition
 // to the generation, and goes on writing there once its writers got past
 // the compaction's fence. A reader asking the metastore in a loop never
 // sees an offset twice, a gap, or fewer records than before; at the end
@@ -31,11 +32,12 @@ func TestDaemonCompactsWhileWriting(t *testing.T) {
 	s := newSetup(t, 2)
 	db := itest.UniqueName(t, "cp_")
 	counts := map[int32]int64{}
-	s.produce(counts, 200)
+	s.produce(counts, 200) // ten files of each partition, committed before the policy's second pass (8 s)
 	cfg := s.connector("policy", hiveOn(db, map[string]string{"flush.size": "10",
 		"hdfs.sink.compaction.enabled": "true", "hdfs.sink.compaction.min.age.ms": "0", "hdfs.sink.compaction.min.files": "10",
-		"hdfs.sink.compaction.interval.ms": "2000", "hdfs.sink.compaction.grace.ms": "0"}))
+		"hdfs.sink.compaction.interval.ms": "8000", "hdfs.sink.compaction.grace.ms": "0"}))
 	d := s.start(cfg)
+	began := time.Now() // after the first start, which builds the binary
 	table := hive.TableName("${topic}", s.topic)
 	gen := func(p int32) string {
 		return path.Join(s.topicsDir(), s.topic, layout.CompactedDirName, fmt.Sprintf("partition=%d", p))
@@ -100,8 +102,10 @@ func TestDaemonCompactsWhileWriting(t *testing.T) {
 	mu.Lock()
 	atSwitch := total(counts)
 	mu.Unlock()
+	t.Logf("both partitions switched %.1f s after the start, %d records produced", time.Since(began).Seconds(), atSwitch)
 	// Writing goes on into the generations once the writers are past the fence.
 	s.waitCommitted(atSwitch, time.Minute)
+	t.Logf("those records committed %.1f s after the start", time.Since(began).Seconds())
 	stop()
 	wg.Wait()
 	if produceErr != nil || readErr != nil {
