@@ -23,7 +23,8 @@ import (
 // compacts each partition's directory itself (both in one pass, so the
 // writers meet the compaction's fence and pause once), switches its Hive partition
 // to the generation, and goes on writing there once its writers got past
-// the compaction's fence. A reader asking the metastore in a loop never
+// the compaction's fence, which they recognise (recovering at once, not
+// after a rebalance's 30 s). A reader asking the metastore in a loop never
 // sees an offset twice, a gap, or fewer records than before; at the end
 // every offset is in HDFS exactly once and the Hive partitions are at the
 // generations, holding every record.
@@ -116,6 +117,9 @@ func TestDaemonCompactsWhileWriting(t *testing.T) {
 	}
 	s.waitCommitted(total(counts), time.Minute)
 	st := compactionStatus(t, d.status())
+	if !d.logContains("by a compaction's fence") {
+		t.Fatal("the daemon's writers did not recognise the compaction's fence (they then wait 30 s, as for a rebalance)")
+	}
 	d.stop()
 	s.check(counts)
 	for p := range s.parts {
