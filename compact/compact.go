@@ -5,7 +5,9 @@
 // (docs/design.md §12). It streams Avro blocks and Parquet batches (each
 // input read once), fences the topic's writers through their WAL claims
 // (Options.Fence) and switches readers through Options.Catalog; it knows
-// neither the sink's state machine nor the metastore.
+// neither the sink's state machine nor the metastore. Policy is the
+// daemon's choice of the directories to compact (hdfs.sink.compaction.*);
+// the compaction itself is the same Run as `hdfs-sink compact`'s.
 package compact
 
 import (
