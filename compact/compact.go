@@ -5,7 +5,9 @@
 // (docs/design.md §12). It streams Avro blocks and Parquet batches (each
 // input read once), fences the topic's writers through their WAL claims
 // (Options.Fence) and switches readers through Options.Catalog; it knows
-// neither the sink's state machine nor the metastore.
+// neither the sink's state machine nor the metastore. Policy is the
+// daemon's choice of the directories to compact (hdfs.sink.compaction.*);
+// the compaction itself is the same Run as `hdfs-sink compact`'s.
 package compact
 
 import (
@@ -200,7 +202,8 @@ func (c *Compactor) Plan(ctx context.Context, encoded string) (Plan, error) {
 }
 
 // list reads the committed files of dir, in partition and offset order.
-// Anything else in it refuses the directory.
+// Hidden names are skipped (readers skip them too); anything else that is
+// not a committed file refuses the directory.
 func (c *Compactor) list(ctx context.Context, dir string) ([]Input, string, error) {
 	infos, err := c.o.FS.ReadDir(ctx, dir)
 	if err != nil {
@@ -211,6 +214,9 @@ func (c *Compactor) list(ctx context.Context, dir string) ([]Input, string, erro
 		p := path.Join(dir, fi.Name())
 		if fi.IsDir() {
 			continue // a nested encoded directory, compacted on its own
+		}
+		if layout.IsHidden(fi.Name()) {
+			continue // no reader reads it as data: a completeness marker (_SUCCESS) stays where it is
 		}
 		r, ok := layout.ParseFinalName(p)
 		if !ok || r.Topic != c.o.Topic.Name || r.Ext != c.o.Ext {

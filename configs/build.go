@@ -28,6 +28,7 @@ func (p *parser) build() *Connector {
 	p.partitioner(c)
 	p.completeness(c)
 	p.hive(c)
+	p.compaction(c)
 	p.errorHandling(c)
 	c.Kafka = kafkaClients(p.set, p.w)
 	p.registry(c)

@@ -73,6 +73,7 @@ type Connector struct {
 	SchemaCompatibility Compatibility
 	Partitioner         Partitioner
 	Completeness        Completeness // hdfs.sink.completeness.*
+	Compaction          Compaction   // hdfs.sink.compaction.*
 	Hive                Hive
 	Errors              ErrorHandling
 	NullValues          NullValueBehavior

@@ -75,6 +75,9 @@ var knownKeys = func() map[string]bool {
 	for _, k := range completenessKeys {
 		m[k] = true
 	}
+	for _, k := range compactionKeys {
+		m[k] = true
+	}
 	for k := range ignoredKeys {
 		m[k] = true
 	}

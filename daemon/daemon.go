@@ -239,14 +239,18 @@ func (d *Daemon) runConnector(ctx context.Context, c *configs.Connector, started
 	if err != nil {
 		return err
 	}
+	cmp, err := d.compactionOf(c, conn, store)
+	if err != nil {
+		return err
+	}
 	started(conn)
 	d.board.set(c.Name, func(cs *connStatus) {
-		cs.state, cs.err, cs.conn, cs.syncer, cs.registry, cs.completeness = "running", nil, conn, syncer, reg, comp
+		cs.state, cs.err, cs.conn, cs.syncer, cs.registry, cs.completeness, cs.compaction = "running", nil, conn, syncer, reg, comp, cmp
 	})
-	defer d.board.set(c.Name, func(cs *connStatus) { cs.conn, cs.registry, cs.completeness = nil, nil, nil })
+	defer d.board.set(c.Name, func(cs *connStatus) { cs.conn, cs.registry, cs.completeness, cs.compaction = nil, nil, nil, nil })
 	d.metrics.SetHive(c.Name, hiveStats(syncer))
 	h := &healthCheck{every: d.healthEvery, metrics: d.metrics, board: d.board, c: c, conn: conn, reg: reg, store: store}
-	return runGroup(ctx, conn, syncer, h, comp, d.log.With("connector", c.Name))
+	return runGroup(ctx, conn, syncer, h, comp, cmp, d.log.With("connector", c.Name))
 }
 
 // newConnector wires a connector and its syncer (nil without
@@ -280,13 +284,13 @@ func (d *Daemon) newConnector(c *configs.Connector, store storage.FS, reg schema
 	return conn, syncer, nil
 }
 
-// runGroup runs a connector, its health check, its completeness markers
-// and its syncer (nil: none) as one group. When the connector returns, failed or shut down, the
+// runGroup runs a connector, its health check, its completeness markers,
+// its compaction policy and its syncer (nil: none) as one group. When the connector returns, failed or shut down, the
 // others are stopped and waited for, and what the syncer still has pending
 // is registered within hiveDrainTimeout. Nothing of the group uses the
 // store once it returns. A panic in any of them is recovered, logged with
 // its stack, and is the connector's failure, not the process's.
-func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer, h *healthCheck, comp *completenessRun, log *slog.Logger) error {
+func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer, h *healthCheck, comp *completenessRun, cmp *compactionRun, log *slog.Logger) error {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	var g errgroup.Group
@@ -304,6 +308,13 @@ func runGroup(parent context.Context, conn *sink.Connector, syncer *hive.Syncer,
 		g.Go(func() (err error) {
 			defer recoverPanic(&err, log, cancel)
 			comp.run(ctx)
+			return nil
+		})
+	}
+	if cmp != nil {
+		g.Go(func() (err error) {
+			defer recoverPanic(&err, log, cancel)
+			cmp.run(ctx)
 			return nil
 		})
 	}

@@ -290,15 +290,16 @@ func (s closeStore) Close() error {
 // fakeMetastore accepts every table and partition of one connector, or
 // refuses partitions once told to.
 type fakeMetastore struct {
-	name     string
-	ev       *events
-	mu       sync.Mutex
-	table    bool
-	parts    int
-	refuse   bool // AddPartitions fails
-	refusals int
-	open     int                          // connections dialled and not closed
-	params   map[string]map[string]string // partition values → parameters set
+	name      string
+	ev        *events
+	mu        sync.Mutex
+	table     bool
+	parts     int
+	refuse    bool // AddPartitions fails
+	refusals  int
+	open      int                          // connections dialled and not closed
+	params    map[string]map[string]string // partition values → parameters set
+	locations map[string]string            // partition values → location set by a compaction
 }
 
 func (m *fakeMetastore) registered() bool { m.mu.Lock(); defer m.mu.Unlock(); return m.parts > 0 }

@@ -45,6 +45,9 @@ type connStatus struct {
 	// completeness marks the connector's complete time directories (nil:
 	// off, or not running).
 	completeness *completenessRun
+	// compaction compacts the connector's directories (nil: off, or not
+	// running).
+	compaction *compactionRun
 }
 
 // The dependencies a connector's health check reaches.
@@ -225,6 +228,10 @@ type ConnectorStatus struct {
 	// for the topics whose partition 0 this daemon owns
 	// (hdfs.sink.completeness.*).
 	Completeness map[string]CompletenessStatus `json:"completeness,omitempty"`
+	// Compaction is, by topic, what the daemon's compaction policy did,
+	// for the topics whose partition 0 this daemon owns
+	// (hdfs.sink.compaction.*).
+	Compaction map[string]CompactionStatus `json:"compaction,omitempty"`
 }
 
 // DownStatus is a dependency that has been failing: the last error and for
@@ -281,6 +288,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 			}
 		}
 		st.Completeness = cs.completeness.snapshot()
+		st.Compaction = redactCompaction(cs.compaction.snapshot(), b.redact)
 		if cs.syncer != nil {
 			st.Hive = hiveStatus(cs.syncer)
 			st.Hive.LastError = b.redact.Text(st.Hive.LastError)

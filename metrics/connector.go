@@ -76,7 +76,7 @@ func (m *Metrics) ForgetConnector(name string) {
 		}
 	}
 	delete(m.conns, name)
-	for _, v := range append(m.vec.connectorVecs(), m.comp.vecs()...) {
+	for _, v := range append(append(m.vec.connectorVecs(), m.comp.vecs()...), m.cmp.vecs()...) {
 		v.DeletePartialMatch(prometheus.Labels{"connector": name})
 	}
 }

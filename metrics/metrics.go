@@ -30,6 +30,7 @@ type Metrics struct {
 	reg  *prometheus.Registry
 	vec  vectors
 	comp completenessVecs
+	cmp  compactionVecs
 
 	mu     sync.Mutex
 	parts  map[partKey]*Partition
@@ -42,7 +43,7 @@ type Metrics struct {
 // New registers the process's collectors (Go runtime, process, build
 // info) and hdfs-sink's own on a new registry. version is the binary's.
 func New(version string) *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), vec: newVectors(), comp: newCompletenessVecs(), parts: map[partKey]*Partition{}, conns: map[string]*connSources{}}
+	m := &Metrics{reg: prometheus.NewRegistry(), vec: newVectors(), comp: newCompletenessVecs(), cmp: newCompactionVecs(), parts: map[partKey]*Partition{}, conns: map[string]*connSources{}}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		collectors.NewBuildInfoCollector())
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
@@ -50,7 +51,7 @@ func New(version string) *Metrics {
 	build.WithLabelValues(version).Set(1)
 	m.reg.MustRegister(build, &scrapeCollector{m: m})
 	m.vec.register(m.reg)
-	for _, v := range m.comp.vecs() {
+	for _, v := range append(m.comp.vecs(), m.cmp.vecs()...) {
 		m.reg.MustRegister(v)
 	}
 	return m

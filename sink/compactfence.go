@@ -5,9 +5,15 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 )
+
+// compactionOwner ends the Owner of a compaction's claim: a writer fenced
+// by it knows nobody will commit after it (ErrFencedByCompaction).
+const compactionOwner = " compaction"
 
 // FenceForCompaction publishes a claim over partition p of topic that
 // carries the head's standing unchanged (the committed offset, topic id,
@@ -27,7 +33,7 @@ func FenceForCompaction(ctx context.Context, s WriteSettings, connector, topic s
 	part := newPartition(partitionConfig{
 		WriteSettings: s,
 		Layout:        layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic},
-		Partition:     p, Owner: fmt.Sprintf("%s:%d compaction", host, os.Getpid()), Epoch: newEpoch(), Logger: log,
+		Partition:     p, Owner: fmt.Sprintf("%s:%d%s", host, os.Getpid(), compactionOwner), Epoch: newEpoch(), Logger: log,
 		Connector: connector,
 	})
 	c, err := part.claimAs(ctx, nil, func(_ uint64, found standing) (standing, error) {
@@ -40,4 +46,15 @@ func FenceForCompaction(ctx context.Context, s WriteSettings, connector, topic s
 		return 0, fmt.Errorf("fence topic %s partition %d for compaction: %w", topic, p, err)
 	}
 	return c.seq, nil
+}
+
+// fencedBy is the error of a commit fenced by WAL segment seq (the one
+// that took our number, or the newer head): ErrFenced, and
+// ErrFencedByCompaction too when seq is a compaction's claim. A segment
+// that cannot be read is an ordinary fence.
+func (p *partition) fencedBy(ctx context.Context, seq uint64, why string) error {
+	if e, err := p.log.Read(ctx, seq); err == nil && e.Kind == entry.KindClaim && strings.HasSuffix(e.Owner, compactionOwner) {
+		return fmt.Errorf("%w %w (%s)", ErrFenced, ErrFencedByCompaction, why)
+	}
+	return fmt.Errorf("%w (%s)", ErrFenced, why)
 }

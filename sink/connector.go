@@ -735,9 +735,8 @@ func (c *Connector) breakPartition(o *owned, err error) {
 	if errors.Is(err, ErrFenced) {
 		c.Stats.Fenced.Add(1)
 		o.obs.Fenced()
-		// Usually a rebalance is under way and will revoke this partition.
-		wait = max(wait, 30*time.Second)
 	}
+	wait = fencedWait(err, wait)
 	if isRefusal(err) && o.p.refusal != "" {
 		// Published by the recovery at the end of this poll, before any
 		// rebalance can hand the partition to an owner that knows nothing.
@@ -747,6 +746,19 @@ func (c *Connector) breakPartition(o *owned, err error) {
 	o.setProblem(err, c.cfg.Now())
 	o.log.Error("partition write failed; will recover", "err", err, "retry_in", wait)
 	c.cl.PauseFetchPartitions(o.asMap())
+}
+
+// fencedWait is how long a partition whose write failed with err waits
+// before recovering, given the backoff: a fence usually means a rebalance
+// under way that will revoke the partition, so it waits 30 s for that;
+// a compaction's fence never does (the compactor claims once and commits
+// nothing), so it recovers after the backoff alone, and its new writer
+// looks for the compaction's generation (docs/design.md §12).
+func fencedWait(err error, backoff time.Duration) time.Duration {
+	if errors.Is(err, ErrFenced) && !errors.Is(err, ErrFencedByCompaction) {
+		return max(backoff, 30*time.Second)
+	}
+	return backoff
 }
 
 func (c *Connector) tickAll(ctx context.Context) error {

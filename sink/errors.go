@@ -10,6 +10,12 @@ import (
 // process must not commit it again until it recovers it anew.
 var ErrFenced = errors.New("fenced: another owner claimed the partition")
 
+// ErrFencedByCompaction, with ErrFenced, says the claim that fenced us was
+// a compaction's (FenceForCompaction): it never commits after its claim,
+// so the partition is recovered at once rather than after the 30 s a
+// fence by another owner waits for a rebalance (docs/design.md §12).
+var ErrFencedByCompaction = errors.New("by a compaction's fence")
+
 // errCommittedFileMissing: neither the temp file nor the final file of a
 // committed move exists.
 var errCommittedFileMissing = errors.New("committed file missing: neither its temp file nor its final file exists")

@@ -680,7 +680,7 @@ func (p *partition) publishCommit(ctx context.Context, e entry.Entry, closed []w
 	err := p.log.Publish(ctx, seq, e)
 	if errors.Is(err, wal.ErrSeqTaken) {
 		p.discardClosed(ctx, closed)
-		return fmt.Errorf("%w (segment %d exists)", ErrFenced, seq)
+		return p.fencedBy(ctx, seq, fmt.Sprintf("segment %d exists", seq))
 	}
 	if err != nil {
 		// Unknown outcome (a lost reply, or a context that ended while
@@ -694,7 +694,7 @@ func (p *partition) publishCommit(ctx context.Context, e entry.Entry, closed []w
 		return fmt.Errorf("list WAL after publishing %d: %w", seq, err)
 	}
 	if head != seq {
-		return fmt.Errorf("%w (segment %d published below the newest, %d)", ErrFenced, seq, head)
+		return p.fencedBy(ctx, head, fmt.Sprintf("segment %d published below the newest, %d", seq, head))
 	}
 	return nil
 }

@@ -18,10 +18,14 @@ import (
 
 // CompactionSettings are what `hdfs-sink compact` takes from its flags.
 type CompactionSettings struct {
-	TargetBytes int64
-	MinAge      time.Duration
-	Grace       time.Duration
-	AtStep      func(step string) // compact.Options.AtStep
+	TargetBytes   int64
+	RowGroupBytes int64 // Parquet outputs' row groups; 0: compact.DefaultRowGroupBytes
+	MinAge        time.Duration
+	Grace         time.Duration
+	AtStep        func(step string) // compact.Options.AtStep
+	// DialHive connects to the metastore (the daemon's dialer); nil:
+	// hive.Dial with the connector's options.
+	DialHive func(ctx context.Context, uris string) (hive.Metastore, error)
 }
 
 // Compactor wires the compaction of one topic of connector c: its store
@@ -41,13 +45,13 @@ func Compactor(c *configs.Connector, store storage.FS, ws sink.WriteSettings, to
 	if !c.Hive.Enabled {
 		return nil, fmt.Errorf("connector %q: hive.integration is false: compaction switches readers through the Hive partition's location, and without it readers could see a record twice (docs/design.md §12)", c.Name)
 	}
-	cat, err := compactionCatalog(c, ws.Partitioner, logins)
+	cat, err := compactionCatalog(c, ws.Partitioner, logins, s.DialHive)
 	if err != nil {
 		return nil, err
 	}
 	return compact.New(compact.Options{
 		FS: store, Topic: layout.Topic{TopicsDir: c.TopicsDir(topic), LogsDir: c.LogsDir(topic), Name: topic},
-		Ext: ext, Pad: c.OffsetPadWidth, TargetBytes: s.TargetBytes, MinAge: s.MinAge, Grace: s.Grace,
+		Ext: ext, Pad: c.OffsetPadWidth, TargetBytes: s.TargetBytes, RowGroupBytes: s.RowGroupBytes, MinAge: s.MinAge, Grace: s.Grace,
 		Fence: func(ctx context.Context, p int32) error {
 			_, err := sink.FenceForCompaction(ctx, ws, c.Name, topic, p, log)
 			return err
@@ -64,9 +68,16 @@ type metastoreCatalog struct {
 	opts  []hive.Option
 	part  partitioner.Partitioner
 	store string
+	dial  func(ctx context.Context, uris string) (hive.Metastore, error) // nil: hive.Dial
 }
 
-func compactionCatalog(c *configs.Connector, part partitioner.Partitioner, logins *kerberos.Logins) (*metastoreCatalog, error) {
+// partitionLocations is what a metastore needs to switch a partition:
+// hive.Client has it, the syncer's narrower Metastore does not.
+type partitionLocations interface {
+	SetPartitionLocation(ctx context.Context, db, table string, values []string, location string) error
+}
+
+func compactionCatalog(c *configs.Connector, part partitioner.Partitioner, logins *kerberos.Logins, dial func(context.Context, string) (hive.Metastore, error)) (*metastoreCatalog, error) {
 	target, err := hiveTargetOf(c)
 	if err != nil {
 		return nil, err
@@ -75,7 +86,7 @@ func compactionCatalog(c *configs.Connector, part partitioner.Partitioner, login
 	if err != nil {
 		return nil, err
 	}
-	return &metastoreCatalog{c: c, uris: target.uris, opts: opts, part: part, store: storeURI(c)}, nil
+	return &metastoreCatalog{c: c, uris: target.uris, opts: opts, part: part, store: storeURI(c), dial: dial}, nil
 }
 
 func (m *metastoreCatalog) SetLocation(ctx context.Context, topic, encoded, location string) error {
@@ -83,10 +94,25 @@ func (m *metastoreCatalog) SetLocation(ctx context.Context, topic, encoded, loca
 	if err != nil {
 		return fmt.Errorf("directory %s cannot be a Hive partition: %w", encoded, err)
 	}
-	client, err := hive.Dial(ctx, m.uris, m.opts...)
+	client, err := m.connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	return client.SetPartitionLocation(ctx, m.c.Hive.Database, m.c.HiveTable(topic), values, m.store+location)
+	pl, ok := client.(partitionLocations)
+	if !ok {
+		return fmt.Errorf("the metastore client %T cannot set a partition's location", client)
+	}
+	return pl.SetPartitionLocation(ctx, m.c.Hive.Database, m.c.HiveTable(topic), values, m.store+location)
+}
+
+func (m *metastoreCatalog) connect(ctx context.Context) (hive.Metastore, error) {
+	if m.dial != nil {
+		return m.dial(ctx, m.uris)
+	}
+	client, err := hive.Dial(ctx, m.uris, m.opts...)
+	if err != nil {
+		return nil, err
+	}
+	return client, nil
 }

@@ -1,0 +1,186 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/compact"
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
+	"github.com/hdfs-sink/hdfs-sink/metrics"
+	"github.com/hdfs-sink/hdfs-sink/sink"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+)
+
+// compactionRun is a connector's compaction policy (hdfs.sink.compaction.*):
+// every interval, for each topic whose partition 0 the connector owns, one
+// pass of that topic's policy. The passes run one after the other in this
+// one goroutine, so a connector compacts one directory at a time. During
+// a rebalance two daemons may compact a topic at once, which compaction
+// tolerates (docs/design.md §12: the commit point is an exclusive rename,
+// every later step is idempotent).
+type compactionRun struct {
+	name     string
+	every    time.Duration
+	conn     *sink.Connector
+	policies func(topic string) (*compact.Policy, error)
+	metrics  *metrics.Metrics
+	log      *slog.Logger
+
+	byTopic map[string]*compact.Policy // the run goroutine's only
+
+	mu     sync.Mutex
+	status map[string]*CompactionStatus
+}
+
+// CompactionStatus is one topic's compaction here, since this connector
+// started.
+type CompactionStatus struct {
+	At        string `json:"at"`             // the last pass began (RFC 3339)
+	Compacted int    `json:"compacted"`      // directories compacted
+	LastDir   string `json:"last,omitempty"` // the newest of them
+	// FilesBefore and FilesAfter are the committed files of the compacted
+	// directories before and in their merged sets; Bytes* likewise.
+	FilesBefore int   `json:"files_before"`
+	FilesAfter  int   `json:"files_after"`
+	BytesBefore int64 `json:"bytes_before"`
+	BytesAfter  int64 `json:"bytes_after"`
+	// LastSeconds is how long the newest compaction took.
+	LastSeconds float64 `json:"last_seconds,omitempty"`
+	// Removed counts merged inputs removed after their grace period.
+	Removed int `json:"inputs_removed"`
+	// Left is how many directories the last pass left (not complete, too
+	// young, too few files, compacted already).
+	Left      int    `json:"left"`
+	LastError string `json:"last_error,omitempty"` // the last pass's, cleared by a pass that succeeds
+}
+
+func (r *compactionRun) run(ctx context.Context) {
+	for {
+		r.once(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.every):
+		}
+	}
+}
+
+// once runs a pass for every topic whose partition 0 the connector owns.
+func (r *compactionRun) once(ctx context.Context) {
+	ends, err := r.conn.LogEnds(ctx)
+	if err != nil {
+		return // the health check reports Kafka
+	}
+	for _, topic := range slices.Sorted(maps.Keys(ends)) {
+		if ctx.Err() != nil {
+			return
+		}
+		if !r.conn.Owns(topic, 0) {
+			delete(r.byTopic, topic) // another daemon compacts it
+			r.forget(topic)
+			continue
+		}
+		r.pass(ctx, topic)
+	}
+}
+
+func (r *compactionRun) pass(ctx context.Context, topic string) {
+	p := r.byTopic[topic]
+	if p == nil {
+		var err error
+		if p, err = r.policies(topic); err != nil {
+			r.log.Error("compaction policy", "topic", topic, "err", err)
+			r.record(topic, compact.PolicyPass{At: time.Now()}, err)
+			return
+		}
+		r.byTopic[topic] = p
+	}
+	pass, err := p.Pass(ctx)
+	if ctx.Err() != nil {
+		return // stopping: the compaction under way is rolled forward by the next start's pass
+	}
+	if err != nil {
+		r.log.Warn("compaction pass failed; rolled forward next interval", "topic", topic, "err", err)
+		r.metrics.CompactionFailed(r.name, topic)
+	}
+	for _, c := range pass.Compacted {
+		r.metrics.Compacted(r.name, topic, c.FilesBefore, c.FilesAfter, c.BytesBefore, c.BytesAfter, c.Duration)
+	}
+	r.record(topic, pass, err)
+}
+
+func (r *compactionRun) record(topic string, pass compact.PolicyPass, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	st := r.status[topic]
+	if st == nil {
+		st = &CompactionStatus{}
+		r.status[topic] = st
+	}
+	st.At, st.Left, st.LastError = pass.At.UTC().Format(time.RFC3339), pass.Left, ""
+	if err != nil {
+		st.LastError = err.Error()
+	}
+	st.Removed += pass.Removed
+	for _, c := range pass.Compacted {
+		st.Compacted++
+		st.LastDir, st.LastSeconds = c.Dir, c.Duration.Seconds()
+		st.FilesBefore += c.FilesBefore
+		st.FilesAfter += c.FilesAfter
+		st.BytesBefore += c.BytesBefore
+		st.BytesAfter += c.BytesAfter
+	}
+}
+
+func (r *compactionRun) forget(topic string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.status, topic)
+}
+
+// snapshot is a copy of the status by topic (nil: nothing done here).
+func (r *compactionRun) snapshot() map[string]CompactionStatus {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.status) == 0 {
+		return nil
+	}
+	out := make(map[string]CompactionStatus, len(r.status))
+	for t, st := range r.status {
+		out[t] = *st
+	}
+	return out
+}
+
+// compactionOf wires a connector's compaction policy; nil when
+// hdfs.sink.compaction.enabled is off.
+func (d *Daemon) compactionOf(c *configs.Connector, conn *sink.Connector, store storage.FS) (*compactionRun, error) {
+	dial, err := d.hiveDialer(c)
+	if err != nil {
+		return nil, err
+	}
+	policies, err := wiring.CompactionPolicies(c, store, d.logins, dial, d.log)
+	if policies == nil || err != nil {
+		return nil, err
+	}
+	return &compactionRun{name: c.Name, every: c.Compaction.Interval, conn: conn, policies: policies, metrics: d.metrics,
+		log: d.log.With("connector", c.Name), byTopic: map[string]*compact.Policy{}, status: map[string]*CompactionStatus{}}, nil
+}
+
+// redactCompaction hides secrets the last errors may quote.
+func redactCompaction(m map[string]CompactionStatus, r *secret.Redactor) map[string]CompactionStatus {
+	for t, st := range m {
+		st.LastError = r.Text(st.LastError)
+		m[t] = st
+	}
+	return m
+}
