@@ -1,0 +1,132 @@
+package sink
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	"github.com/hdfs-sink/hdfs-sink/internal/benchdata"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
+	"github.com/hdfs-sink/hdfs-sink/transform"
+)
+
+// BenchmarkTransformCost is issue 23's target in process: the sink's
+// per-record work on the Avro path (decode: framing, cached schema, the
+// datum's check, the record; then the transforms; then the datum appended
+// to a snappy Avro container file) without transforms and with the chain
+// of three of `make bench -transforms` (benchdata.Transforms), on the
+// bench workloads' 100 B and 1 KB records. The two paths run interleaved
+// in blocks of 256 records in the same run, so whatever else the shared
+// machine does slows both alike; chain-% is the chain's cost as a share
+// of the path without it (the target: at most 15). What the process does
+// besides (Kafka fetches, the WAL, HDFS) is left out, so chain-% is an
+// upper bound of the end-to-end cost.
+//
+//	go test -run '^$' -bench TransformCost -count 6 ./sink/
+func BenchmarkTransformCost(b *testing.B) {
+	for _, size := range []string{"100B", "1KB"} {
+		b.Run(size, func(b *testing.B) {
+			records := benchRecords(b, size)
+			none, three := newCostPath(b, nil, records[0]), newCostPath(b, benchChain(b), records[0])
+			var tNone, tThree time.Duration
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				for j := range 256 {
+					none.write(b, records[(i+j)%len(records)])
+				}
+				mid := time.Now()
+				for j := range 256 {
+					three.write(b, records[(i+j)%len(records)])
+				}
+				tNone, tThree, i = tNone+mid.Sub(start), tThree+time.Since(mid), i+256
+			}
+			b.ReportMetric(100*(float64(tThree)/float64(tNone)-1), "chain-%")
+			b.ReportMetric(float64(tNone.Nanoseconds())/float64(i), "ns/rec-none")
+			b.ReportMetric(float64(tThree.Nanoseconds())/float64(i), "ns/rec-three")
+		})
+	}
+}
+
+// costPath is a partition's decode and Avro file, as writeRecord uses them.
+type costPath struct {
+	c  *Connector
+	tr transform.Record
+	w  format.RecordWriter
+}
+
+func newCostPath(b *testing.B, chain *transform.Chain, first *kgo.Record) *costPath {
+	fake := srfake.New()
+	b.Cleanup(fake.Close)
+	for _, size := range []string{"100B", "1KB"} {
+		_, text, err := benchdata.Pool(size)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fake.SeedSchema("bench-"+size+"-value", 1, benchSchemaID(size), sr.Schema{Schema: text})
+	}
+	reg, err := registry.NewClient(registry.ClientConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &Connector{cfg: withDefaults(Config{Registry: reg, Transforms: chain})}
+	p := &costPath{c: c}
+	r, err := c.decode(context.Background(), first, &p.tr) // the schema is cached from here on
+	if err != nil {
+		b.Fatal(err)
+	}
+	f, _ := avro.New(avro.Options{Codec: "snappy"})
+	if p.w, err = f.NewWriter(io.Discard, r.Schema); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func (p *costPath) write(b *testing.B, kr *kgo.Record) {
+	r, err := p.c.decode(context.Background(), kr, &p.tr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := p.w.WriteDatum(r.Datum); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchSchemaID(size string) int {
+	if size == "100B" {
+		return 100
+	}
+	return 1000
+}
+
+// benchRecords are the bench workload's datums in the wire format, as
+// Kafka records of one partition.
+func benchRecords(b *testing.B, size string) []*kgo.Record {
+	pool, _, err := benchdata.Pool(size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := time.UnixMilli(1_700_000_000_000)
+	recs := make([]*kgo.Record, len(pool))
+	for i, d := range pool {
+		recs[i] = &kgo.Record{Topic: "bench-" + size, Key: []byte("k"), Value: schema.AppendWire(nil, int32(benchSchemaID(size)), d),
+			Offset: int64(i), Timestamp: ts.Add(time.Duration(i) * time.Millisecond)}
+	}
+	return recs
+}
+
+func benchChain(b *testing.B) *transform.Chain {
+	chain, err := transform.New(benchdata.Transforms(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return chain
+}
