@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -12,11 +13,13 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
+	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	"github.com/hdfs-sink/hdfs-sink/internal/benchdata"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
+	"github.com/hdfs-sink/hdfs-sink/sink/extras"
 	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
@@ -102,22 +105,8 @@ type costPath struct {
 }
 
 func newCostPath(b *testing.B, chain *transform.Chain, first *kgo.Record) *costPath {
-	fake := srfake.New()
-	b.Cleanup(fake.Close)
-	for _, size := range []string{"100B", "1KB"} {
-		_, text, err := benchdata.Pool(size)
-		if err != nil {
-			b.Fatal(err)
-		}
-		fake.SeedSchema("bench-"+size+"-value", 1, benchSchemaID(size), sr.Schema{Schema: text})
-	}
-	reg, err := registry.NewClient(registry.ClientConfig{URLs: []string{fake.URL()}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := &Connector{cfg: withDefaults(Config{Registry: reg, Transforms: chain})}
-	p := &costPath{c: c}
-	r, err := c.decode(context.Background(), first, &p.tr) // the schema is cached from here on
+	p := &costPath{c: benchConnector(b, chain, nil, nil)}
+	r, err := p.c.decode(context.Background(), first, &p.tr) // the schema is cached from here on
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -126,6 +115,30 @@ func newCostPath(b *testing.B, chain *transform.Chain, first *kgo.Record) *costP
 		b.Fatal(err)
 	}
 	return p
+}
+
+// benchConnector is a connector that decodes the bench workloads' records
+// (registry ids benchSchemaID) and applies chain. value wraps the Avro
+// converter when not nil; extra is hdfs.sink.extra.columns.
+func benchConnector(tb testing.TB, chain *transform.Chain, value func(*convert.Avro) convert.Converter, extra []string) *Connector {
+	fake := srfake.New()
+	tb.Cleanup(fake.Close)
+	for _, size := range []string{"100B", "1KB"} {
+		fake.SeedSchema("bench-"+size+"-value", 1, benchSchemaID(size), sr.Schema{Schema: benchdata.Text(size)})
+	}
+	reg, err := registry.NewClient(registry.ClientConfig{URLs: []string{fake.URL()}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg := withDefaults(Config{Registry: reg, Transforms: chain})
+	if value != nil {
+		cfg.Value = value(cfg.Value.(*convert.Avro))
+	}
+	ext, err := extras.New(extra)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Connector{cfg: cfg, extras: ext}
 }
 
 func (p *costPath) write(b *testing.B, kr *kgo.Record) {
@@ -147,10 +160,10 @@ func benchSchemaID(size string) int {
 
 // benchRecords are the bench workload's datums in the wire format, as
 // Kafka records of one partition.
-func benchRecords(b *testing.B, size string) []*kgo.Record {
-	pool, _, err := benchdata.Pool(size)
+func benchRecords(tb testing.TB, size string) []*kgo.Record {
+	pool, err := benchPool(size)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	ts := time.UnixMilli(1_700_000_000_000)
 	recs := make([]*kgo.Record, len(pool))
@@ -161,10 +174,23 @@ func benchRecords(b *testing.B, size string) []*kgo.Record {
 	return recs
 }
 
-func benchChain(b *testing.B) *transform.Chain {
+func benchChain(tb testing.TB) *transform.Chain {
 	chain, err := transform.New(benchdata.Transforms(), nil)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return chain
+}
+
+var benchPools sync.Map // size → [][]byte: each costs 4096 goavro encodings
+
+func benchPool(size string) ([][]byte, error) {
+	if p, ok := benchPools.Load(size); ok {
+		return p.([][]byte), nil
+	}
+	p, _, err := benchdata.Pool(size)
+	if err == nil {
+		benchPools.Store(size, p)
+	}
+	return p, err
 }

@@ -60,12 +60,20 @@ const PoolSize = 4096
 
 var baseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// Text is the schema of the named size class ("1KB" or "100B").
+func Text(size string) string {
+	if size == "100B" {
+		return Schema100B
+	}
+	return Schema1KB
+}
+
 // Pool returns PoolSize binary Avro datums (no wire framing) of the named
 // size class ("1KB" or "100B") and their schema's text.
 func Pool(size string) ([][]byte, string, error) {
-	text, gen := Schema1KB, native1KB
+	text, gen := Text(size), native1KB
 	if size == "100B" {
-		text, gen = Schema100B, native100B
+		gen = native100B
 	}
 	codec, err := goavro.NewCodec(text)
 	if err != nil {
