@@ -187,6 +187,10 @@ type Connector struct {
 
 	dlq       deadLetterTopic // the dead-letter topic (errors.tolerance=all)
 	badLogged atomic.Bool     // a tolerated bad record was logged
+
+	// unchecked is the value converter when it may leave the datum's check
+	// to the transforms (uncheckedValue), found once, not per record.
+	unchecked uncheckedConverter
 }
 
 // New validates the wiring and creates the Kafka client (which connects lazily).
@@ -198,7 +202,7 @@ func New(cfg Config) (*Connector, error) {
 		return nil, fmt.Errorf("connector %q: %w", cfg.Name, err)
 	}
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
-		extras: ext, ready: make(chan struct{}), pause: newPauseControl(),
+		extras: ext, unchecked: uncheckedValue(cfg, ext), ready: make(chan struct{}), pause: newPauseControl(),
 		kafka: kafkawatch.New(cfg.Logger, cfg.Now)}
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
@@ -623,20 +627,28 @@ type uncheckedConverter interface {
 	ConvertUnchecked(ctx context.Context, topic string, data []byte) (convert.Value, error)
 }
 
+// uncheckedValue is cfg's value converter if it can leave the datum's check
+// to the transforms, and they check it in the scan that rewrites it (a
+// second scan was a third of a chain's cost on 100 B records); else nil.
+// Extra columns come between the two, so with them the converter checks.
+func uncheckedValue(cfg Config, ext *extras.Columns) uncheckedConverter {
+	if ext != nil || !cfg.Transforms.Validates() {
+		return nil
+	}
+	u, _ := cfg.Value.(uncheckedConverter)
+	return u
+}
+
 // convertValue is value.converter; without one the bytes are the value. A
 // tombstone is the null Value. unchecked: the datum was not checked against
-// its schema, because the transforms check it in the scan that rewrites it
-// (a second scan was a third of a chain's cost on 100 B records). Extra
-// columns come between, so with them the datum is checked first.
+// its schema (uncheckedValue).
 func (c *Connector) convertValue(ctx context.Context, kr *kgo.Record) (v convert.Value, unchecked bool, err error) {
-	if c.cfg.Value == nil || kr.Value == nil {
+	switch {
+	case c.cfg.Value == nil || kr.Value == nil:
 		return convert.Value{Datum: kr.Value}, false, nil
-	}
-	if c.extras == nil && c.cfg.Transforms.Validates() {
-		if u, ok := c.cfg.Value.(uncheckedConverter); ok {
-			v, err = u.ConvertUnchecked(ctx, kr.Topic, kr.Value)
-			return v, err == nil, err
-		}
+	case c.unchecked != nil:
+		v, err = c.unchecked.ConvertUnchecked(ctx, kr.Topic, kr.Value)
+		return v, err == nil, err
 	}
 	v, err = c.cfg.Value.Convert(ctx, kr.Topic, kr.Value)
 	return v, false, err

@@ -138,7 +138,7 @@ func benchConnector(tb testing.TB, chain *transform.Chain, value func(*convert.A
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &Connector{cfg: cfg, extras: ext}
+	return &Connector{cfg: cfg, extras: ext, unchecked: uncheckedValue(cfg, ext)}
 }
 
 func (p *costPath) write(b *testing.B, kr *kgo.Record) {
