@@ -6,6 +6,7 @@ require (
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/apache/thrift v0.24.0
 	github.com/beltran/gohive v1.8.1
+	github.com/bufbuild/protocompile v0.14.1
 	github.com/colinmarc/hdfs/v2 v2.4.0
 	github.com/golang/snappy v1.0.0
 	github.com/jcmturner/gokrb5/v8 v8.4.4

@@ -9,6 +9,7 @@ type ConverterKind string
 const (
 	ConverterAvro      ConverterKind = "avro"      // io.confluent.connect.avro.AvroConverter
 	ConverterJSON      ConverterKind = "json"      // org.apache.kafka.connect.json.JsonConverter
+	ConverterProtobuf  ConverterKind = "protobuf"  // io.confluent.connect.protobuf.ProtobufConverter
 	ConverterString    ConverterKind = "string"    // org.apache.kafka.connect.storage.StringConverter
 	ConverterByteArray ConverterKind = "bytearray" // org.apache.kafka.connect.converters.ByteArrayConverter
 	ConverterShort     ConverterKind = "short"     // org.apache.kafka.connect.converters.ShortConverter
@@ -29,6 +30,7 @@ const (
 var converterClasses = map[string]ConverterKind{
 	strings.ToLower(avroConverter):                         ConverterAvro,
 	strings.ToLower(jsonConverter):                         ConverterJSON,
+	strings.ToLower(protobufConverter):                     ConverterProtobuf,
 	strings.ToLower(stringConverter):                       ConverterString,
 	strings.ToLower(byteArrayConverter):                    ConverterByteArray,
 	strings.ToLower(numberConverters + "ShortConverter"):   ConverterShort,
@@ -39,7 +41,6 @@ var converterClasses = map[string]ConverterKind{
 }
 
 var unsupportedConverters = map[string]string{
-	strings.ToLower(protobufConverter):   "ProtobufConverter is not supported yet (issue 23): use AvroConverter or JsonConverter",
 	strings.ToLower(jsonSchemaConverter): "JsonSchemaConverter is not supported yet (issue 23): use AvroConverter or JsonConverter",
 }
 
@@ -70,6 +71,8 @@ type Converter struct {
 	SchemasEnable bool
 	CacheSize     int
 	DecimalFormat DecimalFormat
+	// ProtobufConverter: wrapper.for.nullables (default false).
+	WrapperForNullables bool
 }
 
 // HasSchema reports whether values read by c carry a schema (Avro, JSON
@@ -86,7 +89,12 @@ func (c Converter) HasSchema() bool {
 
 // NeedsRegistry reports whether the value converter reads through the
 // schema registry.
-func (c *Connector) NeedsRegistry() bool { return c.ValueConverter.Kind == ConverterAvro }
+func (c *Connector) NeedsRegistry() bool { return c.ValueConverter.readsRegistry() }
+
+// readsRegistry: the converters whose values name a registry schema id.
+func (c Converter) readsRegistry() bool {
+	return c.Kind == ConverterAvro || c.Kind == ConverterProtobuf
+}
 
 // converters reads value.converter, key.converter and header.converter.
 // The value converter defaults to AvroConverter (hdfs-sink's default since
@@ -100,8 +108,8 @@ func (p *parser) converters(c *Connector) {
 	case ConverterShort, ConverterInteger, ConverterLong, ConverterFloat, ConverterDouble:
 		p.fail("value.converter", c.ValueConverter.Class, "the Number converters are supported for keys only (key.converter)")
 	}
-	if c.KeyConverter.Kind == ConverterAvro && c.ValueConverter.Kind != ConverterAvro && !p.failed("value.converter") {
-		p.fail("key.converter", c.KeyConverter.Class, "an Avro key converter reads through the value converter's registry: it needs value.converter AvroConverter")
+	if c.KeyConverter.readsRegistry() && !c.ValueConverter.readsRegistry() && !p.failed("value.converter") {
+		p.fail("key.converter", c.KeyConverter.Class, "a registry key converter reads through the value converter's registry: it needs value.converter AvroConverter or ProtobufConverter")
 	}
 	if v, ok := p.get("header.converter"); ok && !headerConverters[strings.ToLower(v)] {
 		p.fail("header.converter", v, "must be org.apache.kafka.connect.storage.SimpleHeaderConverter (the default), "+
@@ -114,7 +122,7 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 	c := Converter{Class: class, Kind: def}
 	if class != "" {
 		c.Kind = choice(p, key, def, converterClasses, unsupportedConverters,
-			"must be one of "+avroConverter+", "+jsonConverter+", "+stringConverter+", "+byteArrayConverter+
+			"must be one of "+avroConverter+", "+protobufConverter+", "+jsonConverter+", "+stringConverter+", "+byteArrayConverter+
 				", or "+numberConverters+"{Short,Integer,Long,Float,Double}Converter")
 	}
 	if c.Kind == ConverterJSON {
@@ -123,7 +131,10 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 		c.DecimalFormat = choice(p, key+".decimal.format", DecimalBase64,
 			map[string]DecimalFormat{"base64": DecimalBase64, "numeric": DecimalNumeric}, nil, "must be BASE64 or NUMERIC")
 	}
-	if key == "key.converter" && c.Kind == ConverterAvro && !p.sameKeyRegistry() {
+	if c.Kind == ConverterProtobuf {
+		c.WrapperForNullables = p.boolean(key+".wrapper.for.nullables", false)
+	}
+	if key == "key.converter" && c.readsRegistry() && !p.sameKeyRegistry(map[ConverterKind]string{ConverterAvro: "an Avro", ConverterProtobuf: "a Protobuf"}[c.Kind]) {
 		c.Kind = ConverterByteArray
 	}
 	return c
@@ -133,7 +144,7 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 // converter's registry client. Worker files often name a key registry of
 // their own (a leftover that Connect ignored when no transform read the
 // key); rather than refusing them, keys stay their bytes, with a warning.
-func (p *parser) sameKeyRegistry() bool {
+func (p *parser) sameKeyRegistry(which string) bool {
 	k, v, ok := p.pick("key.converter.schema.registry.url")
 	if !ok {
 		return true
@@ -141,6 +152,6 @@ func (p *parser) sameKeyRegistry() bool {
 	if _, own, _ := p.pick("value.converter.schema.registry.url", "schema.registry.url"); strings.TrimSpace(own) == v {
 		return true
 	}
-	p.warn(k, "differs from the value converter's registry: an Avro key converter with a registry of its own is not supported yet, so keys are kept as their bytes (ByteArrayConverter)")
+	p.warn(k, "differs from the value converter's registry: "+which+" key converter with a registry of its own is not supported yet, so keys are kept as their bytes (ByteArrayConverter)")
 	return false
 }

@@ -59,3 +59,34 @@ func TestAvroKeyWithItsOwnRegistryKeepsBytes(t *testing.T) {
 		t.Fatalf("the same registry: key %+v", c.KeyConverter)
 	}
 }
+
+// TestProtobufConverterSettings: ProtobufConverter reads through the
+// registry (its URL is required), takes wrapper.for.nullables (Confluent's
+// default false), and as a key needs a registry value converter.
+func TestProtobufConverterSettings(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092")
+	c, _ := connectorWith(t, w, `,"format.class":"io.confluent.connect.hdfs.parquet.ParquetFormat",`+
+		`"value.converter":"io.confluent.connect.protobuf.ProtobufConverter","value.converter.schema.registry.url":"http://r:8081",`+
+		`"key.converter":"io.confluent.connect.protobuf.ProtobufConverter","key.converter.wrapper.for.nullables":"true"`)
+	want := Converter{Class: "io.confluent.connect.protobuf.ProtobufConverter", Kind: ConverterProtobuf}
+	if c.ValueConverter != want || c.Schemaless || !c.NeedsRegistry() {
+		t.Fatalf("value converter %+v (schemaless %v, registry %v); want %+v", c.ValueConverter, c.Schemaless, c.NeedsRegistry(), want)
+	}
+	if k := c.KeyConverter; k.Kind != ConverterProtobuf || !k.WrapperForNullables {
+		t.Fatalf("key converter %+v", k)
+	}
+	for _, tc := range []struct{ name, extra, says string }{
+		{"no registry URL", `,"value.converter":"io.confluent.connect.protobuf.ProtobufConverter"`, "value.converter.schema.registry.url"},
+		{"key without registry values", `,"value.converter":"org.apache.kafka.connect.json.JsonConverter",` +
+			`"key.converter":"io.confluent.connect.protobuf.ProtobufConverter"`, "a registry key converter"},
+		{"bad wrapper.for.nullables", `,"value.converter":"io.confluent.connect.protobuf.ProtobufConverter","schema.registry.url":"http://r:8081",` +
+			`"value.converter.wrapper.for.nullables":"maybe"`, "wrapper.for.nullables"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseFile("c.json", []byte(`{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"`+tc.extra+`}}`), w)
+			if err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("err = %v, want one naming %q", err, tc.says)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -36,6 +37,11 @@ type connectSchema struct {
 	Items      *connectSchema    `json:"items"`
 	Keys       *connectSchema    `json:"keys"`
 	Values     *connectSchema    `json:"values"`
+	// ref, when set, is the identity of a struct that may appear more
+	// than once (a Protobuf message's full name): Avro defines its record
+	// once and names it after that, as AvroData does. JsonConverter's
+	// schemas have none: each struct is its own.
+	ref string
 }
 
 // kind is what a compiled node encodes.
@@ -186,11 +192,13 @@ type avroWriter struct {
 	defaults int // unnamed structs so far
 	entries  int // MapEntry records so far
 	names    map[string]bool
+	refs     map[string]string // struct identity (connectSchema.ref) → the record's full name
+	ns       string            // the enclosing record's namespace, which a name without one inherits
 }
 
 // avroSchema is the Avro schema JSON of n (compiled from s).
 func avroSchema(s *connectSchema, n *node) (string, error) {
-	w := &avroWriter{names: map[string]bool{}}
+	w := &avroWriter{names: map[string]bool{}, refs: map[string]string{}}
 	if err := w.schema(s, n); err != nil {
 		return "", err
 	}
@@ -272,6 +280,10 @@ func (w *avroWriter) record(s *connectSchema, n *node) error {
 			full += strconv.Itoa(w.defaults)
 		}
 	}
+	if written, ok := w.refs[s.ref]; ok && s.ref != "" {
+		w.b.WriteString(strconv.Quote(written)) // defined before: its full name
+		return nil
+	}
 	if w.names[full] {
 		return fmt.Errorf("struct name %q is used by two different structs: Avro needs distinct record names", full)
 	}
@@ -280,6 +292,11 @@ func (w *avroWriter) record(s *connectSchema, n *node) error {
 	if i := strings.LastIndexByte(full, '.'); i >= 0 {
 		ns, name = full[:i], full[i+1:]
 	}
+	if s.ref != "" {
+		w.refs[s.ref] = qualified(cmp.Or(ns, w.ns), name)
+	}
+	defer func(outer string) { w.ns = outer }(w.ns)
+	w.ns = cmp.Or(ns, w.ns)
 	fmt.Fprintf(&w.b, `{"type":"record","name":%q`, name)
 	if ns != "" {
 		fmt.Fprintf(&w.b, `,"namespace":%q`, ns)
@@ -326,4 +343,12 @@ func avroDefault(n *node) (json.RawMessage, bool) {
 		return n.def, true
 	}
 	return nil, false
+}
+
+// qualified is a record's full name in its namespace.
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "." + name
 }

@@ -4,7 +4,9 @@
 // (Value.Schema nil, for the string format). Confluent's AvroConverter
 // (Avro, through the registry), Kafka's JsonConverter with and without
 // embedded schemas (Json: the Connect schema maps to Avro as Confluent's
-// AvroData maps it, compiled once per schema), and the key converters
+// AvroData maps it, compiled once per schema), Confluent's ProtobufConverter
+// (Protobuf: the registry's .proto schema compiled once per id, mapped as
+// ProtobufData then AvroData map it), and the key converters
 // (String, ByteArray, the Number converters) live here. The sink calls one
 // Converter per record and knows nothing of the wire formats.
 package convert

@@ -58,8 +58,23 @@ type Default struct{}
 
 // Encode returns "partition=<n>".
 func (Default) Encode(r Record) (string, error) {
-	return "partition=" + strconv.Itoa(int(r.Partition)), nil
+	if r.Partition >= 0 && int(r.Partition) < len(defaultDirs) {
+		return defaultDirs[r.Partition], nil
+	}
+	return defaultDir(r.Partition), nil
 }
+
+// defaultDirs are the first partitions' directories, built once: Encode
+// runs for every record, and building the string cost an allocation per
+// record (issue 25). Past them a partition's directory is built each time.
+var defaultDirs = func() (dirs [1024]string) {
+	for i := range dirs {
+		dirs[i] = defaultDir(int32(i))
+	}
+	return dirs
+}()
+
+func defaultDir(partition int32) string { return "partition=" + strconv.Itoa(int(partition)) }
 
 // Fields is the single column "partition".
 func (Default) Fields() []string { return []string{"partition"} }

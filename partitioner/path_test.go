@@ -2,6 +2,7 @@ package partitioner
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -80,5 +81,16 @@ func TestDefault(t *testing.T) {
 	p, err := New(Config{})
 	if err != nil || !reflect.DeepEqual(p, Default{}) {
 		t.Errorf("New(Config{}) = %#v, %v; want Default{}", p, err)
+	}
+}
+
+// TestDefaultEncodeEveryPartition: the directories built once for the
+// first partitions and the ones built per record past them say the same.
+func TestDefaultEncodeEveryPartition(t *testing.T) {
+	for _, part := range []int32{0, 1, 9, 10, 1023, 1024, 1025, 9999, 1<<31 - 1} {
+		enc, err := Default{}.Encode(Record{Partition: part})
+		if want := fmt.Sprintf("partition=%d", part); err != nil || enc != want {
+			t.Errorf("partition %d: %q, %v; want %q", part, enc, err, want)
+		}
 	}
 }

@@ -566,11 +566,11 @@ func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [
 // cannot place it); any other is a failure of what it depends on.
 // It reports whether the record is now in a temp file.
 func (c *Connector) writeRecord(ctx, store context.Context, o *owned, kr *kgo.Record) (bool, error) {
-	r, err := c.decode(ctx, kr, &o.transformed)
-	if err != nil || r == nil {
+	var r record // on the stack: the per-record path allocates nothing (issue 25)
+	if ok, err := c.decodeTo(ctx, kr, &o.transformed, &r); !ok || err != nil {
 		return false, err
 	}
-	if err := o.p.write(ctx, store, *r); err != nil {
+	if err := o.p.write(ctx, store, r); err != nil {
 		return false, err
 	}
 	c.Stats.Records.Add(1)
@@ -585,29 +585,39 @@ func (c *Connector) writeRecord(ctx, store context.Context, o *owned, kr *kgo.Re
 // or a record a transform dropped. tr is the partition's, reused (see
 // transform).
 func (c *Connector) decode(ctx context.Context, kr *kgo.Record, tr *transform.Record) (*record, error) {
-	v, unchecked, err := c.convertValue(ctx, kr)
-	if err != nil {
+	r := new(record)
+	if ok, err := c.decodeTo(ctx, kr, tr, r); !ok || err != nil {
 		return nil, err
 	}
+	return r, nil
+}
+
+// decodeTo is decode into r, which the caller owns (writeRecord's is on
+// its stack); ok false: r is not to be written.
+func (c *Connector) decodeTo(ctx context.Context, kr *kgo.Record, tr *transform.Record, r *record) (ok bool, err error) {
+	v, unchecked, err := c.convertValue(ctx, kr)
+	if err != nil {
+		return false, err
+	}
 	if v.IsNull() && c.cfg.Transforms == nil {
-		return nil, c.nullValue(kr)
+		return false, c.nullValue(kr)
 	}
 	key, err := c.convertKey(ctx, kr)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	r := &record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: v.Schema, Datum: v.Datum,
+	*r = record{Offset: kr.Offset, LeaderEpoch: kr.LeaderEpoch, Timestamp: kr.Timestamp, Schema: v.Schema, Datum: v.Datum,
 		Key: key, Headers: kr.Headers}
 	if c.extras != nil && r.Schema != nil {
 		if r.Schema, r.Datum, err = c.extras.Apply(r.Schema, r.Datum, kr); err != nil {
-			return nil, err
+			return false, err
 		}
 	}
 	if c.cfg.Transforms == nil {
-		return r, nil
+		return true, nil
 	}
 	// The transforms see null values too (Filter, RecordIsTombstone).
-	out, err := c.transform(kr, r, v.IsNull(), tr)
+	ok, err = c.transform(kr, r, v.IsNull(), tr)
 	if err != nil && unchecked {
 		// The chain took the datum unchecked: its first step scans the
 		// whole datum as Validate does (transform.Chain.Validates), so a
@@ -615,10 +625,10 @@ func (c *Connector) decode(ctx context.Context, kr *kgo.Record, tr *transform.Re
 		// then the converter's error, as without the transforms (the same
 		// message and dead-letter headers).
 		if verr := v.Schema.Validate(v.Datum); verr != nil {
-			return nil, verr
+			return false, verr
 		}
 	}
-	return out, err
+	return ok, err
 }
 
 // uncheckedConverter is a value converter that can leave the datum's check
@@ -678,13 +688,13 @@ func (c *Connector) nullValue(kr *kgo.Record) error {
 	return nil
 }
 
-// transform runs the connector's transforms on a decoded record (null: its
-// value is null). A dropped record is not written; its offset is committed
+// transform runs the connector's transforms on decoded record r, in place (null: its
+// value is null); ok false: r is not written. A dropped record's offset is committed
 // with the batch, as an ignored tombstone's is. tr is the partition's:
 // reused, it costs no allocation per record, and its Scratch may hold the
 // value built: every format copies a datum before WriteDatum returns, and
 // the partition writes a record before it decodes the next.
-func (c *Connector) transform(kr *kgo.Record, r *record, null bool, tr *transform.Record) (*record, error) {
+func (c *Connector) transform(kr *kgo.Record, r *record, null bool, tr *transform.Record) (bool, error) {
 	scratch := tr.Scratch
 	if scratch == nil {
 		scratch = make([]byte, 0, 1024) // non-nil: the chain may use it
@@ -697,18 +707,18 @@ func (c *Connector) transform(kr *kgo.Record, r *record, null bool, tr *transfor
 	keep, err := c.cfg.Transforms.Apply(tr)
 	switch {
 	case err != nil:
-		return nil, err
+		return false, err
 	case !keep:
 		c.Stats.Filtered.Add(1)
-		return nil, nil
+		return false, nil
 	case tr.Value.IsNull():
-		return nil, c.nullValue(kr)
+		return false, c.nullValue(kr)
 	case tr.Value.Schema == nil && !c.cfg.Schemaless:
-		return nil, &transform.Error{Transform: "(chain)", Class: "-", Err: errors.New("the transforms left a value without a schema")}
+		return false, &transform.Error{Transform: "(chain)", Class: "-", Err: errors.New("the transforms left a value without a schema")}
 	}
 	r.Schema, r.Datum = tr.Value.Schema, tr.Value.Bytes
 	r.Key, r.Headers = convert.Value{Schema: tr.Key.Schema, Datum: tr.Key.Bytes}, tr.Headers
-	return r, nil
+	return true, nil
 }
 
 // schemaForFiles is the schema records of topic with registry id id are

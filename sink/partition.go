@@ -95,6 +95,13 @@ type partition struct {
 	// MaxRecordMillis), pendingMillis that of the open files: the next
 	// commit records the larger (completeness markers, docs/design.md §11).
 	recordMillis, pendingMillis int64
+	// placing is the record the partitioner is placing, which
+	// placingValue and placingField (bound once, in newPartition) read: a
+	// closure per record to reach it cost two allocations per record and
+	// moved the record to the heap (issue 25).
+	placing      record
+	placingValue func() (any, error)
+	placingField func(path []string) (any, bool)
 	// seekStart: a batch was refused since the last recovery, so Kafka's
 	// position for the partition says nothing; with nothing committed the
 	// next resume must seek to where the start policy says (after a reset
@@ -116,6 +123,7 @@ func newPartition(cfg partitionConfig) *partition {
 		cfg.Now = time.Now
 	}
 	p := &partition{cfg: cfg, log: wal.Open(cfg.FS, cfg.Layout.WALDir(cfg.Partition)), committed: -1, epoch: -1, appended: -1, firstSeen: -1, expect: -1}
+	p.placingValue, p.placingField = p.placing.native, p.placing.field
 	// No temp directory until a claim names one: nothing is written before
 	// the partition is recovered.
 	p.w = p.newWriter("")
@@ -328,10 +336,12 @@ func (p *partition) write(ctx, store context.Context, r record) error {
 // encode is the record's directory and its record time: the one a
 // time-based partitioner filed it by, else its Kafka timestamp.
 func (p *partition) encode(r *record) (string, int64, error) {
+	p.placing = *r
+	defer func() { p.placing = record{} }() // no datum held past its record
 	pr := partitioner.Record{
 		Topic: p.topic(), Partition: p.cfg.Partition, Offset: r.Offset, Timestamp: kafkaMillis(r.Timestamp),
-		Value: func() (any, error) { return r.native() },
-		Field: r.field,
+		Value: p.placingValue,
+		Field: p.placingField,
 	}
 	if timed, ok := p.cfg.Partitioner.(partitioner.Timed); ok {
 		return timed.EncodeTimed(pr)

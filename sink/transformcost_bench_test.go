@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -86,15 +85,6 @@ func (p *costPath) block(b *testing.B, records []*kgo.Record) blockCost {
 		p.write(b, kr)
 	}
 	return blockCost{cpu: processCPU(b) - cpu0, wall: time.Since(start)}
-}
-
-// processCPU is the user and system CPU time of the process so far.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // costPath is a partition's decode and Avro file, as writeRecord uses them.

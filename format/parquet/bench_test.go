@@ -4,6 +4,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,4 +95,54 @@ func BenchmarkOpenWriters500(b *testing.B) {
 		}
 		runtime.KeepAlive(ws)
 	}
+}
+
+// BenchmarkWriteFiles is the sink's Parquet case: each file a new writer
+// that takes fileRows records of about 1 KB and is closed, as a partition
+// under the memory ceiling rotates them (bench's 1KB×8p×parquet files hold
+// about 14,000 records, one row group each). One op is one record;
+// cpu-ns/op is the process's CPU time (the GC's and the kernel's page
+// faults included), the figure to compare on a shared machine.
+func BenchmarkWriteFiles(b *testing.B) {
+	const fileRows = 14000
+	s := mustSchema(b, benchSchema)
+	datums := make([][]byte, 64)
+	for i := range datums {
+		datums[i] = benchDatum(b, s, i)
+	}
+	b.SetBytes(int64(len(datums[0])))
+	b.ReportAllocs()
+	var w *Writer
+	n := 0
+	cpu := processCPU(b)
+	for b.Loop() {
+		if n%fileRows == 0 {
+			if w != nil {
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var err error
+			if w, err = NewWriter(io.Discard, s, Options{Codec: "snappy"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.WriteDatum(datums[n%len(datums)]); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(processCPU(b)-cpu)/float64(n), "cpu-ns/op")
+}
+
+// processCPU is the user and system CPU time the process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

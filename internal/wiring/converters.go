@@ -10,16 +10,30 @@ import (
 // its default: Confluent's AvroConverter through reg (with the sink's
 // bounded lookup wait), or the bytes as they are when values are
 // schemaless (StringConverter, ByteArrayConverter).
-func ValueConverter(c *configs.Connector, _ schema.Registry) convert.Converter {
-	if v := c.ValueConverter; v.Kind == configs.ConverterJSON {
+func ValueConverter(c *configs.Connector, reg schema.Registry) convert.Converter {
+	switch v := c.ValueConverter; v.Kind {
+	case configs.ConverterJSON:
 		return convert.NewJSON(convert.JSONOptions{SchemasEnable: v.SchemasEnable, CacheSize: v.CacheSize})
+	case configs.ConverterProtobuf:
+		return protobufConverter(v, reg)
 	}
 	return nil
 }
 
+// protobufConverter reads through reg when it serves schemas of any type
+// (schema/registry.Client does); nil otherwise, which SinkConfig refuses.
+func protobufConverter(v configs.Converter, reg schema.Registry) convert.Converter {
+	texts, ok := reg.(convert.SchemaTexts)
+	if !ok {
+		return nil
+	}
+	return convert.NewProtobuf(texts, convert.ProtobufOptions{WrapperForNullables: v.WrapperForNullables}, 0)
+}
+
 // KeyConverter is the connector's key.converter; nil: keys stay their
 // bytes (ByteArrayConverter, the default). An Avro key reads through the
-// value converter's registry reg (configs requires AvroConverter values).
+// value converter's registry reg (configs requires a registry value
+// converter), and so does a Protobuf key.
 func KeyConverter(c *configs.Connector, reg schema.Registry) convert.Converter {
 	k := c.KeyConverter
 	switch k.Kind {
@@ -28,6 +42,8 @@ func KeyConverter(c *configs.Connector, reg schema.Registry) convert.Converter {
 			return nil
 		}
 		return convert.NewAvro(reg, 0)
+	case configs.ConverterProtobuf:
+		return protobufConverter(k, reg)
 	case configs.ConverterJSON:
 		return convert.NewJSON(convert.JSONOptions{SchemasEnable: k.SchemasEnable, CacheSize: k.CacheSize})
 	case configs.ConverterString:

@@ -86,6 +86,9 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 		FailOnNull: c.NullValues == configs.NullFail,
 		MemoryMax:  mem.FileBudget, Budget: d.Mem.budget, Logger: log,
 	}
+	if (c.ValueConverter.Kind == configs.ConverterProtobuf && cfg.Value == nil) || (c.KeyConverter.Kind == configs.ConverterProtobuf && cfg.Key == nil) {
+		return sink.Config{}, fmt.Errorf("connector %q (%s): ProtobufConverter needs a registry client that serves .proto schemas", c.Name, c.Source)
+	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
 	}

@@ -33,7 +33,7 @@ func fastConfig(urls ...string) ClientConfig {
 	return ClientConfig{URLs: urls, InitialBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, Timeout: 2 * time.Second}
 }
 
-func newFake(t *testing.T, opts ...srfake.Option) *srfake.Registry {
+func newFake(t testing.TB, opts ...srfake.Option) *srfake.Registry {
 	t.Helper()
 	reg := srfake.New(opts...)
 	t.Cleanup(reg.Close)
@@ -53,7 +53,7 @@ func countIDRequests(reg *srfake.Registry) *atomic.Int64 {
 	return &n
 }
 
-func mustClient(t *testing.T, cfg ClientConfig) *Client {
+func mustClient(t testing.TB, cfg ClientConfig) *Client {
 	t.Helper()
 	c, err := NewClient(cfg)
 	if err != nil {
@@ -464,4 +464,52 @@ func TestClientCacheSize(t *testing.T) {
 	if got := n.Load(); got != 4 {
 		t.Fatalf("registry saw %d requests, want 4 (7, 8, 9, then 7 again after it was dropped)", got)
 	}
+}
+
+// TestClientCacheReadDuringStores: cached lookups (every record's) read
+// the cache without a lock while other ids are fetched and stored, and
+// always see the schema of their id; with a bounded cache the dropped id
+// is fetched again. Run with -race.
+func TestClientCacheReadDuringStores(t *testing.T) {
+	reg := newFake(t)
+	for id := 8; id <= 20; id++ {
+		reg.SeedSchema("users-value", id-6, id, sr.Schema{Schema: userSchema})
+	}
+	cfg := fastConfig(reg.URL())
+	cfg.CacheSize = 4
+	c := mustClient(t, cfg)
+	ctx := context.Background()
+	if _, err := c.SchemaByID(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for id := int32(7); id <= 20; id++ {
+				s, err := c.SchemaByID(ctx, id)
+				if err != nil || s.ID != id {
+					t.Errorf("id %d: schema %v, %v", id, s, err)
+				}
+				if s := c.Cached(id); s != nil && s.ID != id {
+					t.Errorf("cached id %d holds schema %d", id, s.ID)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkCachedParallel is every partition's per-record lookup at once.
+func BenchmarkCachedParallel(b *testing.B) {
+	c := mustClient(b, fastConfig(newFake(b).URL()))
+	if _, err := c.SchemaByID(context.Background(), 7); err != nil {
+		b.Fatal(err)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if c.Cached(7) == nil {
+				b.Fatal("not cached")
+			}
+		}
+	})
 }

@@ -1,0 +1,40 @@
+package wiring
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/hdfs-sink/hdfs-sink/convert"
+	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
+)
+
+// TestProtobufConverterWired: ProtobufConverter values and keys read
+// through the registry client; a registry that serves only Avro schemas
+// is refused when the connector is built, not at the first record.
+func TestProtobufConverterWired(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	c := conftest.Connector(t, t.TempDir(), "a", map[string]string{
+		"value.converter": convert.ProtobufClass, "value.converter.schema.registry.url": "http://127.0.0.1:1",
+		"key.converter": convert.ProtobufClass,
+	})
+	client, err := registry.NewClient(registry.ClientConfig{URLs: []string{"http://127.0.0.1:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := SinkConfig(c, ConnectorDeps{Registry: client, Mem: NewProcessMemory(0, 1, log), Log: log, Security: kafkaSecurity(t, c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cfg.Value.(*convert.Protobuf); !ok {
+		t.Errorf("value converter %T, want *convert.Protobuf", cfg.Value)
+	}
+	if _, ok := cfg.Key.(*convert.Protobuf); !ok {
+		t.Errorf("key converter %T, want *convert.Protobuf", cfg.Key)
+	}
+	_, err = SinkConfig(c, ConnectorDeps{Registry: registry.NewMemory(), Mem: NewProcessMemory(0, 1, log), Log: log, Security: kafkaSecurity(t, c)})
+	if err == nil || !strings.Contains(err.Error(), "ProtobufConverter needs a registry client") {
+		t.Errorf("an Avro-only registry: %v, want a refusal", err)
+	}
+}
