@@ -89,10 +89,38 @@ testenv-status:
 INTEGRATION_ENV = env -u HADOOP_CONF_DIR -u HADOOP_HOME -u HIVE_CONF_DIR \
 	KRB5_CONFIG=$(NOWHERE)/krb5.conf KRB5CCNAME=FILE:$(NOWHERE)/krb5cc
 
-## integration: the tests tagged `integration`; needs `make testenv-up` first.
-## -p 1: packages run one at a time, because outage tests stop shared services.
+## integration: the packages with tests tagged `integration`; needs `make
+## testenv-up` first. In two steps, both always run (the status is the worse):
+## 1. SIDE_BY_SIDE_PKGS together (-p 2): the plain-service tests and the
+##    Kerberos profile's share only the registry, which neither stops. In
+##    each package the tests that stop a service run first and alone, then
+##    the others INTEGRATION_PARALLEL at a time (itest.CheckSharing keeps
+##    every test declared one or the other; `make unit` checks it).
+## 2. every other integration package, one at a time (-p 1): the fault
+##    harness (tools/chaos) and the HA pipeline test stop and kill services
+##    every test uses.
+SIDE_BY_SIDE_PKGS ?= ./integration/exactlyonce ./integration/kerberos
+# TEST_FILES tells the packages with integration tests from the others (whose
+# tests `make unit` ran already, with the race detector): their test files
+# differ with the tag.
+TEST_FILES = {{.ImportPath}} {{len .TestGoFiles}} {{len .XTestGoFiles}}
+INTEGRATION_PARALLEL ?= 3
+# INTEGRATION_FLAGS: more go test flags, e.g. -v, -json or -run.
+INTEGRATION_FLAGS ?=
 integration:
-	$(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 1 -timeout 40m $(INTEGRATION_PKGS)
+	@all=$$(comm -23 <($(GO) list -e -tags integration -f '$(TEST_FILES)' $(INTEGRATION_PKGS) | sort) \
+	  <($(GO) list -e -f '$(TEST_FILES)' $(INTEGRATION_PKGS) | sort) | cut -d' ' -f1); \
+	side=$$($(GO) list -tags integration $(SIDE_BY_SIDE_PKGS)) || exit 1; \
+	together=$$(grep -x -F "$$side" <<<"$$all"); alone=$$(grep -v -x -F "$$side" <<<"$$all"); status=0; \
+	if [ -n "$$together" ]; then \
+	  echo "integration, side by side:" $$together; \
+	  $(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 2 -parallel $(INTEGRATION_PARALLEL) -timeout 40m $(INTEGRATION_FLAGS) $$together || status=1; \
+	fi; \
+	if [ -n "$$alone" ]; then \
+	  echo "integration, one package at a time"; \
+	  $(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -p 1 -timeout 40m $(INTEGRATION_FLAGS) $$alone || status=1; \
+	fi; \
+	exit $$status
 
 ## test: unit, then up, integration and ALWAYS down (even on failure or ^C).
 test: unit

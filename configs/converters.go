@@ -7,16 +7,18 @@ type ConverterKind string
 
 // The converters hdfs-sink has (configs/README.md, "Converters").
 const (
-	ConverterAvro      ConverterKind = "avro"      // io.confluent.connect.avro.AvroConverter
-	ConverterJSON      ConverterKind = "json"      // org.apache.kafka.connect.json.JsonConverter
-	ConverterProtobuf  ConverterKind = "protobuf"  // io.confluent.connect.protobuf.ProtobufConverter
-	ConverterString    ConverterKind = "string"    // org.apache.kafka.connect.storage.StringConverter
-	ConverterByteArray ConverterKind = "bytearray" // org.apache.kafka.connect.converters.ByteArrayConverter
-	ConverterShort     ConverterKind = "short"     // org.apache.kafka.connect.converters.ShortConverter
-	ConverterInteger   ConverterKind = "integer"   // …IntegerConverter
-	ConverterLong      ConverterKind = "long"      // …LongConverter
-	ConverterFloat     ConverterKind = "float"     // …FloatConverter
-	ConverterDouble    ConverterKind = "double"    // …DoubleConverter
+	ConverterAvro     ConverterKind = "avro"     // io.confluent.connect.avro.AvroConverter
+	ConverterJSON     ConverterKind = "json"     // org.apache.kafka.connect.json.JsonConverter
+	ConverterProtobuf ConverterKind = "protobuf" // io.confluent.connect.protobuf.ProtobufConverter
+	// ConverterJSONSchema is io.confluent.connect.json.JsonSchemaConverter.
+	ConverterJSONSchema ConverterKind = "jsonschema"
+	ConverterString     ConverterKind = "string"    // org.apache.kafka.connect.storage.StringConverter
+	ConverterByteArray  ConverterKind = "bytearray" // org.apache.kafka.connect.converters.ByteArrayConverter
+	ConverterShort      ConverterKind = "short"     // org.apache.kafka.connect.converters.ShortConverter
+	ConverterInteger    ConverterKind = "integer"   // …IntegerConverter
+	ConverterLong       ConverterKind = "long"      // …LongConverter
+	ConverterFloat      ConverterKind = "float"     // …FloatConverter
+	ConverterDouble     ConverterKind = "double"    // …DoubleConverter
 )
 
 // Connect's class names of the converters, and those refused with a reason.
@@ -31,6 +33,7 @@ var converterClasses = map[string]ConverterKind{
 	strings.ToLower(avroConverter):                         ConverterAvro,
 	strings.ToLower(jsonConverter):                         ConverterJSON,
 	strings.ToLower(protobufConverter):                     ConverterProtobuf,
+	strings.ToLower(jsonSchemaConverter):                   ConverterJSONSchema,
 	strings.ToLower(stringConverter):                       ConverterString,
 	strings.ToLower(byteArrayConverter):                    ConverterByteArray,
 	strings.ToLower(numberConverters + "ShortConverter"):   ConverterShort,
@@ -40,9 +43,7 @@ var converterClasses = map[string]ConverterKind{
 	strings.ToLower(numberConverters + "DoubleConverter"):  ConverterDouble,
 }
 
-var unsupportedConverters = map[string]string{
-	strings.ToLower(jsonSchemaConverter): "JsonSchemaConverter is not supported yet (issue 23): use AvroConverter or JsonConverter",
-}
+var unsupportedConverters = map[string]string{}
 
 // Header converters: headers reach transforms as Kafka's bytes, which is
 // what SimpleHeaderConverter (Connect's default), StringConverter and
@@ -73,6 +74,9 @@ type Converter struct {
 	DecimalFormat DecimalFormat
 	// ProtobufConverter: wrapper.for.nullables (default false).
 	WrapperForNullables bool
+	// JsonSchemaConverter: use.optional.for.nonrequired.properties
+	// (default false).
+	OptionalForNonRequired bool
 }
 
 // HasSchema reports whether values read by c carry a schema (Avro, JSON
@@ -93,7 +97,7 @@ func (c *Connector) NeedsRegistry() bool { return c.ValueConverter.readsRegistry
 
 // readsRegistry: the converters whose values name a registry schema id.
 func (c Converter) readsRegistry() bool {
-	return c.Kind == ConverterAvro || c.Kind == ConverterProtobuf
+	return c.Kind == ConverterAvro || c.Kind == ConverterProtobuf || c.Kind == ConverterJSONSchema
 }
 
 // converters reads value.converter, key.converter and header.converter.
@@ -109,7 +113,7 @@ func (p *parser) converters(c *Connector) {
 		p.fail("value.converter", c.ValueConverter.Class, "the Number converters are supported for keys only (key.converter)")
 	}
 	if c.KeyConverter.readsRegistry() && !c.ValueConverter.readsRegistry() && !p.failed("value.converter") {
-		p.fail("key.converter", c.KeyConverter.Class, "a registry key converter reads through the value converter's registry: it needs value.converter AvroConverter or ProtobufConverter")
+		p.fail("key.converter", c.KeyConverter.Class, "a registry key converter reads through the value converter's registry: it needs value.converter AvroConverter, ProtobufConverter or JsonSchemaConverter")
 	}
 	if v, ok := p.get("header.converter"); ok && !headerConverters[strings.ToLower(v)] {
 		p.fail("header.converter", v, "must be org.apache.kafka.connect.storage.SimpleHeaderConverter (the default), "+
@@ -122,7 +126,7 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 	c := Converter{Class: class, Kind: def}
 	if class != "" {
 		c.Kind = choice(p, key, def, converterClasses, unsupportedConverters,
-			"must be one of "+avroConverter+", "+protobufConverter+", "+jsonConverter+", "+stringConverter+", "+byteArrayConverter+
+			"must be one of "+avroConverter+", "+protobufConverter+", "+jsonSchemaConverter+", "+jsonConverter+", "+stringConverter+", "+byteArrayConverter+
 				", or "+numberConverters+"{Short,Integer,Long,Float,Double}Converter")
 	}
 	if c.Kind == ConverterJSON {
@@ -134,10 +138,26 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 	if c.Kind == ConverterProtobuf {
 		c.WrapperForNullables = p.boolean(key+".wrapper.for.nullables", false)
 	}
-	if key == "key.converter" && c.readsRegistry() && !p.sameKeyRegistry(map[ConverterKind]string{ConverterAvro: "an Avro", ConverterProtobuf: "a Protobuf"}[c.Kind]) {
+	if c.Kind == ConverterJSONSchema {
+		p.jsonSchemaConverter(key, &c)
+	}
+	if key == "key.converter" && c.readsRegistry() && !p.sameKeyRegistry(map[ConverterKind]string{ConverterAvro: "an Avro", ConverterProtobuf: "a Protobuf", ConverterJSONSchema: "a JSON Schema"}[c.Kind]) {
 		c.Kind = ConverterByteArray
 	}
 	return c
+}
+
+// jsonSchemaConverter reads JsonSchemaConverter's settings. It checks each
+// value's JSON types and required fields against its schema, not the other
+// JSON Schema keywords, so json.fail.invalid.schema=true (validate every
+// value, fail on any violation) cannot be honoured and is refused rather
+// than ignored.
+func (p *parser) jsonSchemaConverter(key string, c *Converter) {
+	c.OptionalForNonRequired = p.boolean(key+".use.optional.for.nonrequired.properties", false)
+	if p.boolean(key+".json.fail.invalid.schema", false) {
+		p.fail(key+".json.fail.invalid.schema", "true", "not honoured: hdfs-sink checks a value's JSON types and required fields against its schema, "+
+			"not the other JSON Schema keywords (pattern, minimum, enum, ...); leave it false (the default)")
+	}
 }
 
 // sameKeyRegistry: an Avro key converter reads through the value

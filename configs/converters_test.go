@@ -90,3 +90,34 @@ func TestProtobufConverterSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONSchemaConverterSettings: JsonSchemaConverter reads through the
+// registry (values and keys, keys through the values' registry), takes
+// use.optional.for.nonrequired.properties, and refuses
+// json.fail.invalid.schema=true, which it cannot honour, rather than
+// ignoring it.
+func TestJSONSchemaConverterSettings(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081")
+	const js = "io.confluent.connect.json.JsonSchemaConverter"
+	const reg = `,"value.converter.schema.registry.url":"http://w:8081"`
+	c, _ := connectorWith(t, w, reg+`,"value.converter":"`+js+`","value.converter.use.optional.for.nonrequired.properties":"true","key.converter":"`+js+`"`)
+	if v := c.ValueConverter; v.Kind != ConverterJSONSchema || !v.OptionalForNonRequired || c.Schemaless || !c.NeedsRegistry() {
+		t.Fatalf("value converter %+v (schemaless %v, registry %v)", v, c.Schemaless, c.NeedsRegistry())
+	}
+	if k := c.KeyConverter; k.Kind != ConverterJSONSchema || k.OptionalForNonRequired {
+		t.Fatalf("key converter %+v", k)
+	}
+	for _, tc := range []struct{ extra, want string }{
+		{`,"value.converter":"` + js + `","value.converter.json.fail.invalid.schema":"true"`, `value.converter.json.fail.invalid.schema = "true": not honoured`},
+		{`,"value.converter":"` + js + `","key.converter":"` + js + `","key.converter.json.fail.invalid.schema":"true"`, `key.converter.json.fail.invalid.schema = "true": not honoured`},
+		{`,"value.converter":"org.apache.kafka.connect.storage.StringConverter","format.class":"io.confluent.connect.hdfs.string.StringFormat","key.converter":"` + js + `"`, "it needs value.converter AvroConverter, ProtobufConverter or JsonSchemaConverter"},
+	} {
+		_, _, err := ParseFile("c.json", []byte(`{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"`+reg+tc.extra+`}}`), w)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.extra, err, tc.want)
+		}
+	}
+	if c, _ := connectorWith(t, w, reg+`,"value.converter":"`+js+`","value.converter.json.fail.invalid.schema":"false"`); c.ValueConverter.Kind != ConverterJSONSchema {
+		t.Fatalf("json.fail.invalid.schema=false (the default) refused: %+v", c.ValueConverter)
+	}
+}

@@ -42,6 +42,10 @@ type connectSchema struct {
 	// once and names it after that, as AvroData does. JsonConverter's
 	// schemas have none: each struct is its own.
 	ref string
+	// entryObjects: a map with other than string keys whose payload is an
+	// array of {"key": …, "value": …} objects (JsonSchemaData), not of
+	// [key, value] pairs (JsonConverter).
+	entryObjects bool
 }
 
 // kind is what a compiled node encodes.
@@ -79,6 +83,8 @@ type node struct {
 	fields []field
 	elem   *node // array items, map values
 	key    *node // map keys
+	// entryObjects: kindEntryMap entries are {"key", "value"} objects.
+	entryObjects bool
 }
 
 type field struct {
@@ -113,7 +119,7 @@ func compile(s *connectSchema, at string) (*node, error) {
 			return nil, err
 		}
 		if n.key.kind != kindString || n.key.optional {
-			n.kind = kindEntryMap
+			n.kind, n.entryObjects = kindEntryMap, s.entryObjects
 		}
 		n.elem, err = compile(s.Values, at+"{value}")
 	case "struct":

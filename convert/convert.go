@@ -6,7 +6,9 @@
 // embedded schemas (Json: the Connect schema maps to Avro as Confluent's
 // AvroData maps it, compiled once per schema), Confluent's ProtobufConverter
 // (Protobuf: the registry's .proto schema compiled once per id, mapped as
-// ProtobufData then AvroData map it), and the key converters
+// ProtobufData then AvroData map it), Confluent's JsonSchemaConverter (the
+// registry's JSON Schema mapped to a Connect schema as JsonSchemaData does,
+// then to Avro the same way, compiled once per id), and the key converters
 // (String, ByteArray, the Number converters) live here. The sink calls one
 // Converter per record and knows nothing of the wire formats.
 package convert

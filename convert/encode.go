@@ -211,29 +211,49 @@ func encodeMap(dst []byte, n *node, v any, at string) ([]byte, error) {
 }
 
 // encodeEntries reads a map with other than string keys as Connect's
-// JsonConverter writes one: an array of [key, value] pairs.
+// JsonConverter writes one, an array of [key, value] pairs, or as
+// JsonSchemaData does, an array of {"key": …, "value": …} objects.
 func encodeEntries(dst []byte, n *node, v any, at string) ([]byte, error) {
 	pairs, ok := v.([]any)
 	if !ok {
-		return nil, mismatch(at, "an array of [key, value] pairs", v)
+		return nil, mismatch(at, "an array of map entries", v)
 	}
 	if len(pairs) > 0 {
 		dst = binary.AppendVarint(dst, int64(len(pairs)))
 	}
 	for i, p := range pairs {
-		kv, ok := p.([]any)
-		if !ok || len(kv) != 2 {
-			return nil, mismatch(at+"["+strconv.Itoa(i)+"]", "a [key, value] pair", p)
-		}
-		var err error
-		if dst, err = encode(dst, n.key, kv[0], at+"["+strconv.Itoa(i)+"].key"); err != nil {
+		k, val, err := entry(n, p, at+"["+strconv.Itoa(i)+"]")
+		if err != nil {
 			return nil, err
 		}
-		if dst, err = encode(dst, n.elem, kv[1], at+"["+strconv.Itoa(i)+"].value"); err != nil {
+		if dst, err = encode(dst, n.key, k, at+"["+strconv.Itoa(i)+"].key"); err != nil {
+			return nil, err
+		}
+		if dst, err = encode(dst, n.elem, val, at+"["+strconv.Itoa(i)+"].value"); err != nil {
 			return nil, err
 		}
 	}
 	return append(dst, 0), nil
+}
+
+func entry(n *node, p any, at string) (k, v any, err error) {
+	if n.entryObjects {
+		obj, ok := p.(map[string]any)
+		if !ok || len(obj) != 2 {
+			return nil, nil, mismatch(at, `a {"key", "value"} object`, p)
+		}
+		k, hasKey := obj["key"]
+		v, hasValue := obj["value"]
+		if !hasKey || !hasValue {
+			return nil, nil, fmt.Errorf(`%s: a map entry needs exactly the fields "key" and "value"`, at)
+		}
+		return k, v, nil
+	}
+	kv, ok := p.([]any)
+	if !ok || len(kv) != 2 {
+		return nil, nil, mismatch(at, "a [key, value] pair", p)
+	}
+	return kv[0], kv[1], nil
 }
 
 func encodeStruct(dst []byte, n *node, v any, at string) ([]byte, error) {

@@ -735,7 +735,7 @@ cmd_truncate_kafka_log() {
   stop kafka
   rm -f "$dir"/*.log "$dir"/*.index "$dir"/*.timeindex "$dir"/*.snapshot "$dir"/*.txnindex
   log "kafka: $1-$2 truncated to nothing (segments deleted)"
-  cmd_up
+  cmd_start kafka
 }
 
 # ---------------------------------------------------------------- commands
@@ -783,6 +783,32 @@ cmd_up() {
   fi
   log "all services ready in $((SECONDS - t0))s"
   cmd_status
+}
+
+# start <service>: one plain service that `stop` stopped, started again
+# with its state, and nothing else touched. Outage tests end with it rather
+# than `up`: `up` rebuilds the readiness checker, rewrites testenv.env and
+# starts every service that is down, while tests of other packages run
+# beside them (the Kerberos tests stop their KDC on purpose).
+cmd_start() {
+  local svc=${1:-}
+  case $svc in
+    kafka | namenode | datanode | hms | hms4 | registry) ;;
+    *) die "start: name one of kafka namenode datanode hms hms4 registry" ;;
+  esac
+  ensure_prereqs
+  fetch_all
+  mkdir -p "$LOGS" "$RUN"
+  CHECK=$STATE/bin/itest-ready
+  [ -x "$CHECK" ] || build_checker
+  case $svc in
+    kafka) start_kafka ;;
+    namenode | datanode) start_hdfs ;;
+    hms) start_hms ;;
+    hms4) start_hms4 ;;
+    registry) start_registry ;;
+  esac
+  log "$svc started"
 }
 
 cmd_down() {
@@ -854,6 +880,7 @@ case ${1:-} in
       kafka | namenode | datanode | hms | hms4 | registry | oauth | registry-tls | kdc | kdc-skew | krb-namenode | krb-datanode | krb-hms | krb-kafka | ha-jn | ha-nn1 | ha-nn2 | ha-dn1 | ha-dn2 | ha-dn3) stop "$2" ;;
       *) die "stop: name one of kafka namenode datanode hms hms4 registry oauth registry-tls kdc kdc-skew krb-namenode krb-datanode krb-hms krb-kafka ha-jn ha-nn1 ha-nn2 ha-dn1 ha-dn2 ha-dn3" ;;
     esac ;;
+  start) shift; cmd_start "$@" ;; # after `stop <service>` (outage tests)
   start-kdc) start_kdcs ;; # after `stop kdc` (KDC outage tests)
   krb-datanode) shift; cmd_krb_datanode "$@" ;;
   signal) # signal <service> KILL|STOP|CONT (fault injection)
@@ -870,5 +897,5 @@ case ${1:-} in
   ha-datanode) shift; cmd_ha_datanode "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
   unit-tools) unit_tools ;; # promtool, for `make unit`
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|ha-up|ha-state|haadmin <args>|ha-failover|ha-kill-active|ha-datanode <kill|stop|cont|decommission|recommission|await-dead> <1|2|3>|fetch|unit-tools" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|ha-up|ha-state|haadmin <args>|ha-failover|ha-kill-active|ha-datanode <kill|stop|cont|decommission|recommission|await-dead> <1|2|3>|fetch|unit-tools" >&2; exit 2 ;;
 esac

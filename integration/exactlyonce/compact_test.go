@@ -76,6 +76,7 @@ func (s *setup) look(ctx context.Context, db, table string, p int32) (readerView
 // offset is in HDFS exactly once (read back), `verify` agrees, and Spark
 // counts every record once through the Hive table.
 func TestCompactionWhileWriting(t *testing.T) {
+	t.Parallel()
 	itest.RequireMetastore(t)
 	s := newSetup(t, 2)
 	db := itest.UniqueName(t, "hs_")

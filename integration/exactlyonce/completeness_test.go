@@ -25,6 +25,7 @@ import (
 // its hour already hold every record produced for it; the current hour
 // gets none; every offset is committed exactly once.
 func TestCompletenessMarkers(t *testing.T) {
+	t.Parallel()
 	for _, step := range []string{"judged", "cataloged", "marked"} {
 		t.Run(step, func(t *testing.T) { completenessAfterCrash(t, step) })
 	}

@@ -39,6 +39,7 @@ func podman(t *testing.T, args ...string) string {
 // stops it with SIGTERM as a container runtime does, and reads every
 // committed file back; verify, run from the image, agrees.
 func TestContainerCommitsExactlyOnce(t *testing.T) {
+	t.Parallel()
 	const tag = "localhost/hdfs-sink:itest"
 	t0 := time.Now()
 	image(t, "build", tag)

@@ -29,6 +29,7 @@ import (
 // authenticates with it again after the restart the PUT causes, and every
 // record is committed exactly once.
 func TestControlPlaneSecurity(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	s.produce(counts, 1000)

@@ -16,6 +16,7 @@ import (
 
 // Test100kRecordsFourPartitions: the throughput path on real services.
 func Test100kRecordsFourPartitions(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 4)
 	counts := map[int32]int64{}
 	s.produce(counts, 100_000)
@@ -39,6 +40,7 @@ func killedBySIGKILL(err error) bool {
 // TestCrashAtEveryState kills the daemon with SIGKILL (fault injection) on
 // entering each state of both machines, restarts it, and checks HDFS.
 func TestCrashAtEveryState(t *testing.T) {
+	t.Parallel()
 	for st := sink.RecoveryStarted; st <= sink.FileCommitted; st++ {
 		hit := 1
 		if st >= sink.ShouldRotate {
@@ -65,12 +67,14 @@ func TestCrashAtEveryState(t *testing.T) {
 
 // TestRandomKills SIGKILLs the daemon at 20 random moments while data flows.
 func TestRandomKills(t *testing.T) {
+	t.Parallel()
 	randomKills(t, 20, map[string]string{"flush.size": "200", "rotate.interval.ms": "1000"})
 }
 
 // TestRandomKillsParquet: the same with Parquet, whose writer holds a whole
 // row group in memory until the file is closed.
 func TestRandomKillsParquet(t *testing.T) {
+	t.Parallel()
 	randomKills(t, 10, map[string]string{"flush.size": "200", "rotate.interval.ms": "1000",
 		"format.class": "io.confluent.connect.hdfs.parquet.ParquetFormat"})
 }
@@ -97,6 +101,7 @@ func randomKills(t *testing.T, kills int, config map[string]string) {
 // TestRebalanceTwoDaemons: the second daemon joins mid-stream, the first
 // leaves later; data flows throughout.
 func TestRebalanceTwoDaemons(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 4)
 	counts := map[int32]int64{}
 	cfg := s.connector("rebalance", map[string]string{"flush.size": "300", "rotate.interval.ms": "1000"})
@@ -122,6 +127,7 @@ func TestRebalanceTwoDaemons(t *testing.T) {
 // timeout holding open files, its partitions move to a second daemon, then it
 // is thawed: it must not commit what the new owner re-read.
 func TestFrozenOwnerIsFenced(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	// No time-based rotation: the frozen owner holds open files for sure.
@@ -152,6 +158,7 @@ func TestFrozenOwnerIsFenced(t *testing.T) {
 // error naming topic, partition and offset, and, told not to restart it,
 // exits 1 (its only connector failed).
 func TestBadInputStopsWithToleranceNone(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	counts := map[int32]int64{}
 	s.produce(counts, 10)
@@ -174,6 +181,7 @@ func TestBadInputStopsWithToleranceNone(t *testing.T) {
 // TestBadInputGoesToDLQWithToleranceAll: the bad records land in the
 // dead-letter topic with Connect's error headers; good ones are committed.
 func TestBadInputGoesToDLQWithToleranceAll(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	dlq := s.dlqTopic()
 	counts := map[int32]int64{}

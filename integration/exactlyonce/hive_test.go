@@ -52,6 +52,7 @@ func hivePartitionsAt(t *testing.T, uri, db, table string, n int, within time.Du
 // are committed, and Spark SQL reads exactly what was produced, with real
 // decimal and timestamp columns.
 func TestHiveTablesReadBySpark(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"avro", "parquet"} {
 		t.Run(format, func(t *testing.T) {
 			s := newSetup(t, 2)
@@ -110,6 +111,7 @@ func TestHiveTablesReadBySpark(t *testing.T) {
 // partition per Kafka partition, and Spark reading the Avro files of each
 // partition directory HMS 4 names: every seq once.
 func TestHive4TablesAndFiles(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	db := itest.UniqueName(t, "h4_")
 	counts := map[int32]int64{}
@@ -139,10 +141,9 @@ func TestHive4TablesAndFiles(t *testing.T) {
 	t.Logf("HMS 4: table %s.%s at %s, partitions %v, files read by Spark", db, table, tbl.Location, parts)
 	// And why Spark reads the files, not the table: through HMS 4 its
 	// Hive 2.3 client fails on the removed get_table.
-	t.Setenv(itest.EnvMetastore, itest.Metastore4URI())
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	_, err := itest.RunSparkSQL(ctx, fmt.Sprintf("SELECT count(*) FROM %s.%s", db, table))
+	_, err := itest.RunSparkSQLThrough(ctx, itest.Metastore4URI(), fmt.Sprintf("SELECT count(*) FROM %s.%s", db, table))
 	if err == nil || !strings.Contains(err.Error(), "get_table") {
 		t.Fatalf("Spark's Hive 2.3 client through HMS 4: err = %v; want the missing get_table", err)
 	}
@@ -171,6 +172,7 @@ func hive4Table(t *testing.T, db, table string) *hive.Table {
 // commits forward in the running daemon; the metastore's partitions must
 // equal the hour directories holding committed files, without a restart.
 func TestHiveRolledForwardCommitsWithoutRestart(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	db := itest.UniqueName(t, "hr_")
 	table := hive.TableName("${topic}", s.topic)

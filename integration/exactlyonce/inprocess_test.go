@@ -22,6 +22,7 @@ import (
 // REST API calls), and when the context ends Run returns after a clean
 // shutdown. Every record is on HDFS exactly once.
 func TestDaemonInProcess(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 4)
 	counts := map[int32]int64{}
 	s.produce(counts, 2000)

@@ -46,6 +46,7 @@ func jsonOrder(seq int64, v2 bool) []byte {
 // it; bytes that are not JSON go to the dead-letter topic with Connect's
 // headers.
 func TestJSONConverterReadBySpark(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	s.produceRaw(0, jsonOrder(0, false))
 	s.produceRaw(0, jsonOrder(1, false))

@@ -62,6 +62,7 @@ var allTypesRows = []struct {
 // Parquet through the daemon with Hive on, and checks Spark's column types
 // and the exact values.
 func TestLogicalTypesReadBySpark(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"avro", "parquet"} {
 		t.Run(format, func(t *testing.T) {
 			s := newSetup(t, 1)
@@ -142,6 +143,7 @@ func TestLogicalTypesReadBySpark(t *testing.T) {
 // be read as v3 and go to the dead-letter topic with the reason; nothing is
 // lost or written twice.
 func TestIncompatibleSchemaGoesToDLQ(t *testing.T) {
+	t.Parallel()
 	const v3 = `{"type":"record","name":"Order","namespace":"demo","fields":[{"name":"seq","type":"long"},{"name":"must","type":"string"}]}`
 	s := newSetup(t, 1)
 	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
@@ -209,6 +211,7 @@ func TestIncompatibleSchemaGoesToDLQ(t *testing.T) {
 
 // TestSchemalessStringsOnHDFS: StringConverter values, string format.
 func TestSchemalessStringsOnHDFS(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	for _, v := range []string{"first line", "zweite Zeile ✓", "third"} {
 		s.produceRaw(0, []byte(v))

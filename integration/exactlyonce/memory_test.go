@@ -15,6 +15,7 @@ import (
 // either would buffer. Both must rotate early for memory (seen on GET
 // /status), and every offset of both topics lands exactly once.
 func TestProcessMemoryCeiling(t *testing.T) {
+	t.Parallel()
 	const ceiling = 4 << 20 // file buffers get 1.5 MiB for both connectors together
 	dir := t.TempDir()
 	var setups []*setup

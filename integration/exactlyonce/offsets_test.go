@@ -80,6 +80,7 @@ func (s *setup) walHead(p int32) entry.Entry {
 // same; after a resume each partition holds every record from there on
 // exactly once, with the same skipped range, which verify reports alike.
 func TestOffsetsRoutesLikeOffsetsReset(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	cfg := s.connector("offs", map[string]string{"flush.size": "100", "rotate.interval.ms": "1000"})

@@ -191,6 +191,7 @@ func (p *prometheus) waitFor(q string, want float64) {
 // and in the status), resuming commits the rest exactly once. promtool
 // accepts the exposition and the rule file.
 func TestPrometheusScrapesPauseAndResume(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	s.produce(counts, 1000)
@@ -250,6 +251,7 @@ func promtoolChecks(t *testing.T, d *daemon) {
 // REST API three times while records are produced: every offset exactly
 // once.
 func TestRestartThroughAPIMidStream(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 3)
 	counts := map[int32]int64{}
 	d := s.startWith(s.connector("restarted", map[string]string{"flush.size": "150", "rotate.interval.ms": "1000"}), ops)
@@ -279,6 +281,7 @@ func readLog(d *daemon) string {
 // growing backoff, visible in its status and metrics, while the other
 // connector of the daemon commits everything exactly once.
 func TestFailingConnectorRestartedWhileOtherCommits(t *testing.T) {
+	t.Parallel()
 	good, bad := newSetup(t, 2), newSetup(t, 1)
 	dir := t.TempDir()
 	good.connectorIn(dir, "good", nil)
@@ -326,6 +329,7 @@ func metricValue(t *testing.T, d *daemon, series string) float64 {
 // logged with its stack, that connector restarts, the other never stops,
 // and both topics are on HDFS exactly once.
 func TestPanicInOneConnector(t *testing.T) {
+	t.Parallel()
 	calm, panicky := newSetup(t, 2), newSetup(t, 2)
 	dir := t.TempDir()
 	calm.connectorIn(dir, "calm", nil)
@@ -353,6 +357,7 @@ func TestPanicInOneConnector(t *testing.T) {
 // what it held and leaves, the changed one restarts with its new file,
 // the fourth is left alone; every topic is on HDFS exactly once.
 func TestSIGHUPReload(t *testing.T) {
+	t.Parallel()
 	kept, removed, changed, added := newSetup(t, 1), newSetup(t, 1), newSetup(t, 1), newSetup(t, 1)
 	dir := t.TempDir()
 	slow := map[string]string{"flush.size": "100000", "rotate.interval.ms": "-1"} // commit only on release
@@ -411,11 +416,11 @@ func TestReadinessThroughOutages(t *testing.T) {
 	addr := strings.TrimPrefix(d.api(), "http://")
 	until(t, "ready", time.Minute, func() bool { ok, _ := health(t, addr); return ok })
 	s.waitCommitted(200, 2*time.Minute)
-	t.Cleanup(func() { testenv(t, "up") })
+	startOnCleanup(t, "kafka", "namenode")
 	for _, svc := range []struct{ name, reason string }{{"kafka", "kafka unreachable"}, {"namenode", "store unreachable"}} {
 		testenv(t, "stop", svc.name)
 		until(t, "not ready naming "+svc.reason, 2*time.Minute, func() bool { ok, out := health(t, addr); return !ok && strings.Contains(out, svc.reason) })
-		testenv(t, "up")
+		testenv(t, "start", svc.name)
 		until(t, "ready again after "+svc.name, 3*time.Minute, func() bool { ok, _ := health(t, addr); return ok })
 	}
 	s.produce(counts, 200)
@@ -440,7 +445,7 @@ func TestKafkaDownFromStartIsVisible(t *testing.T) {
 	s := newSetup(t, 1)
 	counts := map[int32]int64{}
 	s.produce(counts, 200)
-	t.Cleanup(func() { testenv(t, "up") })
+	startOnCleanup(t, "kafka")
 	testenv(t, "stop", "kafka")
 	d := s.startWith(s.connector("early", nil), ops)
 	addr := strings.TrimPrefix(d.api(), "http://")
@@ -455,7 +460,7 @@ func TestKafkaDownFromStartIsVisible(t *testing.T) {
 	if !strings.Contains(scrapeText(t, d), `hdfs_sink_kafka_connect_errors_total{connector="early",`) {
 		t.Fatal("no Kafka client series during the outage")
 	}
-	testenv(t, "up")
+	testenv(t, "start", "kafka")
 	until(t, "dependency_up 1 and ready", 3*time.Minute, func() bool {
 		ok, _ := health(t, addr)
 		return metricValue(t, d, up) == 1 && ok

@@ -86,6 +86,7 @@ func sparkCounts(t *testing.T, db, table, cols string) map[string]float64 {
 // equal what was produced there — across a DST change and a day boundary in
 // Europe/Berlin for the time partitioners, with both extractors.
 func TestHivePartitionersMatchDirectories(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		extra  map[string]string
@@ -154,6 +155,18 @@ func sortedKeys(m map[string]float64) []string {
 	return out
 }
 
+// startOnCleanup starts the services again when t ends, whatever happened
+// (`start` leaves a running one alone): a failed outage test must not leave
+// one down for the tests after it. Not `up`: it would also restart what
+// the Kerberos tests, running beside these, stop on purpose.
+func startOnCleanup(t *testing.T, services ...string) {
+	t.Cleanup(func() {
+		for _, svc := range services {
+			testenv(t, "start", svc)
+		}
+	})
+}
+
 // testenv runs testenv/testenv.sh with args.
 func testenv(t *testing.T, args ...string) {
 	t.Helper()
@@ -182,7 +195,7 @@ func TestMetastoreOutage(t *testing.T) {
 	hivePartitions(t, db, table, 1, 2*time.Minute)
 
 	testenv(t, "stop", "hms")
-	t.Cleanup(func() { testenv(t, "up") })
+	startOnCleanup(t, "hms")
 	s.produceTimed(counts, 3, hour(2))
 	s.waitCommitted(total(counts), time.Minute) // HDFS writing goes on
 	waitLog(t, d, "hive metastore work pending", time.Minute)
@@ -196,7 +209,7 @@ func TestMetastoreOutage(t *testing.T) {
 	s.produceTimed(counts, 3, hour(3))
 	s.waitCommitted(total(counts), time.Minute)
 	time.Sleep(time.Minute) // the metastore stays down for about a minute and a half
-	testenv(t, "up")
+	testenv(t, "start", "hms")
 	got := hivePartitions(t, db, table, 3, 3*time.Minute)
 	want := []string{"year=2026/month=06/day=01/hour=01", "year=2026/month=06/day=01/hour=02", "year=2026/month=06/day=01/hour=03"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -222,6 +235,7 @@ func waitLog(t *testing.T, d *daemon, s string, within time.Duration) {
 // late v1 records are projected to v2; the table moves to v2 with CASCADE and
 // never back; Spark reads v1 rows with the default and v2 rows with their value.
 func TestHiveSchemaEvolution(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	db := itest.UniqueName(t, "he_")
 	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
@@ -267,6 +281,7 @@ func TestHiveSchemaEvolution(t *testing.T) {
 // restart: every offset exactly once and the Hive partitions complete, on
 // Hive Metastore 3.1 and 4.0.
 func TestKillDuringMultiDirectoryRotation(t *testing.T) {
+	t.Parallel()
 	metastores := map[string]string{"hms3.1": itest.MetastoreURI(), "hms4.0": itest.Metastore4URI()}
 	for _, ms := range []string{"hms3.1", "hms4.0"} {
 		for _, state := range []string{"TEMP_FILE_CLOSED", "WAL_APPENDED"} {

@@ -108,6 +108,7 @@ func pbWire(id int32, msg []byte) []byte {
 // it; bytes that are not the registered message go to the dead-letter
 // topic with Connect's headers.
 func TestProtobufConverterReadBySpark(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	sr := srclient.NewSchemaRegistryClient(itest.RegistryURL())
 	common := s.topic + "-address"

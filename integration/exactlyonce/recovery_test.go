@@ -25,6 +25,7 @@ import (
 // cleanup must not touch the newer owner's files (audit F1): every offset
 // is on HDFS exactly once.
 func TestFrozenRecovererIsHarmless(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	// Time-based rotation commits whatever a partition holds, wherever the
@@ -64,6 +65,7 @@ func TestFrozenRecovererIsHarmless(t *testing.T) {
 // way out (move the old files aside, `hdfs-sink offsets reset`), the new
 // topic's records land exactly once.
 func TestRecreatedTopic(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		stopped bool // the daemon is stopped while the topic is re-created and refilled
@@ -127,7 +129,7 @@ func TestTruncatedLogIsRefused(t *testing.T) {
 	s.produce(counts, 350)
 	s.waitCommitted(350, time.Minute)
 	d.stop()
-	t.Cleanup(func() { testenv(t, "up") })
+	startOnCleanup(t, "kafka")
 	testenv(t, "truncate-kafka-log", s.topic, "0")
 	fresh := map[int32]int64{}
 	s.produce(fresh, 600)

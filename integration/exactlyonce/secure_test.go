@@ -99,6 +99,7 @@ func secureRun(t *testing.T, name string, extra map[string]string, n int) (*setu
 // TestSecureSCRAMWithJKS: exactly once over SASL_SSL with SCRAM-SHA-512
 // and a JKS trust store, and over SASL_PLAINTEXT with PLAIN.
 func TestSecureSCRAMWithJKS(t *testing.T) {
+	t.Parallel()
 	t.Run("SASL_SSL SCRAM-SHA-512 JKS", func(t *testing.T) {
 		secureRun(t, "scram", scram(itest.SASLUser, itest.SASLPassword), 3000)
 	})
@@ -116,6 +117,7 @@ func TestSecureSCRAMWithJKS(t *testing.T) {
 // TestSecureMTLSWithPEM: exactly once over mutual TLS with PEM files (an
 // encrypted PKCS#8 key).
 func TestSecureMTLSWithPEM(t *testing.T) {
+	t.Parallel()
 	secureRun(t, "mtls", mtlsPEM(), 3000)
 }
 
@@ -125,6 +127,7 @@ func TestSecureMTLSWithPEM(t *testing.T) {
 // outlasts a token (20 s): the daemon obtains new ones before expiry and
 // nothing fails.
 func TestSecureOAuthBearer(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	before, err := itest.OAuthIssued(ctx, itest.OAuthClient)
 	if err != nil {
@@ -157,6 +160,7 @@ func readFile(p string) string { b, _ := os.ReadFile(p); return string(b) }
 // auth (a PKCS12 trust store), and behind mutual TLS (a JKS key store),
 // over SASL_SSL.
 func TestSecureRegistry(t *testing.T) {
+	t.Parallel()
 	t.Run("TLS and basic auth", func(t *testing.T) {
 		secureRun(t, "reg-basic", merge(scram(itest.SASLUser, itest.SASLPassword),
 			registryTLS(itest.SASLUser, itest.SASLPassword, itest.PKI("truststore.p12"))), 2000)
@@ -177,6 +181,7 @@ func TestSecureRegistry(t *testing.T) {
 // reached with SASL_INHERIT (the consumer's SCRAM user); good records are
 // committed exactly once.
 func TestSecureDeadLetter(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	dlq := s.dlqTopic()
 	counts := map[int32]int64{}
@@ -208,6 +213,7 @@ func TestSecureDeadLetter(t *testing.T) {
 // TestSecureCrashRestart: SIGKILL at a state of the commit protocol while
 // consuming over SASL_SSL, then a restart: every offset once.
 func TestSecureCrashRestart(t *testing.T) {
+	t.Parallel()
 	for _, st := range []sink.State{sink.TempFileClosed, sink.WALAppended} {
 		t.Run(st.String(), func(t *testing.T) {
 			s := newSetup(t, 2)
@@ -272,6 +278,7 @@ func (d *daemon) connectorStatus(name, want string, within time.Duration) (map[s
 // goes on, so the daemon keeps serving /status. An unreachable broker is
 // not a refusal: the connector keeps waiting.
 func TestSecureFailures(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	counts := map[int32]int64{}
 	s.produce(counts, 5) // the registry cases need a record to decode

@@ -22,6 +22,7 @@ import (
 // filtered offsets are committed but not written, every other offset is
 // written exactly once, and Spark reads the transformed columns back.
 func TestTransformChainReadBySpark(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	const n, skipFrom, skipTo = 20, 5, 10
 	cl := itest.KafkaClient(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))

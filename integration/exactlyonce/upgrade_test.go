@@ -86,6 +86,7 @@ func (s *setup) startEarlier(b earlierBuild, config string, env ...string) *daem
 // temp files lie where that build put them; after, every WAL head is this
 // build's version 2 and no temp file of the earlier layout is left.
 func TestUpgradeAfterCrashAtEveryState(t *testing.T) {
+	t.Parallel()
 	for _, b := range crashedBuilds {
 		for st := sink.RecoveryStarted; st <= sink.FileCommitted; st++ {
 			t.Run(b.name+"/"+st.String(), func(t *testing.T) { upgradeAfterCrash(t, b, st) })
@@ -178,6 +179,7 @@ func (s *setup) upgradeConnector(step, rotateMs string) string {
 // goes back to an old process stalls until that process is stopped; so
 // stop the old processes first (docs/operations.md, "Upgrades").
 func TestRollingUpgradeAcrossWALVersion2(t *testing.T) {
+	t.Parallel()
 	for _, b := range rollingBuilds {
 		t.Run(b.name, func(t *testing.T) { rollingUpgrade(t, b) })
 	}

@@ -59,6 +59,7 @@ func (s *setup) writeLocalFile(name, body string) string {
 // worker's listeners, and neither secret appears in the daemon's output or
 // in /status.
 func TestWorkerFileAndSecrets(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	s.produce(counts, 3000)
@@ -160,6 +161,7 @@ func (d *daemon) statusAt(url string) string {
 // second nameservice, whose NameNode (a listener here) must never be
 // dialled. Every record is on HDFS exactly once.
 func TestHANameservice(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	counts := map[int32]int64{}
 	s.produce(counts, 2000)

@@ -18,6 +18,7 @@ const failStop = 20 * time.Second
 // the connector within seconds, with an error that names the cause;
 // nothing is retried as an outage.
 func TestKerberosRefusals(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	sink := itest.KrbSinkPrincipal
 	for name, tc := range map[string]struct {

@@ -21,6 +21,7 @@ import (
 // keytab login; every offset committed exactly once, and Spark, itself
 // logged in through Kerberos, counts the rows of each partition.
 func TestKerberosExactlyOnce(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 2)
 	db := itest.UniqueName(t, "krb_")
 	counts := map[int32]int64{}
@@ -79,6 +80,7 @@ func hivePartitions(t *testing.T, db, table string, n int, within time.Duration)
 // connection will authenticate with; a conf dir that asks for Kerberos
 // without the connector's keys is an error there, not a retried outage.
 func TestKerberosCheck(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	krbCheck := s.connector("krb-check", hiveExtra("default"))
 	out, err := exec.Command(binary(t), "check", "--config", krbCheck).CombinedOutput()
@@ -112,6 +114,7 @@ func TestKerberosCheck(t *testing.T) {
 // its keytab) and Kafka as sink: two principals, two logins, each from the
 // connector's krb5.conf; _HOST becomes this host's name.
 func TestKerberosTwoLogins(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, 1)
 	counts := map[int32]int64{}
 	s.produce(counts, 500)

@@ -94,6 +94,14 @@ func RunSparkSQL(ctx context.Context, queries ...string) ([]Rows, error) {
 	return runSparkSQL(ctx, nil, queries...)
 }
 
+// RunSparkSQLThrough is RunSparkSQL with Spark's Hive client on the
+// metastore at uri instead of MetastoreURI(): a test can ask another
+// metastore without changing the process's environment, which would reach
+// every test running beside it.
+func RunSparkSQLThrough(ctx context.Context, uri string, queries ...string) ([]Rows, error) {
+	return runSparkSQL(ctx, []string{EnvMetastore + "=" + uri}, queries...)
+}
+
 // runSparkSQL runs the helper with env added last (so it wins).
 func runSparkSQL(ctx context.Context, env []string, queries ...string) ([]Rows, error) {
 	ctx, cancel := context.WithTimeout(ctx, SparkTimeout)

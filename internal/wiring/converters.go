@@ -16,8 +16,21 @@ func ValueConverter(c *configs.Connector, reg schema.Registry) convert.Converter
 		return convert.NewJSON(convert.JSONOptions{SchemasEnable: v.SchemasEnable, CacheSize: v.CacheSize})
 	case configs.ConverterProtobuf:
 		return protobufConverter(v, reg)
+	case configs.ConverterJSONSchema:
+		return jsonSchemaConverter(v, reg)
 	}
 	return nil
+}
+
+// jsonSchemaConverter reads through reg when it serves schemas of any type
+// (schema/registry.Client does); nil otherwise, which SinkConfig refuses
+// rather than fall back to Avro.
+func jsonSchemaConverter(v configs.Converter, reg schema.Registry) convert.Converter {
+	raws, ok := reg.(convert.RawSchemas)
+	if !ok {
+		return nil
+	}
+	return convert.NewJSONSchema(raws, convert.JSONSchemaOptions{OptionalForNonRequired: v.OptionalForNonRequired})
 }
 
 // protobufConverter reads through reg when it serves schemas of any type
@@ -33,7 +46,7 @@ func protobufConverter(v configs.Converter, reg schema.Registry) convert.Convert
 // KeyConverter is the connector's key.converter; nil: keys stay their
 // bytes (ByteArrayConverter, the default). An Avro key reads through the
 // value converter's registry reg (configs requires a registry value
-// converter), and so does a Protobuf key.
+// converter), and so do Protobuf and JSON Schema keys.
 func KeyConverter(c *configs.Connector, reg schema.Registry) convert.Converter {
 	k := c.KeyConverter
 	switch k.Kind {
@@ -44,6 +57,8 @@ func KeyConverter(c *configs.Connector, reg schema.Registry) convert.Converter {
 		return convert.NewAvro(reg, 0)
 	case configs.ConverterProtobuf:
 		return protobufConverter(k, reg)
+	case configs.ConverterJSONSchema:
+		return jsonSchemaConverter(k, reg)
 	case configs.ConverterJSON:
 		return convert.NewJSON(convert.JSONOptions{SchemasEnable: k.SchemasEnable, CacheSize: k.CacheSize})
 	case configs.ConverterString:

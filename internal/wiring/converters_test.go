@@ -38,3 +38,30 @@ func TestProtobufConverterWired(t *testing.T) {
 		t.Errorf("an Avro-only registry: %v, want a refusal", err)
 	}
 }
+
+// TestJSONSchemaConverterWired: JsonSchemaConverter values and keys read
+// through the connector's registry client; a registry that cannot fetch
+// JSON schemas is refused, never replaced by the Avro default.
+func TestJSONSchemaConverterWired(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	const js = "io.confluent.connect.json.JsonSchemaConverter"
+	c := conftest.Connector(t, t.TempDir(), "a", map[string]string{"value.converter": js, "key.converter": js})
+	reg, err := RegistryFor(c, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := SinkConfig(c, ConnectorDeps{Registry: reg, Mem: NewProcessMemory(0, 1, log), Log: log, Security: kafkaSecurity(t, c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cfg.Value.(*convert.JSONSchema); !ok {
+		t.Fatalf("value converter %T, want *convert.JSONSchema", cfg.Value)
+	}
+	if _, ok := cfg.Key.(*convert.JSONSchema); !ok {
+		t.Fatalf("key converter %T, want *convert.JSONSchema", cfg.Key)
+	}
+	_, err = SinkConfig(c, ConnectorDeps{Registry: registry.NewMemory(), Mem: NewProcessMemory(0, 1, log), Log: log, Security: kafkaSecurity(t, c)})
+	if err == nil || !strings.Contains(err.Error(), "serves JSON schemas") {
+		t.Fatalf("a registry without schema texts: err = %v", err)
+	}
+}

@@ -89,6 +89,9 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 	if (c.ValueConverter.Kind == configs.ConverterProtobuf && cfg.Value == nil) || (c.KeyConverter.Kind == configs.ConverterProtobuf && cfg.Key == nil) {
 		return sink.Config{}, fmt.Errorf("connector %q (%s): ProtobufConverter needs a registry client that serves .proto schemas", c.Name, c.Source)
 	}
+	if (c.ValueConverter.Kind == configs.ConverterJSONSchema && cfg.Value == nil) || (c.KeyConverter.Kind == configs.ConverterJSONSchema && cfg.Key == nil) {
+		return sink.Config{}, fmt.Errorf("connector %q (%s): JsonSchemaConverter needs a registry client that serves JSON schemas", c.Name, c.Source)
+	}
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
 	}
