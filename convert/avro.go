@@ -37,16 +37,29 @@ func NewAvro(reg schema.Registry, wait time.Duration) *Avro {
 }
 
 // Convert splits the framing, finds the schema and checks the datum.
-func (a *Avro) Convert(ctx context.Context, _ string, data []byte) (Value, error) {
+func (a *Avro) Convert(ctx context.Context, topic string, data []byte) (Value, error) {
+	v, err := a.ConvertUnchecked(ctx, topic, data)
+	if err != nil {
+		return Value{}, err
+	}
+	if err := v.Schema.Validate(v.Datum); err != nil {
+		return Value{}, err
+	}
+	return v, nil
+}
+
+// ConvertUnchecked is Convert without the datum's check, for a caller
+// whose next step scans the whole datum as Schema.Validate does and that
+// calls Validate itself when that step fails: the sink before transforms
+// that rewrite every value (transform.Chain.Validates), so that a record
+// is scanned once, not twice.
+func (a *Avro) ConvertUnchecked(ctx context.Context, _ string, data []byte) (Value, error) {
 	id, datum, err := schema.ParseWire(data)
 	if err != nil {
 		return Value{}, err
 	}
 	s, err := a.SchemaByID(ctx, id)
 	if err != nil {
-		return Value{}, err
-	}
-	if err := s.Validate(datum); err != nil {
 		return Value{}, err
 	}
 	return Value{Schema: s, Datum: datum}, nil

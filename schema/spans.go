@@ -41,12 +41,19 @@ func FieldSpans(s *Schema, datum []byte, dst [][]byte) ([][]byte, error) {
 	return dst, nil
 }
 
-// Scan checks that b starts with one datum of n and returns the rest: the
-// span of a value inside a larger datum.
-func Scan(n *avsc.Node, b []byte) ([]byte, error) {
-	rest, err := scan(n, b, 0)
-	if err != nil {
-		return nil, &DatumError{Len: len(b), Err: err}
+// ScanFields checks that b starts with the values of fields [from, to) of
+// record rec, one after the other, and returns the rest: the span of a run
+// of top-level fields. The nesting counts from the fields' depth in the
+// record, as Validate counts it, so scanning a record's fields run by run
+// checks what Validate checks.
+func ScanFields(rec *avsc.Node, from, to int, b []byte) ([]byte, error) {
+	n := len(b)
+	for i := from; i < to; i++ {
+		rest, err := scan(rec.Fields[i].Type, b, 1)
+		if err != nil {
+			return nil, &DatumError{Len: n, Err: err}
+		}
+		b = rest
 	}
-	return rest, nil
+	return b, nil
 }

@@ -69,7 +69,7 @@ func compose(a, b *rewrite) (*rewrite, bool) {
 			}}
 		}
 	}
-	return c, true
+	return c.prepare(), true
 }
 
 func (f *fused) apply(r *Record) (bool, error) {

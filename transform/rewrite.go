@@ -18,10 +18,49 @@ type fieldOp struct {
 // rewrite is a compiled plan for one input schema: the output schema and
 // how each output field is made from the input's top-level fields.
 // identity: the datum is unchanged (only the schema differs, or nothing).
+// pieces: the plan as stream runs it, set by prepare when the plan takes
+// the input fields in their order.
 type rewrite struct {
 	out      *schema.Schema
 	ops      []fieldOp
 	identity bool
+	pieces   []piece
+	inOrder  bool
+}
+
+// piece is a step of an in-order plan: the input fields from where the
+// previous piece ended up to keepFrom are checked and dropped, those from
+// keepFrom up to end are checked and kept, as one span; the span is copied
+// as it is (conv nil) or converted. A piece that adds a field (from < 0)
+// scans nothing: keepFrom = end = where the previous piece ended.
+type piece struct {
+	keepFrom, end int
+	conv          func(dst, span []byte, r *Record) ([]byte, error)
+}
+
+// prepare compiles the ops of an in-order plan (each input field taken at
+// most once, in order, as every plan but ValueToKey's and renamed
+// reorders does) into pieces, joining fields copied one after the other
+// into one piece: one scan call and one copy for a run of fields.
+func (w *rewrite) prepare() *rewrite {
+	w.inOrder, w.pieces = true, nil
+	next := 0
+	for _, op := range w.ops {
+		switch {
+		case op.from < 0:
+			w.pieces = append(w.pieces, piece{keepFrom: next, end: next, conv: op.conv})
+		case op.from < next:
+			w.inOrder, w.pieces = false, nil
+			return w
+		case op.conv == nil && len(w.pieces) > 0 && w.pieces[len(w.pieces)-1].conv == nil && op.from == next:
+			w.pieces[len(w.pieces)-1].end = op.from + 1 // the field after the last piece's: one span
+			next = op.from + 1
+		default:
+			w.pieces = append(w.pieces, piece{keepFrom: op.from, end: op.from + 1, conv: op.conv})
+			next = op.from + 1
+		}
+	}
+	return w
 }
 
 // spanPool holds the field-span slices of rewrites: a slice per record
@@ -38,7 +77,7 @@ func (w *rewrite) apply(v Value, r *Record) (Value, error) {
 		}
 		return Value{Schema: w.out, Bytes: v.Bytes}, nil
 	}
-	if w.inOrder() {
+	if w.inOrder {
 		return w.stream(v, r)
 	}
 	sp := spanPool.Get().(*[][]byte)
@@ -66,25 +105,11 @@ func (w *rewrite) apply(v Value, r *Record) (Value, error) {
 	return Value{Schema: w.out, Bytes: out}, nil
 }
 
-// inOrder reports that the plan takes input fields in their order (each
-// at most once), as every plan but ValueToKey's and renamed reorders does.
-func (w *rewrite) inOrder() bool {
-	last := -1
-	for _, op := range w.ops {
-		if op.from >= 0 {
-			if op.from <= last {
-				return false
-			}
-			last = op.from
-		}
-	}
-	return true
-}
-
-// stream is apply for a plan that takes the input fields in order: each
-// field is scanned when the plan reaches it, so no spans are kept (their
-// slice and its write barriers were most of a chain's cost). The fields
-// after the last one taken are scanned too: the whole datum is checked.
+// stream is apply for an in-order plan: each field is scanned when the
+// plan reaches it, so no spans are kept (their slice and its write
+// barriers were most of a chain's cost). The fields after the last one
+// taken are scanned too: the whole datum is checked, as Validate checks
+// it (schema.ScanFields counts the depth as Validate does).
 func (w *rewrite) stream(v Value, r *Record) (Value, error) {
 	tree, err := v.Schema.Tree()
 	if err != nil {
@@ -95,25 +120,26 @@ func (w *rewrite) stream(v Value, r *Record) (Value, error) {
 	}
 	b, next := v.Bytes, 0
 	out := r.buffer(len(v.Bytes) + 32)
-	for _, op := range w.ops {
+	for _, p := range w.pieces {
 		var span []byte
-		for ; op.from >= next; next++ {
-			rest, err := schema.Scan(tree.Fields[next].Type, b)
-			if err != nil {
+		if p.end > next {
+			if b, err = schema.ScanFields(tree, next, p.keepFrom, b); err != nil {
 				return Value{}, withID(err, v.Schema)
 			}
-			span, b = b[:len(b)-len(rest)], rest
+			kept := b
+			if b, err = schema.ScanFields(tree, p.keepFrom, p.end, b); err != nil {
+				return Value{}, withID(err, v.Schema)
+			}
+			span, next = kept[:len(kept)-len(b)], p.end
 		}
-		if op.conv == nil {
+		if p.conv == nil {
 			out = append(out, span...)
-		} else if out, err = op.conv(out, span, r); err != nil {
+		} else if out, err = p.conv(out, span, r); err != nil {
 			return Value{}, err
 		}
 	}
-	for ; next < len(tree.Fields); next++ {
-		if b, err = schema.Scan(tree.Fields[next].Type, b); err != nil {
-			return Value{}, withID(err, v.Schema)
-		}
+	if b, err = schema.ScanFields(tree, next, len(tree.Fields), b); err != nil {
+		return Value{}, withID(err, v.Schema)
 	}
 	if len(b) != 0 {
 		return Value{}, &schema.DatumError{SchemaID: v.Schema.ID, Len: len(v.Bytes), Trailing: len(b)}
@@ -157,7 +183,13 @@ func recordSide(r *Record, key bool) (v *Value, ok bool, err error) {
 }
 
 func newValueRewriter(key bool, compile func(*schema.Schema) (*rewrite, error)) *valueRewriter {
-	return &valueRewriter{key: key, plans: planCache[*rewrite]{compile: compile}}
+	return &valueRewriter{key: key, plans: planCache[*rewrite]{compile: func(s *schema.Schema) (*rewrite, error) {
+		w, err := compile(s)
+		if err != nil {
+			return nil, err
+		}
+		return w.prepare(), nil
+	}}}
 }
 
 func (t *valueRewriter) apply(r *Record) (bool, error) {

@@ -16,10 +16,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/internal/benchdata"
 	"github.com/hdfs-sink/hdfs-sink/internal/itest"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -125,15 +125,10 @@ func sinkConfig(spec caseSpec, mem memory.Plan, store storage.FS) (sink.Config, 
 	return cfg, watch, nil
 }
 
-// benchTransforms is the chain of three of issue 23's target: the topic
-// and timestamp inserted, a field masked, a field renamed (both workloads
-// have id and ts).
+// benchTransforms is the chain of three of issue 23's target
+// (benchdata.Transforms).
 func benchTransforms() (*transform.Chain, error) {
-	return transform.New([]configs.TransformSpec{
-		{Alias: "ins", Class: "InsertField$Value", Props: map[string]string{"topic.field": "src_topic!", "timestamp.field": "kafka_ts"}},
-		{Alias: "mask", Class: "MaskField$Value", Props: map[string]string{"fields": "id"}},
-		{Alias: "ren", Class: "ReplaceField$Value", Props: map[string]string{"renames": "ts:event_ts"}},
-	}, nil)
+	return transform.New(benchdata.Transforms(), nil)
 }
 
 // benchFormat is the workload's format (avro or parquet), snappy-compressed
