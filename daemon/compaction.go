@@ -3,9 +3,6 @@ package daemon
 import (
 	"context"
 	"log/slog"
-	"maps"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/compact"
@@ -33,9 +30,7 @@ type compactionRun struct {
 	log      *slog.Logger
 
 	byTopic map[string]*compact.Policy // the run goroutine's only
-
-	mu     sync.Mutex
-	status map[string]*CompactionStatus
+	status  topicStatuses[CompactionStatus]
 }
 
 // CompactionStatus is one topic's compaction here, since this connector
@@ -61,33 +56,10 @@ type CompactionStatus struct {
 }
 
 func (r *compactionRun) run(ctx context.Context) {
-	for {
-		r.once(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(r.every):
-		}
-	}
-}
-
-// once runs a pass for every topic whose partition 0 the connector owns.
-func (r *compactionRun) once(ctx context.Context) {
-	ends, err := r.conn.LogEnds(ctx)
-	if err != nil {
-		return // the health check reports Kafka
-	}
-	for _, topic := range slices.Sorted(maps.Keys(ends)) {
-		if ctx.Err() != nil {
-			return
-		}
-		if !r.conn.Owns(topic, 0) {
-			delete(r.byTopic, topic) // another daemon compacts it
-			r.forget(topic)
-			continue
-		}
-		r.pass(ctx, topic)
-	}
+	everyOwnedTopic(ctx, r.conn, r.every, nil, r.pass, func(_ context.Context, topic string) {
+		delete(r.byTopic, topic) // another daemon compacts it
+		r.status.forget(topic)
+	})
 }
 
 func (r *compactionRun) pass(ctx context.Context, topic string) {
@@ -116,32 +88,21 @@ func (r *compactionRun) pass(ctx context.Context, topic string) {
 }
 
 func (r *compactionRun) record(topic string, pass compact.PolicyPass, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st := r.status[topic]
-	if st == nil {
-		st = &CompactionStatus{}
-		r.status[topic] = st
-	}
-	st.At, st.Left, st.LastError = pass.At.UTC().Format(time.RFC3339), pass.Left, ""
-	if err != nil {
-		st.LastError = err.Error()
-	}
-	st.Removed += pass.Removed
-	for _, c := range pass.Compacted {
-		st.Compacted++
-		st.LastDir, st.LastSeconds = c.Dir, c.Duration.Seconds()
-		st.FilesBefore += c.FilesBefore
-		st.FilesAfter += c.FilesAfter
-		st.BytesBefore += c.BytesBefore
-		st.BytesAfter += c.BytesAfter
-	}
-}
-
-func (r *compactionRun) forget(topic string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.status, topic)
+	r.status.update(topic, func(st *CompactionStatus) {
+		st.At, st.Left, st.LastError = pass.At.UTC().Format(time.RFC3339), pass.Left, ""
+		if err != nil {
+			st.LastError = err.Error()
+		}
+		st.Removed += pass.Removed
+		for _, c := range pass.Compacted {
+			st.Compacted++
+			st.LastDir, st.LastSeconds = c.Dir, c.Duration.Seconds()
+			st.FilesBefore += c.FilesBefore
+			st.FilesAfter += c.FilesAfter
+			st.BytesBefore += c.BytesBefore
+			st.BytesAfter += c.BytesAfter
+		}
+	})
 }
 
 // snapshot is a copy of the status by topic (nil: nothing done here).
@@ -149,16 +110,7 @@ func (r *compactionRun) snapshot() map[string]CompactionStatus {
 	if r == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.status) == 0 {
-		return nil
-	}
-	out := make(map[string]CompactionStatus, len(r.status))
-	for t, st := range r.status {
-		out[t] = *st
-	}
-	return out
+	return r.status.snapshot()
 }
 
 // compactionOf wires a connector's compaction policy; nil when
@@ -173,7 +125,7 @@ func (d *Daemon) compactionOf(c *configs.Connector, conn *sink.Connector, store 
 		return nil, err
 	}
 	return &compactionRun{name: c.Name, every: c.Compaction.Interval, conn: conn, policies: policies, metrics: d.metrics,
-		log: d.log.With("connector", c.Name), byTopic: map[string]*compact.Policy{}, status: map[string]*CompactionStatus{}}, nil
+		log: d.log.With("connector", c.Name), byTopic: map[string]*compact.Policy{}}, nil
 }
 
 // redactCompaction hides secrets the last errors may quote.

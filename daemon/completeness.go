@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/completeness"
@@ -32,9 +29,7 @@ type completenessRun struct {
 
 	byTopic  map[string]*completeness.Marker // the run goroutine's only
 	lateSeen int64                           // LateRecords already added to the metric
-
-	mu     sync.Mutex
-	status map[string]*CompletenessStatus
+	status   topicStatuses[CompletenessStatus]
 }
 
 // CompletenessStatus is one topic's completeness as last judged here.
@@ -57,33 +52,18 @@ type CompletenessStatus struct {
 }
 
 func (r *completenessRun) run(ctx context.Context) {
-	for {
-		r.once(ctx)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(r.every):
-		}
-	}
+	everyOwnedTopic(ctx, r.conn, r.every, r.countLate, r.pass, func(_ context.Context, topic string) {
+		delete(r.byTopic, topic) // another daemon marks it; a new owner looks back again
+		r.status.forget(topic)
+	})
 }
 
-// once runs a pass for every topic whose partition 0 the connector owns.
-func (r *completenessRun) once(ctx context.Context) {
+// countLate adds the records the connector counted late since the last
+// round to the metric (the counter is the connector's, for all topics).
+func (r *completenessRun) countLate() {
 	late := r.conn.Stats.LateRecords.Load()
 	r.metrics.LateRecords(r.name, late-r.lateSeen)
 	r.lateSeen = late
-	ends, err := r.conn.LogEnds(ctx)
-	if err != nil {
-		return // the health check reports Kafka
-	}
-	for _, topic := range slices.Sorted(maps.Keys(ends)) {
-		if !r.conn.Owns(topic, 0) {
-			delete(r.byTopic, topic) // another daemon marks it; a new owner looks back again
-			r.forget(topic)
-			continue
-		}
-		r.pass(ctx, topic)
-	}
 }
 
 func (r *completenessRun) pass(ctx context.Context, topic string) {
@@ -114,31 +94,20 @@ func (r *completenessRun) pass(ctx context.Context, topic string) {
 }
 
 func (r *completenessRun) record(topic string, pass completeness.Pass, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	st := r.status[topic]
-	if st == nil {
-		st = &CompletenessStatus{}
-		r.status[topic] = st
-	}
-	st.At, st.Holding, st.Idle, st.Waiting, st.Error = pass.At.UTC().Format(time.RFC3339), pass.Verdict.Holding, pass.Verdict.Idle, "", ""
-	st.Frontier = ""
-	if len(pass.Verdict.Holding) > 0 {
-		st.Frontier = time.UnixMilli(pass.Verdict.Frontier).UTC().Format(time.RFC3339Nano)
-	}
-	st.Marked += len(pass.Marked)
-	if n := len(pass.Marked); n > 0 {
-		st.LastMarked = pass.Marked[n-1]
-	}
-	if err != nil {
-		st.Waiting, st.Error = pass.Blocked, err.Error()
-	}
-}
-
-func (r *completenessRun) forget(topic string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.status, topic)
+	r.status.update(topic, func(st *CompletenessStatus) {
+		st.At, st.Holding, st.Idle, st.Waiting, st.Error = pass.At.UTC().Format(time.RFC3339), pass.Verdict.Holding, pass.Verdict.Idle, "", ""
+		st.Frontier = ""
+		if len(pass.Verdict.Holding) > 0 {
+			st.Frontier = time.UnixMilli(pass.Verdict.Frontier).UTC().Format(time.RFC3339Nano)
+		}
+		st.Marked += len(pass.Marked)
+		if n := len(pass.Marked); n > 0 {
+			st.LastMarked = pass.Marked[n-1]
+		}
+		if err != nil {
+			st.Waiting, st.Error = pass.Blocked, err.Error()
+		}
+	})
 }
 
 // snapshot is a copy of the status by topic (nil: nothing judged here).
@@ -146,16 +115,7 @@ func (r *completenessRun) snapshot() map[string]CompletenessStatus {
 	if r == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.status) == 0 {
-		return nil
-	}
-	out := make(map[string]CompletenessStatus, len(r.status))
-	for t, st := range r.status {
-		out[t] = *st
-	}
-	return out
+	return r.status.snapshot()
 }
 
 // completenessOf wires a connector's completeness markers; nil when
@@ -177,5 +137,5 @@ func (d *Daemon) completenessOf(c *configs.Connector, conn *sink.Connector, stor
 		return nil, err
 	}
 	return &completenessRun{name: c.Name, every: c.Completeness.Interval, conn: conn, markers: markers, metrics: d.metrics,
-		log: d.log.With("connector", c.Name), byTopic: map[string]*completeness.Marker{}, status: map[string]*CompletenessStatus{}}, nil
+		log: d.log.With("connector", c.Name), byTopic: map[string]*completeness.Marker{}}, nil
 }
