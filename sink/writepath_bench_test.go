@@ -2,22 +2,19 @@ package sink
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/linkedin/goavro/v2"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	"github.com/hdfs-sink/hdfs-sink/internal/benchdata"
 	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
@@ -185,97 +182,12 @@ func dropCommitted(b testing.TB, fs *storagetest.MemFS) {
 	}
 }
 
-// writePathPool is bench's datum pool (tools/bench/records.go), smaller.
+// writePathPool is bench's datum pool (internal/benchdata, which
+// tools/bench produces to Kafka).
 func writePathPool(b testing.TB, size string) (string, [][]byte) {
-	text, gen := wpSchema1KB, wpNative1KB
-	if size == "100B" {
-		text, gen = wpSchema100B, wpNative100B
-	}
-	codec, err := goavro.NewCodec(text)
+	pool, text, err := benchdata.Pool(size)
 	if err != nil {
 		b.Fatal(err)
 	}
-	pool := make([][]byte, 512)
-	for i := range pool {
-		if pool[i], err = codec.BinaryFromNative(nil, gen(i)); err != nil {
-			b.Fatal(err)
-		}
-	}
 	return text, pool
-}
-
-const wpSchema1KB = `{"type":"record","name":"Click","namespace":"bench","fields":[
- {"name":"id","type":"long"},
- {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
- {"name":"day","type":{"type":"int","logicalType":"date"}},
- {"name":"request_id","type":{"type":"string","logicalType":"uuid"}},
- {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":2}},
- {"name":"user","type":"string"},
- {"name":"session","type":"string"},
- {"name":"country","type":"string"},
- {"name":"kind","type":{"type":"enum","name":"Kind","symbols":["VIEW","CLICK","BUY"]}},
- {"name":"score","type":"double"},
- {"name":"ratio","type":"float"},
- {"name":"count","type":"int"},
- {"name":"flag","type":"boolean"},
- {"name":"referrer","type":["null","string"],"default":null},
- {"name":"ua","type":"string"},
- {"name":"path","type":"string"},
- {"name":"tags","type":{"type":"array","items":"string"}},
- {"name":"attrs","type":{"type":"map","values":"string"}},
- {"name":"latency_us","type":"long"},
- {"name":"payload","type":"string"}]}`
-
-// Schema100B is the ~100 B workload.
-const wpSchema100B = `{"type":"record","name":"Tick","namespace":"bench","fields":[
- {"name":"id","type":"long"},
- {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
- {"name":"sym","type":"string"},
- {"name":"price","type":{"type":"bytes","logicalType":"decimal","precision":12,"scale":4}},
- {"name":"qty","type":"int"},
- {"name":"venue","type":"string"},
- {"name":"order_ref","type":{"type":"string","logicalType":"uuid"}},
- {"name":"trader","type":"string"},
- {"name":"note","type":["null","string"],"default":null}]}`
-
-var wpBaseTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-var wpWords = strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa")
-
-func wpNative1KB(i int) map[string]any {
-	ts := wpBaseTime.Add(time.Duration(i) * time.Second)
-	var ref any
-	if i%3 == 0 {
-		ref = goavro.Union("string", "https://example.com/"+wpWords[i%len(wpWords)])
-	}
-	return map[string]any{
-		"id": int64(i), "ts": ts, "day": ts.Truncate(24 * time.Hour),
-		"request_id": fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*7919),
-		"amount":     big.NewRat(int64(i%1_000_000), 100),
-		"user":       fmt.Sprintf("user-%06d", i%50000), "session": fmt.Sprintf("s-%016x", i*2654435761),
-		"country": []string{"DE", "FR", "US", "JP", "BR"}[i%5], "kind": []string{"VIEW", "CLICK", "BUY"}[i%3],
-		"score": float64(i) / 7, "ratio": float32(i%100) / 100, "count": int32(i % 1000), "flag": i%2 == 0,
-		"referrer":   ref,
-		"ua":         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
-		"path":       "/catalog/" + wpWords[i%len(wpWords)] + "/" + wpWords[(i/3)%len(wpWords)] + fmt.Sprintf("/item-%d", i%9973),
-		"tags":       []any{wpWords[i%len(wpWords)], wpWords[(i+5)%len(wpWords)], "bench"},
-		"attrs":      map[string]any{"ab": "variant-" + wpWords[i%4], "region": "eu-west-1", "build": "2026.01.1"},
-		"latency_us": int64(i * 37 % 250000),
-		"payload":    strings.Repeat(wpWords[i%len(wpWords)]+" ", 140)[:680],
-	}
-}
-
-func wpNative100B(i int) map[string]any {
-	var note any
-	if i%10 == 0 {
-		note = goavro.Union("string", "odd lot")
-	}
-	return map[string]any{
-		"id": int64(i), "ts": wpBaseTime.Add(time.Duration(i) * time.Second),
-		"sym":   []string{"ACME", "GLOBX", "INITECH", "UMBRL"}[i%4],
-		"price": big.NewRat(int64(1_000_000+i%50_000), 10_000), "qty": int32(i%500 + 1),
-		"venue": "XNAS-" + wpWords[i%len(wpWords)], "note": note,
-		"order_ref": fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i*104729),
-		"trader":    fmt.Sprintf("trader-%05d-desk-%s", i%20000, wpWords[i%len(wpWords)]),
-	}
 }
