@@ -121,3 +121,22 @@ func TestJSONSchemaConverterSettings(t *testing.T) {
 		t.Fatalf("json.fail.invalid.schema=false (the default) refused: %+v", c.ValueConverter)
 	}
 }
+
+// TestSchemalessValuesNeedStringFormat: schemaless values in another format
+// are refused, and the error does not claim JSON files need a schema: the
+// reference writes schemaless JSON; hdfs-sink's JSON format does not yet.
+func TestSchemalessValuesNeedStringFormat(t *testing.T) {
+	w := workerOf(t, "bootstrap.servers=w:9092")
+	const schemaless = `,"value.converter":"org.apache.kafka.connect.json.JsonConverter","value.converter.schemas.enable":"false"`
+	for _, tc := range []struct{ format, want string }{
+		{"io.confluent.connect.hdfs.json.JsonFormat", "hdfs-sink's JSON format does not write schemaless JSON yet"},
+		{"io.confluent.connect.hdfs.avro.AvroFormat", "Avro and Parquet files need a schema"},
+		{"io.confluent.connect.hdfs.parquet.ParquetFormat", "can only be written with the string format"},
+	} {
+		_, _, err := ParseFile("c.json", []byte(`{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"`+
+			schemaless+`,"format.class":"`+tc.format+`"}}`), w)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.format, err, tc.want)
+		}
+	}
+}

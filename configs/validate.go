@@ -140,7 +140,8 @@ func (p *parser) validateRegistry(c *Connector) {
 	if c.Schemaless {
 		if c.Format != FormatString && !p.failed("format.class") && !p.failed("value.converter") {
 			p.fail("value.converter", p.raw["value.converter"], "schemaless values ("+schemalessWhy(c.ValueConverter)+
-				") can only be written with the string format (format.class StringFormat): Avro, Parquet and JSON files need a schema")
+				") can only be written with the string format (format.class StringFormat): Avro and Parquet files need a schema, "+
+				"and hdfs-sink's JSON format does not write schemaless JSON yet (the reference's does)")
 		}
 		if len(c.ExtraColumns) > 0 {
 			p.fail("hdfs.sink.extra.columns", p.raw["hdfs.sink.extra.columns"], "needs values with a schema (value.converter AvroConverter, or JsonConverter with schemas.enable=true)")

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
 )
 
 // TestTransformsWired: a connector's transforms reach the sink; routers
 // and a transform's bad keys are refused when the connector is built,
-// which check does too, naming the key.
+// and by check (CheckWiring) too, naming the key.
 func TestTransformsWired(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	for _, tt := range []struct {
@@ -41,6 +43,15 @@ func TestTransformsWired(t *testing.T) {
 				t.Fatalf("SinkConfig = %v, chain of %d", err, cfg.Transforms.Len())
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Fatalf("SinkConfig err = %v, want %q", err, tt.want)
+			}
+			// check refuses what building the connector refuses (a
+			// published file with a TimestampRouter passed check once).
+			err = CheckWiring([]*configs.Connector{c}, secret.NewRedactor())
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("CheckWiring = %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("CheckWiring err = %v, want %q", err, tt.want)
 			}
 		})
 	}

@@ -317,6 +317,11 @@ func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []e
 	} else {
 		errs = append(errs, h.drop(checkSecurity(c))...)
 	}
+	// The chain refuses routers and schema transforms on schemaless values
+	// when the connector is built (SinkConfig); check must refuse them too.
+	if _, err := transformChain(c); err != nil {
+		errs = append(errs, err)
+	}
 	f, err := OutputFormat(c)
 	if err != nil {
 		return nil, append(errs, err)
