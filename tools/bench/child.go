@@ -19,7 +19,7 @@ import (
 // caseSpec is what the parent asks one child process to run. Each case runs
 // in a fresh process so that its peak RSS (VmHWM) and CPU are its own.
 type caseSpec struct {
-	Kind        string // "sink", "consume" or "hdfswrite"
+	Kind        string // "sink", "consume", "hdfswrite", "assign" or "member" (assign.go)
 	Topic       string
 	Partitions  int
 	Records     int64 // produced (the whole topic)
@@ -39,6 +39,12 @@ type caseSpec struct {
 	Round       int  // which round of a repeated workload (its own consumer group)
 	Size        string
 	Transforms  bool // sink: a chain of three transforms (cases.go, benchTransforms)
+	// Trickle is how often the assignment case produces one record to
+	// every partition.
+	Trickle time.Duration
+	// HDFSConns and Parallelism override the defaults (0: keep them):
+	// the assignment case's what-if runs.
+	HDFSConns, Parallelism int
 }
 
 // caseResult is what a child reports on stdout as JSON.
@@ -55,6 +61,8 @@ type caseResult struct {
 	MemRotations  int64   `json:"memory_rotations,omitempty"`
 	PeakOpenFiles int64   `json:"peak_open_files,omitempty"`
 	BufferCeiling int64   `json:"buffer_ceiling_bytes,omitempty"`
+	// Assign is the assignment case's round (assign.go).
+	Assign *assignResult `json:"assign,omitempty"`
 }
 
 // runChild executes spec and prints its result; it is the -case mode.
@@ -86,6 +94,10 @@ func runChild(specJSON string) error {
 		res, err = runConsumeCase(ctx, spec)
 	case "hdfswrite":
 		res, err = runHDFSWriteCase(ctx, spec)
+	case "assign":
+		res, err = runAssignCase(ctx, spec)
+	case "member":
+		res, err = runMemberCase(ctx, spec)
 	default:
 		err = fmt.Errorf("bench -case: unknown kind %q", spec.Kind)
 	}

@@ -44,6 +44,16 @@ type options struct {
 	recovParts              []int
 	memoryMax               int64
 	transforms              bool
+	// The assignment case (assign.go): partition counts, rotate.interval.ms
+	// and the trickle's period.
+	noAssign                    bool
+	assignParts                 []int
+	assignRotate, assignTrickle time.Duration
+	assignProfile               string // CPU profile and trace of the first round: <this>.cpu, <this>.trace
+	// assignConns and assignParallel override the HDFS client's NameNode
+	// connections (D12) and the connector's partitions at once (D13) in
+	// the assignment case; 0: the daemon's defaults.
+	assignConns, assignParallel int
 }
 
 func main() {
@@ -65,6 +75,13 @@ func main() {
 	flag.StringVar(&o.base, "base", "", "bench binary built from a base commit: every round also runs its sink case, interleaved, and the table compares (make bench-compare)")
 	flag.BoolVar(&o.transforms, "transforms", false, "each round also runs the sink with a chain of three transforms (issue 23: at most 15 % slower)")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
+	flag.BoolVar(&o.noAssign, "no-assignment", false, "skip the assignment case (first commit after assignment; a second member joining and leaving)")
+	assign := flag.String("assignment-partitions", "8,1000", "partition counts of the assignment case")
+	flag.DurationVar(&o.assignRotate, "assignment-rotate", 10*time.Second, "rotate.interval.ms of the assignment case")
+	flag.StringVar(&o.assignProfile, "assignment-profile", "", "CPU profile (<file>.cpu) and execution trace (<file>.trace) of the assignment case's first round (member A's process)")
+	flag.IntVar(&o.assignConns, "assignment-hdfs-connections", 0, "NameNode connections of the assignment case's members (0: the daemon's 4)")
+	flag.IntVar(&o.assignParallel, "assignment-parallelism", 0, "partitions processed at once by the assignment case's members (0: the daemon's 8)")
+	flag.DurationVar(&o.assignTrickle, "assignment-trickle", 100*time.Millisecond, "the assignment case produces one record to every partition this often")
 	flag.Parse()
 	if *caseJSON != "" {
 		if err := runChild(*caseJSON); err != nil {
@@ -73,16 +90,24 @@ func main() {
 		}
 		return
 	}
-	for _, s := range strings.Split(*recov, ",") {
-		var n int
-		if _, err := fmt.Sscan(strings.TrimSpace(s), &n); err == nil && n > 0 {
-			o.recovParts = append(o.recovParts, n)
-		}
-	}
+	o.recovParts = counts(*recov)
+	o.assignParts = counts(*assign)
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: FAILED:", err)
 		os.Exit(1)
 	}
+}
+
+// counts parses a comma list of positive counts ("100,1000").
+func counts(list string) []int {
+	var out []int
+	for _, s := range strings.Split(list, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(s), &n); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // defaultMatrix is the representative subset that fits in ~10 minutes.
@@ -139,7 +164,9 @@ type report struct {
 	Cases    []caseReport   `json:"cases"`
 	Memory   *caseReport    `json:"memory,omitempty"`
 	Recovery []recoveryCase `json:"recovery,omitempty"`
-	Errors   []string       `json:"errors,omitempty"`
+	// Assignment is the assignment case (assign.go).
+	Assignment []assignCase `json:"assignment,omitempty"`
+	Errors     []string     `json:"errors,omitempty"`
 }
 
 type caseReport struct {
@@ -222,6 +249,12 @@ func run(o options) error {
 		rep.Recovery, err = env.runRecovery(o)
 		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("recovery: %v", err))
+		}
+	}
+	if !o.noAssign {
+		rep.Assignment, err = env.runAssignment(o)
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("assignment: %v", err))
 		}
 	}
 	printReport(os.Stdout, rep)
