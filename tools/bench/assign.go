@@ -53,8 +53,10 @@ type assignResult struct {
 	Leave               phaseLatency `json:"leave"` // A's new assignments when B leaves
 	Moves               moves        `json:"moves"`
 	// Baseline is the writes' longest gap in a steady window before B
-	// joins; JoinStall and LeaveStall the same for the partitions A keeps
-	// from B's start until the moved partitions have committed once.
+	// joins (A's own rotations included); JoinStall and LeaveStall the
+	// same for the partitions A holds throughout each rebalance, from B's
+	// start (stop) to the last moved partition's assignment, reaching to
+	// each partition's first write after it.
 	Baseline   gapStats `json:"baseline"`
 	JoinStall  gapStats `json:"join_stall"`
 	LeaveStall gapStats `json:"leave_stall"`
@@ -417,9 +419,15 @@ func (sc *assignScenario) result(spec caseSpec, startA time.Time, as []assignmen
 	r.Join = latency(bOnJoin)
 	r.Leave = latency(leave)
 	r.Moves = sc.moves(fresh, join, leave, bOnJoin)
+	// The stall windows are the rebalances themselves: from B's start
+	// (stop) to the last moved partition's assignment. A window to the
+	// moved partitions' first commits would take in A's own rotations,
+	// which the baseline shows apart.
 	r.Baseline = gaps(fresh, sc.freshDone, sc.joinAt)
-	r.JoinStall = gaps(heldThrough(fresh, sc.joinAt, sc.joinDone), sc.joinAt, sc.joinDone)
-	r.LeaveStall = gaps(heldThrough(as, sc.leaveAt, sc.leaveDone), sc.leaveAt, sc.leaveDone)
+	joined := later(lastAssigned(bOnJoin), sc.joinAt)
+	r.JoinStall = gaps(heldThrough(fresh, sc.joinAt, joined), sc.joinAt, joined)
+	left := later(lastAssigned(leave), sc.leaveAt)
+	r.LeaveStall = gaps(heldThrough(as, sc.leaveAt, left), sc.leaveAt, left)
 	return r
 }
 
@@ -476,6 +484,13 @@ func assignedBetween(as []assignment, from, to time.Time) []assignment {
 		}
 	}
 	return out
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func firstAssigned(as []assignment) time.Time {
