@@ -119,7 +119,11 @@ func trickle(ctx context.Context, spec caseSpec) (stop func() error, err error) 
 		return nil, err
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(itest.KafkaAddr()), kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.DefaultProduceTopic(spec.Topic), kgo.ProducerLinger(5*time.Millisecond))
+		kgo.DefaultProduceTopic(spec.Topic), kgo.ProducerLinger(5*time.Millisecond),
+		// A topic of 1,000 partitions created a moment ago may not be
+		// hosted everywhere yet (UNKNOWN_TOPIC_OR_PARTITION): retry until
+		// it is, within the case's context, instead of failing the round.
+		kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		return nil, err
 	}
