@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
@@ -451,6 +452,41 @@ func TestSchemalessStringValues(t *testing.T) {
 	b, _ := io.ReadAll(rc)
 	if string(b) != "hello\nwörld\n" {
 		t.Fatalf("%s holds %q", name, b)
+	}
+	if c.Stats.NullsIgnored.Load() != 1 {
+		t.Fatalf("tombstone not counted")
+	}
+}
+
+// TestSchemalessJSONValues: JsonConverter values without schemas
+// (schemas.enable=false) go to .json files one compacted value per line,
+// exactly once; a tombstone is a null value and is ignored.
+func TestSchemalessJSONValues(t *testing.T) {
+	k := newKafkaFixture(t, 1, testTopic)
+	k.produce(&kgo.Record{Value: []byte("{\n  \"id\": 1,\n  \"tags\": [\"a\", \"b\"]\n}")}, &kgo.Record{Value: nil}, &kgo.Record{Value: []byte(`"just a string"`)})
+	cfg := k.config("plain")
+	format, err := jsonfmt.New(jsonfmt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Format, cfg.Schemaless, cfg.Registry = format, true, nil
+	cfg.Value = convert.NewJSON(convert.JSONOptions{SchemasEnable: false})
+	c := start(t, cfg)
+	waitFor(t, "a committed file", func() bool {
+		n, _ := verify.CountByNames(t.Context(), k.fs, "/topics", testTopic)
+		return n == 3
+	})
+	c.stop()
+	c.wait(30 * time.Second)
+	name := "/topics/" + testTopic + "/partition=0/" + testTopic + "+0+0000000000+0000000002.json"
+	rc, err := k.fs.Open(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	if want := "{\"id\":1,\"tags\":[\"a\",\"b\"]}\n\"just a string\"\n"; string(b) != want {
+		t.Fatalf("%s holds %q, want %q", name, b, want)
 	}
 	if c.Stats.NullsIgnored.Load() != 1 {
 		t.Fatalf("tombstone not counted")
