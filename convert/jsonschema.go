@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -23,16 +22,17 @@ const JSONSchemaClass = "io.confluent.connect.json.JsonSchemaConverter"
 // through schema.compatibility as an Avro one does, and the WAL's id finds
 // its schema again after a restart (SchemaByID).
 //
+// Concurrent first records of one id share one fetch; schemas.cache.size
+// bounds the ids kept compiled (byID, as the Protobuf converter and the
+// registry client cache).
+//
 // JSON Schema's other keywords (pattern, minimum, enum values, ...) are not
 // checked (json.fail.invalid.schema=true is refused by configs); a value
 // whose JSON types do not fit its schema is a bad record.
 type JSONSchema struct {
-	reg  RawSchemas
-	wait time.Duration
-	opts JSONSchemaOptions
-
-	mu   sync.RWMutex
-	byID map[int32]*compiled
+	reg   RawSchemas
+	opts  JSONSchemaOptions
+	cache *byID[*compiled]
 }
 
 // RawSchemas is what the JSON Schema converter asks the registry: a
@@ -51,6 +51,10 @@ type JSONSchemaOptions struct {
 	// LookupWait bounds a schema lookup that goes to the registry (<= 0:
 	// DefaultLookupWait), as Avro's does.
 	LookupWait time.Duration
+	// CacheSize is schemas.cache.size: how many registry ids stay
+	// compiled, the oldest compiled dropped first (<= 0:
+	// DefaultSchemasCacheSize).
+	CacheSize int
 }
 
 // NewJSONSchema reads values through reg.
@@ -58,7 +62,10 @@ func NewJSONSchema(reg RawSchemas, opts JSONSchemaOptions) *JSONSchema {
 	if opts.LookupWait <= 0 {
 		opts.LookupWait = DefaultLookupWait
 	}
-	return &JSONSchema{reg: reg, wait: opts.LookupWait, opts: opts, byID: map[int32]*compiled{}}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = DefaultSchemasCacheSize
+	}
+	return &JSONSchema{reg: reg, opts: opts, cache: newByID[*compiled](opts.CacheSize, opts.LookupWait)}
 }
 
 // Convert splits the framing, finds the compiled schema and encodes the
@@ -102,14 +109,9 @@ func (j *JSONSchema) SchemaByID(ctx context.Context, id int32) (*schema.Schema, 
 // without a registry request each; an id the registry does not know is
 // not (a registry lookup per such record, as AvroConverter makes).
 func (j *JSONSchema) compiled(ctx context.Context, id int32) (*compiled, error) {
-	j.mu.RLock()
-	c := j.byID[id]
-	j.mu.RUnlock()
-	if c == nil {
-		var err error
-		if c, err = j.fetch(ctx, id); err != nil {
-			return nil, err
-		}
+	c, err := j.cache.get(ctx, id, j.fetch)
+	if err != nil {
+		return nil, err
 	}
 	if c.err != nil {
 		return nil, c.err
@@ -118,20 +120,11 @@ func (j *JSONSchema) compiled(ctx context.Context, id int32) (*compiled, error) 
 }
 
 func (j *JSONSchema) fetch(ctx context.Context, id int32) (*compiled, error) {
-	ctx, cancel := context.WithTimeout(ctx, j.wait)
-	defer cancel()
 	t, err := j.reg.RawByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	c := compileJSONSchema(id, t, j.opts.OptionalForNonRequired)
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if have := j.byID[id]; have != nil {
-		return have, nil // another partition compiled it meanwhile: one *Schema per id
-	}
-	j.byID[id] = c
-	return c, nil
+	return compileJSONSchema(id, t, j.opts.OptionalForNonRequired), nil
 }
 
 // compileJSONSchema maps a registry schema to its Avro form; what cannot be

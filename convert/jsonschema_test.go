@@ -5,7 +5,9 @@ import (
 	"errors"
 	"math/big"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -303,5 +305,110 @@ func TestJSONSchemaSchemaChangeIsANewID(t *testing.T) {
 	// schema.compatibility BACKWARD reads the old records as the new schema.
 	if d, err := schema.CompatBackward.Decide(a.Schema, b.Schema); err != nil || d == schema.Same {
 		t.Fatalf("Decide = %v, %v: a new id with a new field is a schema change", d, err)
+	}
+}
+
+// TestJSONSchemaCacheSize: schemas.cache.size bounds the ids kept
+// compiled, the oldest compiled dropped first (and fetched again when
+// asked for); a schema that cannot be used takes a place, since its
+// records fail without a lookup each; an id the registry does not know
+// takes none and is asked for again.
+func TestJSONSchemaCacheSize(t *testing.T) {
+	const small = `{"type":"object","title":"S","properties":{"n":{"type":"integer"}}}`
+	for _, tc := range []struct {
+		name    string
+		size    int
+		ids     []int32
+		lookups int64
+	}{
+		{"default keeps every id", 0, []int32{1, 2, 3, 1, 2, 3}, 3},
+		{"size 2 drops the oldest compiled", 2, []int32{1, 2, 1, 3, 3, 1}, 4},
+		{"size 1 keeps the last", 1, []int32{1, 1, 2, 2, 1}, 3},
+		{"an unusable schema takes a place", 2, []int32{9, 9, 1, 2, 9}, 4},
+		{"an unknown id takes none", 2, []int32{1, 99, 99, 1}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := jsonSchemaReg(map[int32]string{1: small, 2: small, 3: small})
+			reg.texts[9] = schema.Raw{Type: "AVRO", Text: `"string"`}
+			j := NewJSONSchema(reg, JSONSchemaOptions{CacheSize: tc.size})
+			for i, id := range tc.ids {
+				v, err := j.Convert(context.Background(), "t", jsWire(id, `{"n":1}`))
+				switch id {
+				case 9:
+					if !errors.Is(err, schema.ErrUnsupportedSchema) {
+						t.Fatalf("record %d (id 9, an Avro schema): %v, want ErrUnsupportedSchema", i, err)
+					}
+				case 99:
+					if !errors.Is(err, schema.ErrUnknownSchema) {
+						t.Fatalf("record %d (id 99, unknown): %v, want ErrUnknownSchema", i, err)
+					}
+				default:
+					if err != nil || v.Schema.ID != id {
+						t.Fatalf("record %d (id %d): %v, %v", i, id, v.Schema, err)
+					}
+				}
+			}
+			if n := reg.lookups.Load(); n != tc.lookups {
+				t.Fatalf("ids %v with schemas.cache.size %d: %d registry lookups, want %d", tc.ids, tc.size, n, tc.lookups)
+			}
+		})
+	}
+}
+
+// blockingTexts holds every lookup until release is closed.
+type blockingTexts struct {
+	*jsonSchemaTexts
+	release chan struct{}
+}
+
+func (b blockingTexts) RawByID(ctx context.Context, id int32) (schema.Raw, error) {
+	<-b.release
+	return b.jsonSchemaTexts.RawByID(ctx, id)
+}
+
+// TestJSONSchemaConcurrentMisses: partitions that meet a new id together
+// share one registry lookup and one compiled schema. The registry answers
+// only once every caller has missed the cache, so without the shared
+// flight each caller's lookup would be counted.
+func TestJSONSchemaConcurrentMisses(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ids     []int32
+		lookups int64
+	}{
+		{"eight records of one id", []int32{21, 21, 21, 21, 21, 21, 21, 21}, 1},
+		{"four records of each of two ids", []int32{21, 22, 21, 22, 21, 22, 21, 22}, 2},
+		{"eight records of an unknown id share the failure", []int32{99, 99, 99, 99, 99, 99, 99, 99}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := blockingTexts{jsonSchemaReg(map[int32]string{21: personSchema, 22: personSchema}), make(chan struct{})}
+			j := NewJSONSchema(reg, JSONSchemaOptions{})
+			var missed sync.WaitGroup
+			missed.Add(len(tc.ids))
+			j.cache.missed = func(int32) { missed.Done() }
+			go func() { missed.Wait(); close(reg.release) }()
+			schemas := make([]*schema.Schema, len(tc.ids))
+			errs := make([]error, len(tc.ids))
+			var wg sync.WaitGroup
+			for i, id := range tc.ids {
+				wg.Go(func() {
+					v, err := j.Convert(context.Background(), "t", jsWire(id, `{"id":1,"born":1,"balance":1,"tags":[],"counts":[],"raw":""}`))
+					schemas[i], errs[i] = v.Schema, err
+				})
+			}
+			wg.Wait()
+			for i, id := range tc.ids {
+				first := slices.Index(tc.ids, id)
+				switch {
+				case id == 99 && !errors.Is(errs[i], schema.ErrUnknownSchema):
+					t.Errorf("record %d: %v, want ErrUnknownSchema", i, errs[i])
+				case id != 99 && (errs[i] != nil || schemas[i].ID != id || schemas[i] != schemas[first]):
+					t.Errorf("record %d of id %d: schema %p, %v; want the one schema compiled for the id (%p)", i, id, schemas[i], errs[i], schemas[first])
+				}
+			}
+			if n := reg.lookups.Load(); n != tc.lookups {
+				t.Fatalf("%d registry lookups for ids %v, want %d", n, tc.ids, tc.lookups)
+			}
+		})
 	}
 }

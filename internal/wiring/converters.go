@@ -30,7 +30,7 @@ func jsonSchemaConverter(v configs.Converter, reg schema.Registry) convert.Conve
 	if !ok {
 		return nil
 	}
-	return convert.NewJSONSchema(raws, convert.JSONSchemaOptions{OptionalForNonRequired: v.OptionalForNonRequired})
+	return convert.NewJSONSchema(raws, convert.JSONSchemaOptions{OptionalForNonRequired: v.OptionalForNonRequired, CacheSize: v.CacheSize})
 }
 
 // protobufConverter reads through reg when it serves schemas of any type
