@@ -51,6 +51,9 @@ type JSONSchemaOptions struct {
 	// LookupWait bounds a schema lookup that goes to the registry (<= 0:
 	// DefaultLookupWait), as Avro's does.
 	LookupWait time.Duration
+	// Key says the converter reads keys (key.converter): errors name the
+	// key's fields (key.id), not the value's (value.id).
+	Key bool
 	// CacheSize is schemas.cache.size: how many registry ids stay
 	// compiled, the oldest compiled dropped first (<= 0:
 	// DefaultSchemasCacheSize).
@@ -87,7 +90,7 @@ func (j *JSONSchema) Convert(ctx context.Context, _ string, data []byte) (Value,
 	if payload == nil && c.root.def == nil && c.root.optional {
 		return Value{}, nil
 	}
-	datum, err := encode(nil, c.root, payload, "value")
+	datum, err := encode(nil, c.root, payload, j.root())
 	if err != nil {
 		return Value{}, jsonSchemaError(fmt.Sprintf("the JSON does not fit schema %d", id), err)
 	}
@@ -124,12 +127,20 @@ func (j *JSONSchema) fetch(ctx context.Context, id int32) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compileJSONSchema(id, t, j.opts.OptionalForNonRequired), nil
+	return compileJSONSchema(id, t, j.opts.OptionalForNonRequired, j.root()), nil
+}
+
+// root names the record's side in errors' field paths.
+func (j *JSONSchema) root() string {
+	if j.opts.Key {
+		return "key"
+	}
+	return "value"
 }
 
 // compileJSONSchema maps a registry schema to its Avro form; what cannot be
 // mapped is an unsupported schema (the records' fault: errors.tolerance).
-func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool) *compiled {
+func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool, root string) *compiled {
 	unsupported := func(reason string, err error) *compiled {
 		return &compiled{err: &schema.SchemaError{ID: id, Reason: "JsonSchemaConverter: " + reason, Err: err}}
 	}
@@ -143,11 +154,11 @@ func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool) *compil
 	if err != nil {
 		return unsupported("no Connect form", err)
 	}
-	root, err := compile(cs, "value")
+	node, err := compile(cs, root)
 	if err != nil {
 		return unsupported("no Connect form", err)
 	}
-	text, err := avroSchema(cs, root)
+	text, err := avroSchema(cs, node)
 	if err != nil {
 		return unsupported("no Avro form", err)
 	}
@@ -155,7 +166,7 @@ func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool) *compil
 	if err != nil {
 		return unsupported("no Avro form: "+text, err)
 	}
-	return &compiled{schema: s, root: root}
+	return &compiled{schema: s, root: node}
 }
 
 func jsonSchemaError(reason string, err error) error {

@@ -95,7 +95,7 @@ func TestJSONSchemaToAvro(t *testing.T) {
 			`{"type":"record","name":"R","fields":[{"name":"c","type":"string"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := compileJSONSchema(5, schema.Raw{Type: "JSON", Text: tc.in}, false)
+			c := compileJSONSchema(5, schema.Raw{Type: "JSON", Text: tc.in}, false, "value")
 			if c.err != nil {
 				t.Fatal(c.err)
 			}
@@ -110,11 +110,11 @@ func TestJSONSchemaOptionalForNonRequired(t *testing.T) {
 	in := `{"type":"object","title":"Record","required":["int8"],"properties":{"int8":{"type":"integer","connect.type":"int8"},"string":{"type":"string"}}}`
 	// JsonSchemaDataTest.testToConnectRecordWithOptionalAndRequired.
 	want := `{"type":"record","name":"Record","fields":[{"name":"int8","type":{"type":"int","connect.type":"int8"}},{"name":"string","type":["null","string"],"default":null}]}`
-	c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, true)
+	c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, true, "value")
 	if c.err != nil || c.schema.Text != want {
 		t.Fatalf("got %v %v, want %s", c.schema, c.err, want)
 	}
-	if c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, false); c.err != nil || strings.Contains(c.schema.Text, "null") {
+	if c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, false, "value"); c.err != nil || strings.Contains(c.schema.Text, "null") {
 		t.Fatalf("by default a property is required (use.optional.for.nonrequired.properties=false): %v %v", c.schema, c.err)
 	}
 }
@@ -146,7 +146,7 @@ func TestJSONSchemaRefusals(t *testing.T) {
 		{"same record name twice", schema.Raw{Type: "JSON", Text: `{"title":"E","type":"object","properties":{"a":{"$ref":"#/definitions/P"},"b":{"$ref":"#/definitions/P"}},"definitions":{"P":{"type":"object","title":"P","properties":{"x":{"type":"number"}}}}}`}, "distinct record names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := compileJSONSchema(3, tc.text, false)
+			c := compileJSONSchema(3, tc.text, false, "value")
 			if c.err == nil {
 				t.Fatalf("compiled to %s", c.schema.Text)
 			}
@@ -410,5 +410,20 @@ func TestJSONSchemaConcurrentMisses(t *testing.T) {
 				t.Fatalf("%d registry lookups for ids %v, want %d", n, tc.ids, tc.lookups)
 			}
 		})
+	}
+}
+
+// TestJSONSchemaKeyErrorsNameTheKey: as key.converter, a field path in an
+// error starts at the key, not at the value.
+func TestJSONSchemaKeyErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		key  bool
+		says string
+	}{{false, "value.id: want an integer"}, {true, "key.id: want an integer"}} {
+		j := NewJSONSchema(jsonSchemaReg(map[int32]string{21: personSchema}), JSONSchemaOptions{Key: tc.key})
+		_, err := j.Convert(context.Background(), "t", jsWire(21, `{"id":"one"}`))
+		if !errors.Is(err, ErrConversion) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("Key %v: %v, want it to say %q", tc.key, err, tc.says)
+		}
 	}
 }

@@ -210,7 +210,7 @@ func (p *Protobuf) compile(ctx context.Context, id int32) (*protoFile, error) {
 		return nil, err
 	}
 	if raw.Type != "PROTOBUF" {
-		return &protoFile{err: &schema.SchemaError{ID: id, Reason: fmt.Sprintf("schema type %s is not PROTOBUF (value.converter is ProtobufConverter)", raw.Type)}}, nil
+		return &protoFile{err: &schema.SchemaError{ID: id, Reason: fmt.Sprintf("schema type %s is not PROTOBUF (the converter is ProtobufConverter)", raw.Type)}}, nil
 	}
 	main := fmt.Sprintf("registry-schema-%d.proto", id)
 	sources := map[string]string{main: raw.Text}

@@ -100,3 +100,19 @@ func TestJSONSchemaCacheSizeWired(t *testing.T) {
 		t.Fatalf("%d registry lookups with schemas.cache.size 1, want 3 (the first id dropped for the second)", n)
 	}
 }
+
+// TestJSONSchemaKeyConverterWired: key.converter's JSON Schema converter
+// names the key's fields in its errors.
+func TestJSONSchemaKeyConverterWired(t *testing.T) {
+	const js = "io.confluent.connect.json.JsonSchemaConverter"
+	c := conftest.Connector(t, t.TempDir(), "a", map[string]string{"value.converter": js, "key.converter": js})
+	m := registry.NewMemory()
+	id, _, err := m.RegisterRaw("t-key", schema.Raw{Type: "JSON", Text: `{"type":"object","properties":{"id":{"type":"integer"}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = KeyConverter(c, m).Convert(context.Background(), "t", schema.AppendWire(nil, id, []byte(`{"id":"x"}`)))
+	if err == nil || !strings.Contains(err.Error(), "key.id") {
+		t.Fatalf("a key that does not fit: %v, want an error naming key.id", err)
+	}
+}
