@@ -8,6 +8,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/completeness"
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
@@ -127,3 +128,12 @@ func (d *Daemon) completenessOf(c *configs.Connector, conn *sink.Connector, stor
 		log: d.log.With("connector", c.Name), byTopic: map[string]*completeness.Marker{}}, nil
 }
 
+// redactCompleteness hides secrets the errors may quote (a metastore's
+// error can quote its URI).
+func redactCompleteness(m map[string]CompletenessStatus, r *secret.Redactor) map[string]CompletenessStatus {
+	for t, st := range m {
+		st.Waiting, st.Error = r.Text(st.Waiting), r.Text(st.Error)
+		m[t] = st
+	}
+	return m
+}
