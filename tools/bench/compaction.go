@@ -57,6 +57,24 @@ type compactionCase struct {
 	Compaction caseResult         `json:"compaction"`
 	Ratio      float64            `json:"ratio_to_raw"`
 	Rounds     []compactionRounds `json:"rounds"`
+	// Failures are the runs that failed and were run again (a loaded
+	// machine's NameNode can leave a Close "replicating" past the
+	// client's retries: the daemon's pass then fails and is retried).
+	Failures []string `json:"failures,omitempty"`
+}
+
+// retried runs a case up to three times, keeping each failure.
+func retried(cc *compactionCase, run func() (caseResult, error)) (caseResult, error) {
+	var res caseResult
+	var err error
+	for range 3 {
+		if res, err = run(); err == nil {
+			return res, nil
+		}
+		cc.Failures = append(cc.Failures, err.Error())
+		fmt.Fprintln(os.Stderr, "bench: compaction run failed, running it again:", err)
+	}
+	return res, err
 }
 
 type compactionRounds struct {
@@ -157,11 +175,13 @@ func (e *env) compactionRounds(o options, f, dir string, bytes int64) (compactio
 			order[0], order[1] = order[1], order[0]
 		}
 		for _, step := range order {
-			if err := resetCompaction(dir); err != nil {
-				return cc, err
-			}
-			fmt.Fprintf(os.Stderr, "bench: compaction %s round %d: %s\n", f, i+1, step.spec.Kind)
-			res, err := child(o.binary, step.spec)
+			res, err := retried(&cc, func() (caseResult, error) {
+				if err := resetCompaction(dir); err != nil {
+					return caseResult{}, err
+				}
+				fmt.Fprintf(os.Stderr, "bench: compaction %s round %d: %s\n", f, i+1, step.spec.Kind)
+				return child(o.binary, step.spec)
+			})
 			if err != nil {
 				return cc, err
 			}
@@ -636,6 +656,11 @@ func printCompaction(w io.Writer, rep *compactionReport) {
 			c.Format, c.Files, c.Compaction.Files, mb(c.Bytes), byteRate(c.Raw)/1e6, byteRate(c.Compaction)/1e6, c.Ratio,
 			floatsPrec(ratios), c.Compaction.CPUSeconds, mb(c.Raw.PeakRSSBytes), mb(c.Compaction.PeakRSSBytes),
 			float64(c.Compaction.BytesRead)/float64(max(c.Bytes, 1)), sumCalls(c.Compaction.Calls), c.Compaction.Calls)
+	}
+	for _, c := range rep.Cases {
+		if len(c.Failures) > 0 {
+			fmt.Fprintf(w, "%s: %d runs failed and were run again (the log has why)\n", c.Format, len(c.Failures))
+		}
 	}
 	if b := rep.Beside; b != nil {
 		fmt.Fprintf(w, "\nsink %s alone and with a compaction looping beside it, pairs back to back:\n\n", b.Workload)
