@@ -306,9 +306,9 @@ func (e *env) sinkWithLoop(o options, sinkSpec caseSpec, variant string, dirs ma
 	return sinkRes, loopRes, nil
 }
 
-// prepareSmallFiles writes files committed files of records records each,
-// of partition 0, consecutive offsets, into dir's compacted directory, four
-// at a time, and returns their total size.
+// prepareSmallFiles writes `files` committed files of `records` records
+// each (partition 0, consecutive offsets) into the directory the cases
+// compact, four at a time, and returns their total size.
 func prepareSmallFiles(dir, f string, files, records int) (int64, error) {
 	store, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: itest.DefaultHDFSUser})
 	if err != nil {

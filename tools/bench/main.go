@@ -3,7 +3,9 @@
 // registry) and against the same machine's raw limits measured in the same
 // run — franz-go consuming the same topic, and the Go HDFS client writing
 // the same bytes in files of the same size — and reports memory with many
-// partitions and the time to resume after SIGKILL. Each measured case runs in a fresh child
+// partitions and the time to resume after SIGKILL; with -compaction, the
+// compactor against the raw HDFS read+write of the same bytes, and the
+// sink alone against the sink beside a compaction (compaction.go). Each measured case runs in a fresh child
 // process (this binary with -case) so CPU and peak RSS are its own.
 // docs/benchmarks.md holds the results and how to reproduce them.
 package main
