@@ -22,7 +22,8 @@ import (
 // only); its Hive partition moves to the compacted generation and keeps
 // its completeness parameter; its _SUCCESS stays in the hour's directory,
 // where downstream jobs look for it; the current hour is neither marked
-// nor compacted; every offset is in HDFS exactly once.
+// nor compacted; every offset is in HDFS exactly once. Parquet: the merge
+// that decodes and encodes again, reading each input ahead of the merge.
 func TestCompletenessThenCompaction(t *testing.T) {
 	t.Parallel()
 	itest.RequireMetastore(t)
@@ -38,7 +39,7 @@ func TestCompletenessThenCompaction(t *testing.T) {
 	past := []string{hourOf(base), hourOf(base.Add(time.Hour))}
 	cfg := s.connector("lifecycle", hiveOn(db, map[string]string{
 		"partitioner.class":   "io.confluent.connect.storage.partitioner.HourlyPartitioner",
-		"timestamp.extractor": "Record", "timezone": "UTC", "locale": "en", "flush.size": "2",
+		"timestamp.extractor": "Record", "timezone": "UTC", "locale": "en", "flush.size": "2", "format.class": "parquet",
 		"hdfs.sink.completeness.enabled": "true", "hdfs.sink.completeness.interval.ms": "500",
 		"hdfs.sink.compaction.enabled": "true", "hdfs.sink.compaction.min.files": "4",
 		"hdfs.sink.compaction.interval.ms": "2000", "hdfs.sink.compaction.grace.ms": "0",
