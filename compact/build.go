@@ -206,13 +206,19 @@ func (c *Compactor) mergeParquet(ctx context.Context, run Run, prefix string) ([
 		err := m.close()
 		return m.records, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	read, wait := c.readAhead(ctx, run.Inputs)
+	defer func() { cancel(); wait() }()
 	for _, in := range run.Inputs {
 		err := func() error {
-			data, err := c.readAll(ctx, in.Path)
-			if err != nil {
-				return err
+			got, ok := <-read // the inputs come in run order, each read once
+			if !ok {
+				return fmt.Errorf("merge: reading %s: %w", in.Path, context.Cause(ctx))
 			}
-			pin, err := openParquet(data, in.Path)
+			if got.err != nil {
+				return got.err
+			}
+			pin, err := openParquet(got.data, in.Path)
 			if err != nil {
 				return err
 			}
@@ -238,6 +244,40 @@ func (c *Compactor) mergeParquet(ctx context.Context, run Run, prefix string) ([
 	}
 	err := outs.finish(end)
 	return outs.done, err
+}
+
+// readInput is an input read whole, or why it could not be.
+type readInput struct {
+	data []byte
+	err  error
+}
+
+// readAhead reads inputs whole, in order, one ahead of the Parquet merge:
+// while input i is decoded and encoded, input i+1 is read, so the store's
+// round trips overlap the merge's CPU instead of adding to it (measured:
+// docs/benchmarks.md, "Compaction"). The merge thus holds at most two
+// inputs' bytes at once (Policy.MaxInputBytes is set for two). It stops
+// at the first failure (sent as the next input) or when ctx ends, and
+// closes read; wait returns once it has stopped.
+func (c *Compactor) readAhead(ctx context.Context, inputs []Input) (read <-chan readInput, wait func()) {
+	ch := make(chan readInput) // unbuffered: one input read ahead, no more
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ch) // a merge waiting for an input that will not come learns it
+		for _, in := range inputs {
+			data, err := c.readAll(ctx, in.Path)
+			select {
+			case ch <- readInput{data: data, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch, func() { <-done }
 }
 
 func (c *Compactor) readAll(ctx context.Context, name string) ([]byte, error) {

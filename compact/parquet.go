@@ -22,8 +22,8 @@ const parquetBatchRows = 8192
 const DefaultRowGroupBytes = 64 << 20
 
 // parquetInput is one input file, read whole: Parquet's footer is at the
-// end, and the inputs are small files. It is released before the next one
-// is read.
+// end, and the inputs are small files. It is released once merged; the
+// next one is read meanwhile (Compactor.readAhead).
 type parquetInput struct {
 	pf     *file.Reader
 	schema *arrow.Schema

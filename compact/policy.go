@@ -23,8 +23,9 @@ type Policy struct {
 	// Compactor's (Options.MinAge).
 	Complete func(ctx context.Context, encoded string) (bool, error)
 	// MaxInputBytes leaves a Parquet directory one of whose inputs is
-	// larger: its merge holds one input whole (and one output row group),
-	// within the connector's memory ceiling. 0: no bound.
+	// larger: its merge holds two inputs whole (the one merged and the
+	// next, read ahead) and one output row group, within the connector's
+	// memory ceiling. 0: no bound.
 	MaxInputBytes int64
 }
 
@@ -60,7 +61,7 @@ func (p *Policy) Choose(plan Plan, complete bool) (Action, string) {
 		return ActionLeave, fmt.Sprintf("%d committed files, fewer than hdfs.sink.compaction.min.files=%d", plan.Files, p.MinFiles)
 	}
 	if big := p.largestParquetInput(plan); big != nil {
-		return ActionLeave, fmt.Sprintf("%s is %d bytes: a Parquet merge holds one input whole, and within the connector's memory ceiling an input may be %d bytes (hdfs.sink.memory.max.bytes / 8)",
+		return ActionLeave, fmt.Sprintf("%s is %d bytes: a Parquet merge holds two inputs whole, and within the connector's memory ceiling an input may be %d bytes (hdfs.sink.memory.max.bytes / 16)",
 			big.Path, big.Bytes, p.MaxInputBytes)
 	}
 	return ActionCompact, ""

@@ -41,6 +41,10 @@ type stepFS struct {
 	frozen   chan struct{} // closed when the call at freezeAt waits
 	thaw     chan struct{}
 	before   func(k int) error
+	// hook runs the world's hooks one at a time: a Parquet merge calls
+	// the store from two goroutines (Compactor.readAhead), and the hooks
+	// (readers looking, writers committing) are not safe to run at once.
+	hook sync.Mutex
 }
 
 func (s *stepFS) step() error {
@@ -56,6 +60,8 @@ func (s *stepFS) step() error {
 		return errCrash
 	}
 	if s.before != nil {
+		s.hook.Lock()
+		defer s.hook.Unlock()
 		return s.before(k)
 	}
 	return nil

@@ -67,11 +67,13 @@ const (
 type Converter struct {
 	Class string // as written; empty: the default
 	Kind  ConverterKind
-	// JsonConverter: schemas.enable (default true), schemas.cache.size
-	// (default 1000) and decimal.format (default BASE64).
+	// JsonConverter: schemas.enable (default true) and decimal.format
+	// (default BASE64).
 	SchemasEnable bool
-	CacheSize     int
 	DecimalFormat DecimalFormat
+	// JsonConverter and JsonSchemaConverter: schemas.cache.size (default
+	// 1000), how many schemas stay compiled.
+	CacheSize int
 	// ProtobufConverter: wrapper.for.nullables (default false).
 	WrapperForNullables bool
 	// JsonSchemaConverter: use.optional.for.nonrequired.properties
@@ -153,6 +155,7 @@ func (p *parser) converter(key string, def ConverterKind) Converter {
 // value, fail on any violation) cannot be honoured and is refused rather
 // than ignored.
 func (p *parser) jsonSchemaConverter(key string, c *Converter) {
+	c.CacheSize = int(p.integer(key+".schemas.cache.size", DefaultSchemaCacheSize, 1, reasonPositive))
 	c.OptionalForNonRequired = p.boolean(key+".use.optional.for.nonrequired.properties", false)
 	if p.boolean(key+".json.fail.invalid.schema", false) {
 		p.fail(key+".json.fail.invalid.schema", "true", "not honoured: hdfs-sink checks a value's JSON types and required fields against its schema, "+

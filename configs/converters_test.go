@@ -100,17 +100,20 @@ func TestJSONSchemaConverterSettings(t *testing.T) {
 	w := workerOf(t, "bootstrap.servers=w:9092\nvalue.converter.schema.registry.url=http://w:8081")
 	const js = "io.confluent.connect.json.JsonSchemaConverter"
 	const reg = `,"value.converter.schema.registry.url":"http://w:8081"`
-	c, _ := connectorWith(t, w, reg+`,"value.converter":"`+js+`","value.converter.use.optional.for.nonrequired.properties":"true","key.converter":"`+js+`"`)
-	if v := c.ValueConverter; v.Kind != ConverterJSONSchema || !v.OptionalForNonRequired || c.Schemaless || !c.NeedsRegistry() {
+	c, _ := connectorWith(t, w, reg+`,"value.converter":"`+js+`","value.converter.use.optional.for.nonrequired.properties":"true",`+
+		`"value.converter.schemas.cache.size":"5","key.converter":"`+js+`"`)
+	if v := c.ValueConverter; v.Kind != ConverterJSONSchema || !v.OptionalForNonRequired || v.CacheSize != 5 || c.Schemaless || !c.NeedsRegistry() {
 		t.Fatalf("value converter %+v (schemaless %v, registry %v)", v, c.Schemaless, c.NeedsRegistry())
 	}
-	if k := c.KeyConverter; k.Kind != ConverterJSONSchema || k.OptionalForNonRequired {
+	if k := c.KeyConverter; k.Kind != ConverterJSONSchema || k.OptionalForNonRequired || k.CacheSize != DefaultSchemaCacheSize {
 		t.Fatalf("key converter %+v", k)
 	}
 	for _, tc := range []struct{ extra, want string }{
 		{`,"value.converter":"` + js + `","value.converter.json.fail.invalid.schema":"true"`, `value.converter.json.fail.invalid.schema = "true": not honoured`},
 		{`,"value.converter":"` + js + `","key.converter":"` + js + `","key.converter.json.fail.invalid.schema":"true"`, `key.converter.json.fail.invalid.schema = "true": not honoured`},
 		{`,"value.converter":"org.apache.kafka.connect.storage.StringConverter","format.class":"io.confluent.connect.hdfs.string.StringFormat","key.converter":"` + js + `"`, "it needs value.converter AvroConverter, ProtobufConverter or JsonSchemaConverter"},
+		{`,"value.converter":"` + js + `","value.converter.schemas.cache.size":"0"`, `value.converter.schemas.cache.size = "0"`},
+		{`,"value.converter":"` + js + `","key.converter":"` + js + `","key.converter.schemas.cache.size":"many"`, `key.converter.schemas.cache.size = "many"`},
 	} {
 		_, _, err := ParseFile("c.json", []byte(`{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"`+reg+tc.extra+`}}`), w)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -122,21 +125,26 @@ func TestJSONSchemaConverterSettings(t *testing.T) {
 	}
 }
 
-// TestSchemalessValuesNeedStringFormat: schemaless values in another format
-// are refused, and the error does not claim JSON files need a schema: the
-// reference writes schemaless JSON; hdfs-sink's JSON format does not yet.
-func TestSchemalessValuesNeedStringFormat(t *testing.T) {
+// TestSchemalessValuesFormats: schemaless values are written by the string
+// format, and JsonConverter's by the JSON format too; Avro and Parquet
+// need a schema, and the JSON format does not write String or ByteArray
+// values (Connect's would, as JSON strings).
+func TestSchemalessValuesFormats(t *testing.T) {
 	w := workerOf(t, "bootstrap.servers=w:9092")
-	const schemaless = `,"value.converter":"org.apache.kafka.connect.json.JsonConverter","value.converter.schemas.enable":"false"`
-	for _, tc := range []struct{ format, want string }{
-		{"io.confluent.connect.hdfs.json.JsonFormat", "hdfs-sink's JSON format does not write schemaless JSON yet"},
-		{"io.confluent.connect.hdfs.avro.AvroFormat", "Avro and Parquet files need a schema"},
-		{"io.confluent.connect.hdfs.parquet.ParquetFormat", "can only be written with the string format"},
+	const jsonValues = `,"value.converter":"org.apache.kafka.connect.json.JsonConverter","value.converter.schemas.enable":"false"`
+	const stringValues = `,"value.converter":"org.apache.kafka.connect.storage.StringConverter"`
+	for _, tc := range []struct{ converter, format, want string }{
+		{jsonValues, "io.confluent.connect.hdfs.json.JsonFormat", ""},
+		{jsonValues, "io.confluent.connect.hdfs.string.StringFormat", ""},
+		{stringValues, "io.confluent.connect.hdfs.string.StringFormat", ""},
+		{stringValues, "io.confluent.connect.hdfs.json.JsonFormat", "not strings or bytes as JSON strings"},
+		{jsonValues, "io.confluent.connect.hdfs.avro.AvroFormat", "Avro and Parquet files need a schema"},
+		{jsonValues, "io.confluent.connect.hdfs.parquet.ParquetFormat", "can only be written with the string or JSON format"},
 	} {
 		_, _, err := ParseFile("c.json", []byte(`{"name":"c","config":{"topics":"t","hdfs.url":"hdfs://nn:8020","flush.size":"1"`+
-			schemaless+`,"format.class":"`+tc.format+`"}}`), w)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err = %v, want %q", tc.format, err, tc.want)
+			tc.converter+`,"format.class":"`+tc.format+`"}}`), w)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s %s: err = %v, want %q", tc.converter, tc.format, err, tc.want)
 		}
 	}
 }

@@ -138,10 +138,8 @@ func hivePathFormat(f string) bool {
 
 func (p *parser) validateRegistry(c *Connector) {
 	if c.Schemaless {
-		if c.Format != FormatString && !p.failed("format.class") && !p.failed("value.converter") {
-			p.fail("value.converter", p.raw["value.converter"], "schemaless values ("+schemalessWhy(c.ValueConverter)+
-				") can only be written with the string format (format.class StringFormat): Avro and Parquet files need a schema, "+
-				"and hdfs-sink's JSON format does not write schemaless JSON yet (the reference's does)")
+		if why := schemalessFormatProblem(c); why != "" && !p.failed("format.class") && !p.failed("value.converter") {
+			p.fail("value.converter", p.raw["value.converter"], "schemaless values ("+schemalessWhy(c.ValueConverter)+") "+why)
 		}
 		if len(c.ExtraColumns) > 0 {
 			p.fail("hdfs.sink.extra.columns", p.raw["hdfs.sink.extra.columns"], "needs values with a schema (value.converter AvroConverter, or JsonConverter with schemas.enable=true)")
@@ -158,6 +156,23 @@ func (p *parser) validateRegistry(c *Connector) {
 	if c.Registry.CredentialsSource == CredentialsUserInfo && c.Registry.UserInfo == "" && !p.anyFailed("basic.auth.user.info") {
 		p.missing("value.converter.basic.auth.user.info", "required (user:password) when basic.auth.credentials.source is USER_INFO")
 	}
+}
+
+// schemalessFormatProblem says why the format cannot write the
+// connector's schemaless values ("" if it can). The JSON format writes
+// JsonConverter's values as the JSON they are; Connect's JsonFormat would
+// write String and ByteArray values as JSON strings, which it does not.
+func schemalessFormatProblem(c *Connector) string {
+	switch {
+	case c.Format == FormatString:
+		return ""
+	case c.Format == FormatJSON && c.ValueConverter.Kind == ConverterJSON:
+		return ""
+	case c.Format == FormatJSON:
+		return "can only be written with the string format (format.class StringFormat): the JSON format writes JSON values " +
+			"(JsonConverter with schemas.enable=false), not strings or bytes as JSON strings"
+	}
+	return "can only be written with the string or JSON format: Avro and Parquet files need a schema"
 }
 
 // schemalessWhy names the setting that makes values schemaless.

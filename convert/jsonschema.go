@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/schema"
@@ -23,16 +22,17 @@ const JSONSchemaClass = "io.confluent.connect.json.JsonSchemaConverter"
 // through schema.compatibility as an Avro one does, and the WAL's id finds
 // its schema again after a restart (SchemaByID).
 //
+// Concurrent first records of one id share one fetch; schemas.cache.size
+// bounds the ids kept compiled (byID, as the Protobuf converter and the
+// registry client cache).
+//
 // JSON Schema's other keywords (pattern, minimum, enum values, ...) are not
 // checked (json.fail.invalid.schema=true is refused by configs); a value
 // whose JSON types do not fit its schema is a bad record.
 type JSONSchema struct {
-	reg  RawSchemas
-	wait time.Duration
-	opts JSONSchemaOptions
-
-	mu   sync.RWMutex
-	byID map[int32]*compiled
+	reg   RawSchemas
+	opts  JSONSchemaOptions
+	cache *byID[*compiled]
 }
 
 // RawSchemas is what the JSON Schema converter asks the registry: a
@@ -51,6 +51,13 @@ type JSONSchemaOptions struct {
 	// LookupWait bounds a schema lookup that goes to the registry (<= 0:
 	// DefaultLookupWait), as Avro's does.
 	LookupWait time.Duration
+	// Key says the converter reads keys (key.converter): errors name the
+	// key's fields (key.id), not the value's (value.id).
+	Key bool
+	// CacheSize is schemas.cache.size: how many registry ids stay
+	// compiled, the oldest compiled dropped first (<= 0:
+	// DefaultSchemasCacheSize).
+	CacheSize int
 }
 
 // NewJSONSchema reads values through reg.
@@ -58,7 +65,10 @@ func NewJSONSchema(reg RawSchemas, opts JSONSchemaOptions) *JSONSchema {
 	if opts.LookupWait <= 0 {
 		opts.LookupWait = DefaultLookupWait
 	}
-	return &JSONSchema{reg: reg, wait: opts.LookupWait, opts: opts, byID: map[int32]*compiled{}}
+	if opts.CacheSize <= 0 {
+		opts.CacheSize = DefaultSchemasCacheSize
+	}
+	return &JSONSchema{reg: reg, opts: opts, cache: newByID[*compiled](opts.CacheSize, opts.LookupWait)}
 }
 
 // Convert splits the framing, finds the compiled schema and encodes the
@@ -80,7 +90,7 @@ func (j *JSONSchema) Convert(ctx context.Context, _ string, data []byte) (Value,
 	if payload == nil && c.root.def == nil && c.root.optional {
 		return Value{}, nil
 	}
-	datum, err := encode(nil, c.root, payload, "value")
+	datum, err := encode(nil, c.root, payload, j.root())
 	if err != nil {
 		return Value{}, jsonSchemaError(fmt.Sprintf("the JSON does not fit schema %d", id), err)
 	}
@@ -102,14 +112,9 @@ func (j *JSONSchema) SchemaByID(ctx context.Context, id int32) (*schema.Schema, 
 // without a registry request each; an id the registry does not know is
 // not (a registry lookup per such record, as AvroConverter makes).
 func (j *JSONSchema) compiled(ctx context.Context, id int32) (*compiled, error) {
-	j.mu.RLock()
-	c := j.byID[id]
-	j.mu.RUnlock()
-	if c == nil {
-		var err error
-		if c, err = j.fetch(ctx, id); err != nil {
-			return nil, err
-		}
+	c, err := j.cache.get(ctx, id, j.fetch)
+	if err != nil {
+		return nil, err
 	}
 	if c.err != nil {
 		return nil, c.err
@@ -118,25 +123,24 @@ func (j *JSONSchema) compiled(ctx context.Context, id int32) (*compiled, error) 
 }
 
 func (j *JSONSchema) fetch(ctx context.Context, id int32) (*compiled, error) {
-	ctx, cancel := context.WithTimeout(ctx, j.wait)
-	defer cancel()
 	t, err := j.reg.RawByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	c := compileJSONSchema(id, t, j.opts.OptionalForNonRequired)
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if have := j.byID[id]; have != nil {
-		return have, nil // another partition compiled it meanwhile: one *Schema per id
+	return compileJSONSchema(id, t, j.opts.OptionalForNonRequired, j.root()), nil
+}
+
+// root names the record's side in errors' field paths.
+func (j *JSONSchema) root() string {
+	if j.opts.Key {
+		return "key"
 	}
-	j.byID[id] = c
-	return c, nil
+	return "value"
 }
 
 // compileJSONSchema maps a registry schema to its Avro form; what cannot be
 // mapped is an unsupported schema (the records' fault: errors.tolerance).
-func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool) *compiled {
+func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool, root string) *compiled {
 	unsupported := func(reason string, err error) *compiled {
 		return &compiled{err: &schema.SchemaError{ID: id, Reason: "JsonSchemaConverter: " + reason, Err: err}}
 	}
@@ -150,11 +154,11 @@ func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool) *compil
 	if err != nil {
 		return unsupported("no Connect form", err)
 	}
-	root, err := compile(cs, "value")
+	node, err := compile(cs, root)
 	if err != nil {
 		return unsupported("no Connect form", err)
 	}
-	text, err := avroSchema(cs, root)
+	text, err := avroSchema(cs, node)
 	if err != nil {
 		return unsupported("no Avro form", err)
 	}
@@ -162,7 +166,7 @@ func compileJSONSchema(id int32, t schema.Raw, optionalNonRequired bool) *compil
 	if err != nil {
 		return unsupported("no Avro form: "+text, err)
 	}
-	return &compiled{schema: s, root: root}
+	return &compiled{schema: s, root: node}
 }
 
 func jsonSchemaError(reason string, err error) error {

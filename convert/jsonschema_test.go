@@ -5,7 +5,9 @@ import (
 	"errors"
 	"math/big"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -93,7 +95,7 @@ func TestJSONSchemaToAvro(t *testing.T) {
 			`{"type":"record","name":"R","fields":[{"name":"c","type":"string"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := compileJSONSchema(5, schema.Raw{Type: "JSON", Text: tc.in}, false)
+			c := compileJSONSchema(5, schema.Raw{Type: "JSON", Text: tc.in}, false, "value")
 			if c.err != nil {
 				t.Fatal(c.err)
 			}
@@ -108,11 +110,11 @@ func TestJSONSchemaOptionalForNonRequired(t *testing.T) {
 	in := `{"type":"object","title":"Record","required":["int8"],"properties":{"int8":{"type":"integer","connect.type":"int8"},"string":{"type":"string"}}}`
 	// JsonSchemaDataTest.testToConnectRecordWithOptionalAndRequired.
 	want := `{"type":"record","name":"Record","fields":[{"name":"int8","type":{"type":"int","connect.type":"int8"}},{"name":"string","type":["null","string"],"default":null}]}`
-	c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, true)
+	c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, true, "value")
 	if c.err != nil || c.schema.Text != want {
 		t.Fatalf("got %v %v, want %s", c.schema, c.err, want)
 	}
-	if c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, false); c.err != nil || strings.Contains(c.schema.Text, "null") {
+	if c := compileJSONSchema(1, schema.Raw{Type: "JSON", Text: in}, false, "value"); c.err != nil || strings.Contains(c.schema.Text, "null") {
 		t.Fatalf("by default a property is required (use.optional.for.nonrequired.properties=false): %v %v", c.schema, c.err)
 	}
 }
@@ -144,7 +146,7 @@ func TestJSONSchemaRefusals(t *testing.T) {
 		{"same record name twice", schema.Raw{Type: "JSON", Text: `{"title":"E","type":"object","properties":{"a":{"$ref":"#/definitions/P"},"b":{"$ref":"#/definitions/P"}},"definitions":{"P":{"type":"object","title":"P","properties":{"x":{"type":"number"}}}}}`}, "distinct record names"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := compileJSONSchema(3, tc.text, false)
+			c := compileJSONSchema(3, tc.text, false, "value")
 			if c.err == nil {
 				t.Fatalf("compiled to %s", c.schema.Text)
 			}
@@ -303,5 +305,125 @@ func TestJSONSchemaSchemaChangeIsANewID(t *testing.T) {
 	// schema.compatibility BACKWARD reads the old records as the new schema.
 	if d, err := schema.CompatBackward.Decide(a.Schema, b.Schema); err != nil || d == schema.Same {
 		t.Fatalf("Decide = %v, %v: a new id with a new field is a schema change", d, err)
+	}
+}
+
+// TestJSONSchemaCacheSize: schemas.cache.size bounds the ids kept
+// compiled, the oldest compiled dropped first (and fetched again when
+// asked for); a schema that cannot be used takes a place, since its
+// records fail without a lookup each; an id the registry does not know
+// takes none and is asked for again.
+func TestJSONSchemaCacheSize(t *testing.T) {
+	const small = `{"type":"object","title":"S","properties":{"n":{"type":"integer"}}}`
+	for _, tc := range []struct {
+		name    string
+		size    int
+		ids     []int32
+		lookups int64
+	}{
+		{"default keeps every id", 0, []int32{1, 2, 3, 1, 2, 3}, 3},
+		{"size 2 drops the oldest compiled", 2, []int32{1, 2, 1, 3, 3, 1}, 4},
+		{"size 1 keeps the last", 1, []int32{1, 1, 2, 2, 1}, 3},
+		{"an unusable schema takes a place", 2, []int32{9, 9, 1, 2, 9}, 4},
+		{"an unknown id takes none", 2, []int32{1, 99, 99, 1}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := jsonSchemaReg(map[int32]string{1: small, 2: small, 3: small})
+			reg.texts[9] = schema.Raw{Type: "AVRO", Text: `"string"`}
+			j := NewJSONSchema(reg, JSONSchemaOptions{CacheSize: tc.size})
+			for i, id := range tc.ids {
+				v, err := j.Convert(context.Background(), "t", jsWire(id, `{"n":1}`))
+				switch id {
+				case 9:
+					if !errors.Is(err, schema.ErrUnsupportedSchema) {
+						t.Fatalf("record %d (id 9, an Avro schema): %v, want ErrUnsupportedSchema", i, err)
+					}
+				case 99:
+					if !errors.Is(err, schema.ErrUnknownSchema) {
+						t.Fatalf("record %d (id 99, unknown): %v, want ErrUnknownSchema", i, err)
+					}
+				default:
+					if err != nil || v.Schema.ID != id {
+						t.Fatalf("record %d (id %d): %v, %v", i, id, v.Schema, err)
+					}
+				}
+			}
+			if n := reg.lookups.Load(); n != tc.lookups {
+				t.Fatalf("ids %v with schemas.cache.size %d: %d registry lookups, want %d", tc.ids, tc.size, n, tc.lookups)
+			}
+		})
+	}
+}
+
+// blockingTexts holds every lookup until release is closed.
+type blockingTexts struct {
+	*jsonSchemaTexts
+	release chan struct{}
+}
+
+func (b blockingTexts) RawByID(ctx context.Context, id int32) (schema.Raw, error) {
+	<-b.release
+	return b.jsonSchemaTexts.RawByID(ctx, id)
+}
+
+// TestJSONSchemaConcurrentMisses: partitions that meet a new id together
+// share one registry lookup and one compiled schema. The registry answers
+// only once every caller has missed the cache, so without the shared
+// flight each caller's lookup would be counted.
+func TestJSONSchemaConcurrentMisses(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ids     []int32
+		lookups int64
+	}{
+		{"eight records of one id", []int32{21, 21, 21, 21, 21, 21, 21, 21}, 1},
+		{"four records of each of two ids", []int32{21, 22, 21, 22, 21, 22, 21, 22}, 2},
+		{"eight records of an unknown id share the failure", []int32{99, 99, 99, 99, 99, 99, 99, 99}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := blockingTexts{jsonSchemaReg(map[int32]string{21: personSchema, 22: personSchema}), make(chan struct{})}
+			j := NewJSONSchema(reg, JSONSchemaOptions{})
+			var missed sync.WaitGroup
+			missed.Add(len(tc.ids))
+			j.cache.missed = func(int32) { missed.Done() }
+			go func() { missed.Wait(); close(reg.release) }()
+			schemas := make([]*schema.Schema, len(tc.ids))
+			errs := make([]error, len(tc.ids))
+			var wg sync.WaitGroup
+			for i, id := range tc.ids {
+				wg.Go(func() {
+					v, err := j.Convert(context.Background(), "t", jsWire(id, `{"id":1,"born":1,"balance":1,"tags":[],"counts":[],"raw":""}`))
+					schemas[i], errs[i] = v.Schema, err
+				})
+			}
+			wg.Wait()
+			for i, id := range tc.ids {
+				first := slices.Index(tc.ids, id)
+				switch {
+				case id == 99 && !errors.Is(errs[i], schema.ErrUnknownSchema):
+					t.Errorf("record %d: %v, want ErrUnknownSchema", i, errs[i])
+				case id != 99 && (errs[i] != nil || schemas[i].ID != id || schemas[i] != schemas[first]):
+					t.Errorf("record %d of id %d: schema %p, %v; want the one schema compiled for the id (%p)", i, id, schemas[i], errs[i], schemas[first])
+				}
+			}
+			if n := reg.lookups.Load(); n != tc.lookups {
+				t.Fatalf("%d registry lookups for ids %v, want %d", n, tc.ids, tc.lookups)
+			}
+		})
+	}
+}
+
+// TestJSONSchemaKeyErrorsNameTheKey: as key.converter, a field path in an
+// error starts at the key, not at the value.
+func TestJSONSchemaKeyErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		key  bool
+		says string
+	}{{false, "value.id: want an integer"}, {true, "key.id: want an integer"}} {
+		j := NewJSONSchema(jsonSchemaReg(map[int32]string{21: personSchema}), JSONSchemaOptions{Key: tc.key})
+		_, err := j.Convert(context.Background(), "t", jsWire(21, `{"id":"one"}`))
+		if !errors.Is(err, ErrConversion) || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("Key %v: %v, want it to say %q", tc.key, err, tc.says)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/bufbuild/protocompile"
-	"golang.org/x/sync/singleflight"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -54,13 +53,12 @@ type ProtobufOptions struct {
 type Protobuf struct {
 	reg  SchemaTexts
 	opts ProtobufOptions
-	wait time.Duration
 
-	mu    sync.RWMutex
-	files map[int32]*protoFile
-	// flights makes the partitions that meet a new id together wait for
-	// one fetch and compile.
-	flights singleflight.Group
+	// files are the ids compiled; the partitions that meet a new id
+	// together wait for one fetch and compile. Unbounded: a file dropped
+	// and compiled again would lose the message its id is bound to.
+	files *byID[*protoFile]
+	mu    sync.RWMutex // guards each protoFile's bound
 }
 
 // protoFile is a registry id compiled: its file, or why it cannot be read.
@@ -85,7 +83,7 @@ func NewProtobuf(reg SchemaTexts, opts ProtobufOptions, wait time.Duration) *Pro
 	if wait <= 0 {
 		wait = DefaultLookupWait
 	}
-	return &Protobuf{reg: reg, opts: opts, wait: wait, files: map[int32]*protoFile{}}
+	return &Protobuf{reg: reg, opts: opts, files: newByID[*protoFile](0, wait)}
 }
 
 // Convert reads one record as ProtobufConverter.toConnectData does.
@@ -190,29 +188,9 @@ func (p *Protobuf) build(f *protoFile, id int32, indexes []int) (*protoMessage, 
 // that cannot be read is cached too: each of its records is bad, and
 // asking the registry again would not change it (ids are immutable).
 func (p *Protobuf) file(ctx context.Context, id int32) (*protoFile, error) {
-	p.mu.RLock()
-	f := p.files[id]
-	p.mu.RUnlock()
-	if f == nil {
-		v, err, _ := p.flights.Do(strconv.Itoa(int(id)), func() (any, error) {
-			ctx, cancel := context.WithTimeout(ctx, p.wait)
-			defer cancel()
-			f, err := p.compile(ctx, id)
-			if err != nil {
-				return nil, err // not the record's fault: the sink retries
-			}
-			p.mu.Lock()
-			defer p.mu.Unlock()
-			if cached := p.files[id]; cached != nil {
-				return cached, nil
-			}
-			p.files[id] = f
-			return f, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		f = v.(*protoFile)
+	f, err := p.files.get(ctx, id, p.compile)
+	if err != nil {
+		return nil, err // not the record's fault: the sink retries
 	}
 	if f.err != nil {
 		return nil, f.err
@@ -232,7 +210,7 @@ func (p *Protobuf) compile(ctx context.Context, id int32) (*protoFile, error) {
 		return nil, err
 	}
 	if raw.Type != "PROTOBUF" {
-		return &protoFile{err: &schema.SchemaError{ID: id, Reason: fmt.Sprintf("schema type %s is not PROTOBUF (value.converter is ProtobufConverter)", raw.Type)}}, nil
+		return &protoFile{err: &schema.SchemaError{ID: id, Reason: fmt.Sprintf("schema type %s is not PROTOBUF (the converter is ProtobufConverter)", raw.Type)}}, nil
 	}
 	main := fmt.Sprintf("registry-schema-%d.proto", id)
 	sources := map[string]string{main: raw.Text}

@@ -25,10 +25,14 @@ type fakeTexts struct {
 	byID      map[int32]schema.Raw
 	byVersion map[string]schema.Raw // "subject/version"
 	lookups   atomic.Int64
-	down      error // every lookup fails with it (an outage)
+	down      error         // every lookup fails with it (an outage)
+	hold      chan struct{} // when set, RawByID answers once it is closed
 }
 
 func (f *fakeTexts) RawByID(_ context.Context, id int32) (schema.Raw, error) {
+	if f.hold != nil {
+		<-f.hold
+	}
 	f.lookups.Add(1)
 	if f.down != nil {
 		return schema.Raw{}, f.down
@@ -452,10 +456,16 @@ func TestProtobufMessageReusedAfterOneof(t *testing.T) {
 }
 
 // TestProtobufConcurrentFirstRecords: partitions convert in parallel; the
-// ones that meet a new id together share one fetch and one binding.
+// ones that meet a new id together share one fetch and one binding. The
+// registry answers only once all eight have missed the cache.
 func TestProtobufConcurrentFirstRecords(t *testing.T) {
 	reg := orderRegistry()
+	reg.hold = make(chan struct{})
 	p := NewProtobuf(reg, ProtobufOptions{}, 0)
+	var missed sync.WaitGroup
+	missed.Add(8)
+	p.files.missed = func(int32) { missed.Done() }
+	go func() { missed.Wait(); close(reg.hold) }()
 	data := wire(t, orderID, []int{0}, fullOrder(t))
 	schemas := make(chan *schema.Schema, 8)
 	var wg sync.WaitGroup
@@ -476,7 +486,7 @@ func TestProtobufConcurrentFirstRecords(t *testing.T) {
 			t.Fatal("two partitions got two schemas for one id")
 		}
 	}
-	if n := reg.lookups.Load(); n > 2 {
+	if n := reg.lookups.Load(); n != 2 {
 		t.Errorf("%d registry lookups, want the id and its reference once", n)
 	}
 }

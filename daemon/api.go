@@ -33,7 +33,8 @@ func (d *Daemon) Connector(name string) (rest.Connector, bool) {
 	cs := d.board.get(name)
 	_, paused := s.pauseState()
 	return rest.Connector{Config: s.config(), State: connectState(cs.state, paused), Err: cs.err, Restarts: cs.restarts,
-		NextRestart: cs.nextRestart, Partitions: d.metrics.Partitions(name)}, true
+		NextRestart: cs.nextRestart, Partitions: d.metrics.Partitions(name),
+		Completeness: cs.completeness.snapshot(), Compaction: cs.compaction.snapshot()}, true
 }
 
 // Pause stops the connector fetching (its partitions stay assigned), now

@@ -8,6 +8,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/compact"
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/configs/secret"
+	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -34,26 +35,9 @@ type compactionRun struct {
 }
 
 // CompactionStatus is one topic's compaction here, since this connector
-// started.
-type CompactionStatus struct {
-	At        string `json:"at"`             // the last pass began (RFC 3339)
-	Compacted int    `json:"compacted"`      // directories compacted
-	LastDir   string `json:"last,omitempty"` // the newest of them
-	// FilesBefore and FilesAfter are the committed files of the compacted
-	// directories before and in their merged sets; Bytes* likewise.
-	FilesBefore int   `json:"files_before"`
-	FilesAfter  int   `json:"files_after"`
-	BytesBefore int64 `json:"bytes_before"`
-	BytesAfter  int64 `json:"bytes_after"`
-	// LastSeconds is how long the newest compaction took.
-	LastSeconds float64 `json:"last_seconds,omitempty"`
-	// Removed counts merged inputs removed after their grace period.
-	Removed int `json:"inputs_removed"`
-	// Left is how many directories the last pass left (not complete, too
-	// young, too few files, compacted already).
-	Left      int    `json:"left"`
-	LastError string `json:"last_error,omitempty"` // the last pass's, cleared by a pass that succeeds
-}
+// started: the REST API's type (daemon/rest/lifecycle.go), so that
+// /status and GET /connectors/{name}/lifecycle show the same document.
+type CompactionStatus = rest.CompactionStatus
 
 func (r *compactionRun) run(ctx context.Context) {
 	everyOwnedTopic(ctx, r.conn, r.every, nil, r.pass, func(_ context.Context, topic string) {

@@ -56,6 +56,11 @@ func TestDaemonCompactsCompleteHours(t *testing.T) {
 	if st.FilesBefore != 3 || st.FilesAfter != 1 || st.BytesBefore == 0 || st.BytesAfter == 0 || st.LastDir != hourDir(hourA) || st.LastError != "" {
 		t.Fatalf("status compaction = %+v, want hour A from 3 files to 1", st)
 	}
+	// The REST API's lifecycle view shows the same document as /status.
+	code, body := apiCall(f.d, "GET", "/connectors/clicks/lifecycle")
+	if want := `"compaction":{"enabled":true,"topics":{"clicks":{`; code != 200 || !strings.Contains(body, want) || !strings.Contains(body, `"files_before":3,"files_after":1`) {
+		t.Fatalf("GET /connectors/clicks/lifecycle: %d %s, want %s with hour A from 3 files to 1", code, body, want)
+	}
 	if loc := f.hive["clicks"].location(hourB); loc != "" {
 		t.Fatalf("hour B (one file) was switched to %s", loc)
 	}

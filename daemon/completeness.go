@@ -8,6 +8,8 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/completeness"
 	"github.com/hdfs-sink/hdfs-sink/configs"
+	"github.com/hdfs-sink/hdfs-sink/configs/secret"
+	"github.com/hdfs-sink/hdfs-sink/daemon/rest"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
 	"github.com/hdfs-sink/hdfs-sink/sink"
@@ -32,24 +34,10 @@ type completenessRun struct {
 	status   topicStatuses[CompletenessStatus]
 }
 
-// CompletenessStatus is one topic's completeness as last judged here.
-type CompletenessStatus struct {
-	// Frontier: the topic's time directories ending at or before it are
-	// complete (RFC 3339; empty when nothing is known).
-	Frontier string `json:"frontier,omitempty"`
-	// Holding are the partitions whose progress is the frontier, Idle
-	// those that counted the wall clock (everything in their log committed).
-	Holding []int32 `json:"holding,omitempty"`
-	Idle    []int32 `json:"idle,omitempty"`
-	// Marked counts the directories marked here; LastMarked is the newest.
-	Marked     int    `json:"marked"`
-	LastMarked string `json:"last_marked,omitempty"`
-	// Waiting is a complete directory not markable yet (a commit's renames
-	// pending, the metastore failing) and why.
-	Waiting string `json:"waiting,omitempty"`
-	Error   string `json:"error,omitempty"`
-	At      string `json:"at"`
-}
+// CompletenessStatus is one topic's completeness as last judged here: the
+// REST API's type (daemon/rest/lifecycle.go), so that /status and GET
+// /connectors/{name}/lifecycle show the same document.
+type CompletenessStatus = rest.CompletenessStatus
 
 func (r *completenessRun) run(ctx context.Context) {
 	everyOwnedTopic(ctx, r.conn, r.every, r.countLate, r.pass, func(_ context.Context, topic string) {
@@ -138,4 +126,14 @@ func (d *Daemon) completenessOf(c *configs.Connector, conn *sink.Connector, stor
 	}
 	return &completenessRun{name: c.Name, every: c.Completeness.Interval, conn: conn, markers: markers, metrics: d.metrics,
 		log: d.log.With("connector", c.Name), byTopic: map[string]*completeness.Marker{}}, nil
+}
+
+// redactCompleteness hides secrets the errors may quote (a metastore's
+// error can quote its URI).
+func redactCompleteness(m map[string]CompletenessStatus, r *secret.Redactor) map[string]CompletenessStatus {
+	for t, st := range m {
+		st.Waiting, st.Error = r.Text(st.Waiting), r.Text(st.Error)
+		m[t] = st
+	}
+	return m
 }

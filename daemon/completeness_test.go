@@ -80,6 +80,11 @@ func TestDaemonMarksCompleteHours(t *testing.T) {
 	if comp := f.completeness("clicks"); comp.Frontier == "" || len(comp.Idle) != 1 || comp.LastMarked != hourDir(hourB) {
 		t.Fatalf("status completeness = %+v", comp)
 	}
+	// The REST API's lifecycle view shows the same document as /status.
+	code, body := apiCall(f.d, "GET", "/connectors/clicks/lifecycle")
+	if want := `"completeness":{"enabled":true,"marker":"_SUCCESS","lateness_ms":0,"topics":{"clicks":{"frontier":`; code != 200 || !strings.Contains(body, want) || !strings.Contains(body, `"marked":2`) {
+		t.Fatalf("GET /connectors/clicks/lifecycle: %d %s, want %s with two hours marked", code, body, want)
+	}
 	// One late record for hour A, and four on time for hour B to fill flush.size.
 	f.produceAt("clicks", base.Add(20*time.Minute))
 	f.produceAt("clicks", repeat(base.Add(100*time.Minute), 4)...)

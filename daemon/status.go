@@ -287,7 +287,7 @@ func (b *statusBoard) snapshot() []ConnectorStatus {
 				st.Registry = &DownStatus{Error: b.redact.Text(err.Error()), FailingSeconds: time.Since(since).Seconds()}
 			}
 		}
-		st.Completeness = cs.completeness.snapshot()
+		st.Completeness = redactCompleteness(cs.completeness.snapshot(), b.redact)
 		st.Compaction = redactCompaction(cs.compaction.snapshot(), b.redact)
 		if cs.syncer != nil {
 			st.Hive = hiveStatus(cs.syncer)

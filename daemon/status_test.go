@@ -51,16 +51,39 @@ func TestStatusShowsBrokenPartitions(t *testing.T) {
 	}
 }
 
-// TestStatusHidesSecrets: a connector error quoting a secret is shown
-// hidden in /status.
+// TestStatusHidesSecrets: an error quoting a secret is shown hidden in
+// /status, wherever it comes from: the connector's, a completeness
+// pass's, a compaction pass's.
 func TestStatusHidesSecrets(t *testing.T) {
 	const secret = "status-secret-7"
-	b := newStatusBoard()
-	b.redact = conftest.Redactor(t, secret)
-	b.set("c", func(cs *connStatus) { cs.state, cs.err = "failed", errors.New("registry said no to svc:"+secret) })
-	rec := httptest.NewRecorder()
-	b.handler(slog.New(slog.DiscardHandler))(rec, httptest.NewRequest("GET", "/status", nil))
-	if strings.Contains(rec.Body.String(), secret) || !strings.Contains(rec.Body.String(), "[hidden]") {
-		t.Fatalf("/status: %s", rec.Body.String())
+	quoting := "metastore said no to svc:" + secret
+	for _, tt := range []struct {
+		name string
+		set  func(cs *connStatus)
+	}{
+		{"connector error", func(cs *connStatus) { cs.state, cs.err = "failed", errors.New(quoting) }},
+		{"completeness error", func(cs *connStatus) {
+			cs.completeness = &completenessRun{}
+			cs.completeness.status.update("t", func(st *CompletenessStatus) { st.Waiting, st.Error = "hour=1", quoting })
+		}},
+		{"completeness waiting", func(cs *connStatus) {
+			cs.completeness = &completenessRun{}
+			cs.completeness.status.update("t", func(st *CompletenessStatus) { st.Waiting = quoting })
+		}},
+		{"compaction error", func(cs *connStatus) {
+			cs.compaction = &compactionRun{}
+			cs.compaction.status.update("t", func(st *CompactionStatus) { st.LastError = quoting })
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newStatusBoard()
+			b.redact = conftest.Redactor(t, secret)
+			b.set("c", tt.set)
+			rec := httptest.NewRecorder()
+			b.handler(slog.New(slog.DiscardHandler))(rec, httptest.NewRequest("GET", "/status", nil))
+			if strings.Contains(rec.Body.String(), secret) || !strings.Contains(rec.Body.String(), "[hidden]") {
+				t.Fatalf("/status: %s", rec.Body.String())
+			}
+		})
 	}
 }

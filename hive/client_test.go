@@ -420,10 +420,10 @@ func TestClientHonoursContext(t *testing.T) {
 
 // A caller queued behind a stuck call gives up when its context does.
 func TestClientQueuedCallHonoursContext(t *testing.T) {
-	_, c := dialFake(t, WithCallTimeout(time.Second))
+	f, c := dialFake(t, WithCallTimeout(time.Second))
 	stuck := make(chan error, 1)
 	go func() { _, err := c.GetTable(context.Background(), "default", "slow"); stuck <- err }()
-	time.Sleep(100 * time.Millisecond) // let it take the connection
+	<-f.blocked // the slow call holds the connection (a sleep here lost the race on a loaded machine)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()

@@ -37,6 +37,7 @@ type fakeHMS struct {
 	calls    []string                             // RPC names in order
 	failNext map[string]error                     // RPC name → error to return once
 	block    chan struct{}                        // get_table_req of "slow" tables waits on it
+	blocked  chan struct{}                        // one value per get_table_req of a "slow" table received
 }
 
 func newFakeHMS() *fakeHMS {
@@ -46,6 +47,7 @@ func newFakeHMS() *fakeHMS {
 		parts:    map[string]map[string]*hms.Partition{},
 		failNext: map[string]error{},
 		block:    make(chan struct{}),
+		blocked:  make(chan struct{}, 16),
 	}
 }
 
@@ -152,6 +154,10 @@ func (f *fakeHMS) CreateTable(_ context.Context, tbl *hms.Table) error {
 
 func (f *fakeHMS) GetTableReq(_ context.Context, req *hms.GetTableRequest) (*hms.GetTableResult_, error) {
 	if strings.HasPrefix(req.TblName, "slow") {
+		select {
+		case f.blocked <- struct{}{}:
+		default:
+		}
 		<-f.block
 	}
 	f.mu.Lock()

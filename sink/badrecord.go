@@ -32,6 +32,30 @@ func isBadRecord(err error) bool {
 	return errors.As(err, &pe) || errors.As(err, new(*format.ValueError))
 }
 
+// keyError is key.converter's refusal of a record's key.
+type keyError struct{ err error }
+
+func (e *keyError) Error() string { return "key: " + e.err.Error() }
+func (e *keyError) Unwrap() error { return e.err }
+
+// stageOf is the step of Connect's pipeline a bad record failed at, for
+// the dead-letter headers: the key converter, the value converter, a
+// transform, or what the connector itself does with the record (Connect's
+// TASK_PUT: the partitioner, the format, behavior.on.null.values=fail).
+func stageOf(cause error) deadletter.Stage {
+	var ke *keyError
+	var pe *partitioner.RecordError
+	switch {
+	case errors.As(cause, &ke):
+		return deadletter.StageKeyConverter
+	case errors.Is(cause, transform.ErrTransform):
+		return deadletter.StageTransformation
+	case errors.Is(cause, errNullValue), errors.As(cause, &pe), errors.As(cause, new(*format.ValueError)):
+		return deadletter.StageTaskPut
+	}
+	return deadletter.StageValueConverter
+}
+
 // BadRecordError names a record that could not be written and why, with
 // errors.tolerance=none: it stops the connector.
 type BadRecordError struct {
@@ -64,7 +88,7 @@ func (c *Connector) badRecord(ctx context.Context, kr *kgo.Record, cause error) 
 		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordSkipped)
 		return nil
 	}
-	if err := c.dlq.Send(ctx, kr, cause); err != nil {
+	if err := c.dlq.Send(ctx, kr, deadletter.AtStage(stageOf(cause), cause)); err != nil {
 		if !deadLetterOutage(err) {
 			c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordFailed)
 		}

@@ -677,7 +677,7 @@ func (c *Connector) convertKey(ctx context.Context, kr *kgo.Record) (convert.Val
 	}
 	k, err := c.cfg.Key.Convert(ctx, kr.Topic, kr.Key)
 	if err != nil {
-		return convert.Value{}, fmt.Errorf("key: %w", err)
+		return convert.Value{}, &keyError{err}
 	}
 	return k, nil
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/convert"
+	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
@@ -428,32 +430,52 @@ func readRows(t *testing.T, fs storage.FS, p string) []map[string]any {
 	return out
 }
 
-// TestSchemalessStringValues: StringConverter/ByteArrayConverter values go
-// to .txt files one per line, named by their offsets, exactly once.
-func TestSchemalessStringValues(t *testing.T) {
-	k := newKafkaFixture(t, 1, testTopic)
-	k.produce(&kgo.Record{Value: []byte("hello")}, &kgo.Record{Value: nil}, &kgo.Record{Value: []byte("wörld")})
-	cfg := k.config("plain")
-	cfg.Format, cfg.Schemaless, cfg.Registry = jsonfmt.NewText(), true, nil
-	c := start(t, cfg)
-	waitFor(t, "a committed file", func() bool {
-		n, _ := verify.CountByNames(t.Context(), k.fs, "/topics", testTopic)
-		return n == 3
-	})
-	c.stop()
-	c.wait(30 * time.Second)
-	name := "/topics/" + testTopic + "/partition=0/" + testTopic + "+0+0000000000+0000000002.txt"
-	rc, err := k.fs.Open(t.Context(), name)
+// TestSchemalessValues: values without a schema are written one per line,
+// named by their offsets, exactly once; a tombstone is a null value and is
+// ignored. StringConverter/ByteArrayConverter values go to .txt files as
+// they are; JsonConverter values (schemas.enable=false) to .json files,
+// each compacted onto its line.
+func TestSchemalessValues(t *testing.T) {
+	jsonFormat, err := jsonfmt.New(jsonfmt.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rc.Close()
-	b, _ := io.ReadAll(rc)
-	if string(b) != "hello\nwörld\n" {
-		t.Fatalf("%s holds %q", name, b)
-	}
-	if c.Stats.NullsIgnored.Load() != 1 {
-		t.Fatalf("tombstone not counted")
+	for _, tc := range []struct {
+		name   string
+		format format.Format
+		value  convert.Converter
+		values []string
+		want   string
+	}{
+		{"string", jsonfmt.NewText(), nil, []string{"hello", "wörld"}, "hello\nwörld\n"},
+		{"json", jsonFormat, convert.NewJSON(convert.JSONOptions{SchemasEnable: false}),
+			[]string{"{\n  \"id\": 1,\n  \"tags\": [\"a\", \"b\"]\n}", `"just a string"`}, "{\"id\":1,\"tags\":[\"a\",\"b\"]}\n\"just a string\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := newKafkaFixture(t, 1, testTopic)
+			k.produce(&kgo.Record{Value: []byte(tc.values[0])}, &kgo.Record{Value: nil}, &kgo.Record{Value: []byte(tc.values[1])})
+			cfg := k.config("plain")
+			cfg.Format, cfg.Schemaless, cfg.Registry, cfg.Value = tc.format, true, nil, tc.value
+			c := start(t, cfg)
+			waitFor(t, "a committed file", func() bool {
+				n, _ := verify.CountByNames(t.Context(), k.fs, "/topics", testTopic)
+				return n == 3
+			})
+			c.stop()
+			c.wait(30 * time.Second)
+			name := "/topics/" + testTopic + "/partition=0/" + testTopic + "+0+0000000000+0000000002" + tc.format.Extension()
+			rc, err := k.fs.Open(t.Context(), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rc.Close()
+			if b, _ := io.ReadAll(rc); string(b) != tc.want {
+				t.Fatalf("%s holds %q, want %q", name, b, tc.want)
+			}
+			if c.Stats.NullsIgnored.Load() != 1 {
+				t.Fatalf("tombstone not counted")
+			}
+		})
 	}
 }
 

@@ -182,6 +182,32 @@ func (c *Chain) ValueSchema(topic string, s *schema.Schema) (*schema.Schema, err
 	return s, nil
 }
 
+// NeedsKeySchemas names the first $Key transform that needs keys with a
+// schema (every one but the header transforms), unless ValueToKey comes
+// before it (its keys have a schema): with a key converter that leaves
+// keys as bytes (ByteArrayConverter) it would fail every record with a
+// key. "": none.
+func (c *Chain) NeedsKeySchemas() string {
+	if c == nil {
+		return ""
+	}
+	for _, s := range c.steps {
+		switch t := s.t.(type) {
+		case *valueToKey:
+			return ""
+		case *valueRewriter:
+			if t.key {
+				return s.name
+			}
+		case *headerFrom:
+			if t.key {
+				return s.name
+			}
+		}
+	}
+	return ""
+}
+
 // NeedsSchemas names the first transform that needs values with a schema
 // (every one but Filter, the header transforms and the routers): on a
 // schemaless connector it would fail every record. "": none.

@@ -41,12 +41,12 @@ func (f *fused) compile(s *schema.Schema) ([]*rewrite, error) {
 }
 
 // compose is b after a as one rewrite; false when a's output fields are
-// not made field by field (HoistField, Flatten).
+// not made field by field (HoistField, Flatten, ExtractField).
 func compose(a, b *rewrite) (*rewrite, bool) {
-	if a.ops == nil || b.ops == nil {
+	if a.ops == nil || b.ops == nil || a.whole {
 		return nil, false
 	}
-	c := &rewrite{out: b.out, identity: a.identity && b.identity, ops: make([]fieldOp, len(b.ops))}
+	c := &rewrite{out: b.out, identity: a.identity && b.identity, whole: b.whole, ops: make([]fieldOp, len(b.ops))}
 	for i, op := range b.ops {
 		if op.from < 0 {
 			c.ops[i] = op

@@ -18,12 +18,16 @@ type fieldOp struct {
 // rewrite is a compiled plan for one input schema: the output schema and
 // how each output field is made from the input's top-level fields.
 // identity: the datum is unchanged (only the schema differs, or nothing).
+// whole: the one op makes the whole output datum, which is not a record of
+// fields made op by op (ExtractField): a following rewrite's field indexes
+// do not index these ops, so no rewrite is composed after it.
 // pieces: the plan as stream runs it, set by prepare when the plan takes
 // the input fields in their order.
 type rewrite struct {
 	out      *schema.Schema
 	ops      []fieldOp
 	identity bool
+	whole    bool
 	pieces   []piece
 	inOrder  bool
 }

@@ -13,28 +13,49 @@ func jsonText(v any) (string, error) {
 	return string(b), err
 }
 
-// extractField is ExtractField: the value becomes one of its fields. The
-// field's encoding is the new datum, so nothing is re-encoded.
-type extractField struct{ field string }
+// extractField is ExtractField: the value becomes one of its fields (with
+// field.syntax.version=V2, a field of nested records). The field's
+// encoding is the new datum, so nothing is re-encoded.
+type extractField struct {
+	field string   // as configured, for errors
+	path  []string // its steps (one under V1)
+}
 
 func newExtractField(key bool, p props) (transformer, error) {
 	t := &extractField{field: p.get("field")}
 	if t.field == "" {
 		p.fail("field", "is required")
 	}
+	path, err := fieldPath(t.field, fieldSyntaxV2(p))
+	if err != nil {
+		p.fail("field", err.Error())
+	}
+	t.path = path
 	return newValueRewriter(key, t.compile), p.err()
 }
 
 func (t *extractField) compile(s *schema.Schema) (*rewrite, error) {
+	if len(t.path) > 1 {
+		return t.compileNested(s)
+	}
 	rj, err := readRecordJSON(s)
 	if err != nil {
 		return nil, err
 	}
-	i, _, err := fieldIndex(s, t.field)
+	i, _, err := fieldIndex(s, t.path[0])
 	if err != nil {
 		return nil, err
 	}
-	text, err := jsonText(rj.fields[i]["type"])
+	out, err := t.outSchema(s, rj.fields[i]["type"])
+	if err != nil {
+		return nil, err
+	}
+	return &rewrite{out: out, ops: []fieldOp{{from: i}}, whole: true}, nil
+}
+
+// outSchema is the extracted field's type as a schema of its own.
+func (t *extractField) outSchema(s *schema.Schema, typ any) (*schema.Schema, error) {
+	text, err := jsonText(typ)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +63,7 @@ func (t *extractField) compile(s *schema.Schema) (*rewrite, error) {
 	if err != nil {
 		return nil, fmt.Errorf("field %q of schema %d is not a schema of its own (a named type defined elsewhere?): %w", t.field, s.ID, err)
 	}
-	return &rewrite{out: out, ops: []fieldOp{{from: i}}}, nil
+	return out, nil
 }
 
 // hoistField is HoistField: the value becomes the one field of a new

@@ -53,6 +53,10 @@ type Connector struct {
 	Restarts    int
 	NextRestart time.Time // when a failed connector starts again; zero: not waiting
 	Partitions  []metrics.PartitionView
+	// Completeness and Compaction are, by topic, the partition lifecycle
+	// this daemon judges and compacts (lifecycle.go); nil: none here.
+	Completeness map[string]CompletenessStatus
+	Compaction   map[string]CompactionStatus
 }
 
 // ErrNotFound is a Connectors error for a connector that is not there.

@@ -84,6 +84,7 @@ func (a *API) routes(u access) http.Handler {
 	api.HandleFunc("GET /connectors/{name}/config", a.withConnector(a.config))
 	api.HandleFunc("GET /connectors/{name}/status", a.withConnector(a.status))
 	api.HandleFunc("GET /connectors/{name}/topics", a.withConnector(a.topics))
+	api.HandleFunc("GET /connectors/{name}/lifecycle", a.withConnector(a.lifecycle))
 	api.HandleFunc("PUT /connectors/{name}/pause", a.changing(a.withConnector(a.pause)))
 	api.HandleFunc("PUT /connectors/{name}/resume", a.changing(a.withConnector(a.resume)))
 	api.HandleFunc("POST /connectors/{name}/restart", a.changing(a.withConnector(a.restart)))

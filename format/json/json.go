@@ -23,11 +23,16 @@
 //
 // Years outside 0000–9999 are written as Go's time package formats them.
 //
+// Schemaless values (JsonConverter with schemas.enable=false) are JSON
+// already: each is written as its text, compacted onto one line.
+//
 // The package also owns the string format (NewText): values as plain
 // text, one per line, in files ending ".txt".
 package json
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -73,24 +78,28 @@ var _ format.RecordWriter = (*Writer)(nil)
 // After an error from the underlying writer every method returns it.
 type Writer struct {
 	lines
-	s    *schema.Schema
+	s    *schema.Schema // nil: schemaless JSON values
 	root *avsc.Node
+	// compact is where a schemaless value is compacted (reused).
+	compact bytes.Buffer
 }
 
-// NewWriter returns a Writer of datums encoded with s.
+// NewWriter returns a Writer of datums encoded with s; a nil s means
+// schemaless values (JsonConverter with schemas.enable=false), each datum
+// the JSON text of a value.
 func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
-	if s == nil {
-		return nil, fmt.Errorf("json: new writer: nil schema")
-	}
 	if err := opts.Validate(); err != nil {
 		return nil, err
+	}
+	if opts.BufferBytes == 0 {
+		opts.BufferBytes = DefaultBufferBytes
+	}
+	if s == nil {
+		return &Writer{lines: newLines(w, opts.BufferBytes, "json", errClosed)}, nil
 	}
 	root, err := s.Columnar()
 	if err != nil {
 		return nil, fmt.Errorf("json: schema %d: %w", s.ID, err)
-	}
-	if opts.BufferBytes == 0 {
-		opts.BufferBytes = DefaultBufferBytes
 	}
 	return &Writer{lines: newLines(w, opts.BufferBytes, "json", errClosed), s: s, root: root}, nil
 }
@@ -105,6 +114,9 @@ func (w *Writer) WriteDatum(datum []byte) error {
 	if err := w.usable(); err != nil {
 		return err
 	}
+	if w.s == nil {
+		return w.writeJSON(datum)
+	}
 	native, err := w.s.Native(datum)
 	if err != nil {
 		return fmt.Errorf("json: %w", err)
@@ -115,5 +127,18 @@ func (w *Writer) WriteDatum(datum []byte) error {
 		w.buf = w.buf[:start]
 		return fmt.Errorf("json: schema %d: %w", w.s.ID, err)
 	}
+	return w.endLine()
+}
+
+// writeJSON appends a schemaless value's JSON text as one line, compacted:
+// a value a producer pretty-printed over several lines must not become
+// several lines. Keys keep their order and numbers their text (Connect
+// parses and writes them again, in a HashMap's order and as doubles).
+func (w *Writer) writeJSON(text []byte) error {
+	w.compact.Reset()
+	if err := json.Compact(&w.compact, text); err != nil {
+		return fmt.Errorf("json: a schemaless value is not JSON: %w", err)
+	}
+	w.buf = append(w.buf, w.compact.Bytes()...)
 	return w.endLine()
 }

@@ -212,9 +212,6 @@ func TestWriterLifecycle(t *testing.T) {
 	if _, err := NewWriter(io.Discard, s, Options{BufferBytes: -1}); err == nil {
 		t.Fatal("negative buffer accepted")
 	}
-	if _, err := NewWriter(io.Discard, nil, Options{}); err == nil {
-		t.Fatal("nil schema accepted")
-	}
 	var buf bytes.Buffer
 	w, _ := NewWriter(&buf, s, Options{BufferBytes: 10})
 	datum, _ := s.Codec.BinaryFromNative(nil, map[string]any{"n": int64(123456)})
@@ -259,5 +256,35 @@ func BenchmarkWrite1KB(b *testing.B) {
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// TestSchemalessValues: with no schema each datum is a value's JSON text
+// (JsonConverter, schemas.enable=false), written compacted on one line:
+// objects keep their keys' order and numbers their text; any JSON value
+// is a line. Text that is not JSON is an error and appends nothing.
+func TestSchemalessValues(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{
+		"{\n  \"z\": 1,\n  \"a\": [1.50, \"x\\ny\"],\n  \"big\": 12345678901234567890\n}",
+		`"a string"`, `42`, ` [ ] `, `{"nested":{"k":null}}`,
+	} {
+		if err := w.WriteDatum([]byte(v)); err != nil {
+			t.Fatalf("%q: %v", v, err)
+		}
+	}
+	if err := w.WriteDatum([]byte(`{"a":`)); err == nil || !strings.Contains(err.Error(), "a schemaless value is not JSON") {
+		t.Errorf("truncated JSON: err = %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"z":1,"a":[1.50,"x\ny"],"big":12345678901234567890}` + "\n" + `"a string"` + "\n42\n[]\n" + `{"nested":{"k":null}}` + "\n"
+	if buf.String() != want {
+		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), want)
 	}
 }

@@ -74,8 +74,11 @@ func Check(ctx context.Context, fsys storage.FS, o Options) (Report, error) {
 			return rep, fmt.Errorf("unexpected file in %s: %s", root, p)
 		}
 		read := readAvro
-		if strings.HasSuffix(p, ".parquet") {
+		switch {
+		case strings.HasSuffix(p, ".parquet"):
 			read = readParquet
+		case strings.HasSuffix(p, ".json"):
+			read = readJSONLines
 		}
 		f, err := read(ctx, fsys, p, r, o.SeqField)
 		if err != nil {

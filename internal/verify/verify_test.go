@@ -7,6 +7,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/format/avro"
+	jsonfmt "github.com/hdfs-sink/hdfs-sink/format/json"
 	"github.com/hdfs-sink/hdfs-sink/format/parquet"
 	"github.com/hdfs-sink/hdfs-sink/internal/demodata"
 	"github.com/hdfs-sink/hdfs-sink/layout"
@@ -42,7 +43,7 @@ func writeFileIn(t *testing.T, fs storage.FS, dir string, f format.Format, s *sc
 	file.Close()
 }
 
-// formats are the two formats Check reads.
+// formats are the formats Check reads.
 func formats(t *testing.T) []format.Format {
 	a, err := avro.New(avro.Options{})
 	if err != nil {
@@ -52,7 +53,11 @@ func formats(t *testing.T) []format.Format {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []format.Format{a, p}
+	j, err := jsonfmt.New(jsonfmt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []format.Format{a, p, j}
 }
 
 func TestCheckFindsEveryViolation(t *testing.T) {

@@ -18,9 +18,10 @@ import (
 )
 
 // compactionMemoryShare is the part of a connector's
-// hdfs.sink.memory.max.bytes its compaction may hold: one Parquet input
-// read whole plus one output row group, each at most half of it. The
-// sink's own buffers keep the rest; a compaction runs beside them.
+// hdfs.sink.memory.max.bytes its compaction may hold: two Parquet inputs
+// read whole (the one merged and the next, read ahead), each at most a
+// quarter of it, plus one output row group of at most half. The sink's
+// own buffers keep the rest; a compaction runs beside them.
 const compactionMemoryShare = 4
 
 // CompactionPolicies wires hdfs.sink.compaction.*: a function giving the
@@ -45,7 +46,9 @@ func CompactionPolicies(c *configs.Connector, store storage.FS, logins *kerberos
 		if err != nil {
 			return nil, err
 		}
-		p := &compact.Policy{C: comp, MinFiles: cc.MinFiles, MaxInputBytes: half}
+		// A Parquet merge holds two inputs (one merged, one read ahead)
+		// and a row group: two quarters and a half of the share.
+		p := &compact.Policy{C: comp, MinFiles: cc.MinFiles, MaxInputBytes: half / 2}
 		if c.Completeness.Enabled {
 			p.Complete = markerExists(store, layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}.Dir(), c.Completeness.MarkerName)
 		}

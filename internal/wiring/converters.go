@@ -17,7 +17,7 @@ func ValueConverter(c *configs.Connector, reg schema.Registry) convert.Converter
 	case configs.ConverterProtobuf:
 		return protobufConverter(v, reg)
 	case configs.ConverterJSONSchema:
-		return jsonSchemaConverter(v, reg)
+		return jsonSchemaConverter(v, reg, false)
 	}
 	return nil
 }
@@ -25,12 +25,12 @@ func ValueConverter(c *configs.Connector, reg schema.Registry) convert.Converter
 // jsonSchemaConverter reads through reg when it serves schemas of any type
 // (schema/registry.Client does); nil otherwise, which SinkConfig refuses
 // rather than fall back to Avro.
-func jsonSchemaConverter(v configs.Converter, reg schema.Registry) convert.Converter {
+func jsonSchemaConverter(v configs.Converter, reg schema.Registry, key bool) convert.Converter {
 	raws, ok := reg.(convert.RawSchemas)
 	if !ok {
 		return nil
 	}
-	return convert.NewJSONSchema(raws, convert.JSONSchemaOptions{OptionalForNonRequired: v.OptionalForNonRequired})
+	return convert.NewJSONSchema(raws, convert.JSONSchemaOptions{OptionalForNonRequired: v.OptionalForNonRequired, CacheSize: v.CacheSize, Key: key})
 }
 
 // protobufConverter reads through reg when it serves schemas of any type
@@ -58,7 +58,7 @@ func KeyConverter(c *configs.Connector, reg schema.Registry) convert.Converter {
 	case configs.ConverterProtobuf:
 		return protobufConverter(k, reg)
 	case configs.ConverterJSONSchema:
-		return jsonSchemaConverter(k, reg)
+		return jsonSchemaConverter(k, reg, true)
 	case configs.ConverterJSON:
 		return convert.NewJSON(convert.JSONOptions{SchemasEnable: k.SchemasEnable, CacheSize: k.CacheSize})
 	case configs.ConverterString:

@@ -8,6 +8,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/configs/secret"
 	"github.com/hdfs-sink/hdfs-sink/internal/conftest"
+	"github.com/hdfs-sink/hdfs-sink/schema/registry"
 )
 
 // TestTransformsWired: a connector's transforms reach the sink; routers
@@ -52,6 +53,60 @@ func TestTransformsWired(t *testing.T) {
 				t.Fatalf("CheckWiring = %v", err)
 			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
 				t.Fatalf("CheckWiring err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestKeyTransformsNeedKeysWithSchema: a $Key transform that works on a
+// key's fields fails every keyed record when key.converter leaves keys as
+// their bytes, so check refuses it, naming the transform and the key
+// converter; a key converter that reads keys, or ValueToKey before it,
+// makes it acceptable.
+func TestKeyTransformsNeedKeysWithSchema(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	const tr = "org.apache.kafka.connect.transforms."
+	extract := map[string]string{"transforms": "k", "transforms.k.type": tr + "ExtractField$Key", "transforms.k.field": "id"}
+	with := func(m map[string]string, more ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i < len(more); i += 2 {
+			out[more[i]] = more[i+1]
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		extra map[string]string
+		want  string // "": accepted
+	}{
+		{"bytes keys (the default)", extract, "transforms.k works on keys with a schema, and key.converter (ByteArrayConverter, the default)"},
+		{"ByteArrayConverter named", with(extract, "key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter"), "key.converter org.apache.kafka.connect.converters.ByteArrayConverter leaves keys"},
+		{"schemaless JSON keys", with(extract, "key.converter", "org.apache.kafka.connect.json.JsonConverter", "key.converter.schemas.enable", "false"), "with schemas.enable=false"},
+		{"an Avro key converter with a registry of its own", with(extract, "key.converter", "io.confluent.connect.avro.AvroConverter",
+			"key.converter.schema.registry.url", "http://other:8081"), "with a registry of its own"},
+		{"HeaderFrom$Key on bytes keys", map[string]string{"transforms": "h", "transforms.h.type": tr + "HeaderFrom$Key", "transforms.h.fields": "id",
+			"transforms.h.headers": "id", "transforms.h.operation": "copy"}, "transforms.h works on keys with a schema"},
+		{"string keys", with(extract, "key.converter", "org.apache.kafka.connect.storage.StringConverter"), ""},
+		{"Protobuf keys", with(extract, "key.converter", "io.confluent.connect.protobuf.ProtobufConverter"), ""},
+		{"JSON Schema keys", with(extract, "key.converter", "io.confluent.connect.json.JsonSchemaConverter"), ""},
+		{"ValueToKey first", map[string]string{"transforms": "v,k", "transforms.v.type": tr + "ValueToKey", "transforms.v.fields": "id",
+			"transforms.k.type": tr + "ExtractField$Key", "transforms.k.field": "id"}, ""},
+		{"a header transform", map[string]string{"transforms": "d", "transforms.d.type": tr + "DropHeaders", "transforms.d.headers": "x"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := conftest.Connector(t, t.TempDir(), "a", tc.extra)
+			_, err := SinkConfig(c, ConnectorDeps{Registry: registry.NewMemory(), Mem: NewProcessMemory(0, 1, log), Log: log, Security: kafkaSecurity(t, c)})
+			checkErr := CheckWiring([]*configs.Connector{c}, secret.NewRedactor())
+			for what, err := range map[string]error{"SinkConfig": err, "CheckWiring": checkErr} {
+				switch {
+				case tc.want == "" && err != nil:
+					t.Errorf("%s = %v", what, err)
+				case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+					t.Errorf("%s err = %v, want %q", what, err, tc.want)
+				}
 			}
 		})
 	}

@@ -347,5 +347,38 @@ func transformChain(c *configs.Connector) (*transform.Chain, error) {
 		return nil, fmt.Errorf("connector %q (%s): transforms.%s needs values with a schema (Avro), and this connector's values are "+
 			"schemaless (StringConverter or ByteArrayConverter): every record would fail it", c.Name, c.Source, name)
 	}
+	if name := chain.NeedsKeySchemas(); name != "" && !keysHaveSchema(c.KeyConverter) {
+		return nil, fmt.Errorf("connector %q (%s): transforms.%s works on keys with a schema, and key.converter %s leaves keys "+
+			"as their bytes: every record with a key would fail it (set key.converter to one that reads them: StringConverter, "+
+			"a Number converter, JsonConverter, AvroConverter, ProtobufConverter or JsonSchemaConverter)", c.Name, c.Source, name, keyConverterName(c.KeyConverter))
+	}
 	return chain, nil
+}
+
+// keysHaveSchema: every key converter but ByteArrayConverter (the default)
+// and JsonConverter without schemas gives keys a schema (StringConverter
+// an Avro string).
+func keysHaveSchema(k configs.Converter) bool {
+	switch k.Kind {
+	case configs.ConverterByteArray:
+		return false
+	case configs.ConverterJSON:
+		return k.SchemasEnable
+	}
+	return true
+}
+
+func keyConverterName(k configs.Converter) string {
+	if k.Class == "" {
+		return "(ByteArrayConverter, the default)"
+	}
+	switch k.Kind {
+	case configs.ConverterJSON:
+		return k.Class + " with schemas.enable=false"
+	case configs.ConverterByteArray:
+		if !strings.HasSuffix(k.Class, "ByteArrayConverter") {
+			return k.Class + " (with a registry of its own: keys kept as bytes, see the warning)"
+		}
+	}
+	return k.Class
 }

@@ -316,9 +316,46 @@ func (e *createError) Error() string {
 
 func (e *createError) Unwrap() error { return e.err }
 
+// Stage is where in Connect's pipeline a record failed: its
+// __connect.errors.stage header (Connect's Stage enum).
+type Stage string
+
+// The stages a sink's records fail at.
+const (
+	StageKeyConverter   Stage = "KEY_CONVERTER"
+	StageValueConverter Stage = "VALUE_CONVERTER"
+	StageTransformation Stage = "TRANSFORMATION"
+	StageTaskPut        Stage = "TASK_PUT" // the connector's own step: partitioner, format, null values
+)
+
+// AtStage is cause failed at stage, for Send's headers; without it a
+// cause is VALUE_CONVERTER's. The message and class headers are cause's.
+func AtStage(stage Stage, cause error) error { return &staged{stage: stage, err: cause} }
+
+// StageOf is the stage AtStage gave cause, else VALUE_CONVERTER.
+func StageOf(cause error) Stage {
+	var s *staged
+	if errors.As(cause, &s) {
+		return s.stage
+	}
+	return StageValueConverter
+}
+
+type staged struct {
+	stage Stage
+	err   error
+}
+
+func (s *staged) Error() string { return s.err.Error() }
+func (s *staged) Unwrap() error { return s.err }
+
 // headers are the headers Kafka Connect adds with
 // errors.deadletterqueue.context.headers.enable=true.
 func headers(connector string, kr *kgo.Record, cause error) []kgo.RecordHeader {
+	stage := StageOf(cause)
+	if s, ok := cause.(*staged); ok {
+		cause = s.err
+	}
 	class := reflect.TypeOf(errors.Unwrap(cause))
 	if class == nil {
 		class = reflect.TypeOf(cause)
@@ -329,7 +366,7 @@ func headers(connector string, kr *kgo.Record, cause error) []kgo.RecordHeader {
 		h("__connect.errors.partition", strconv.Itoa(int(kr.Partition))),
 		h("__connect.errors.offset", strconv.FormatInt(kr.Offset, 10)),
 		h("__connect.errors.connector.name", connector),
-		h("__connect.errors.stage", "VALUE_CONVERTER"),
+		h("__connect.errors.stage", string(stage)),
 		h("__connect.errors.exception.class.name", class.String()),
 		h("__connect.errors.exception.message", cause.Error()),
 	}

@@ -19,7 +19,7 @@ import (
 // caseSpec is what the parent asks one child process to run. Each case runs
 // in a fresh process so that its peak RSS (VmHWM) and CPU are its own.
 type caseSpec struct {
-	Kind        string // "sink", "consume", "hdfswrite", "assign" or "member" (assign.go)
+	Kind        string // "sink", "consume", "hdfswrite", "compact", "compactraw", "compactloop", "assign" or "member" (assign.go)
 	Topic       string
 	Partitions  int
 	Records     int64 // produced (the whole topic)
@@ -39,6 +39,11 @@ type caseSpec struct {
 	Round       int  // which round of a repeated workload (its own consumer group)
 	Size        string
 	Transforms  bool // sink: a chain of three transforms (cases.go, benchTransforms)
+	// compactloop: after each compaction, fence every partition of this
+	// topic that has a WAL under FenceDir (the sink case's Dir) as a
+	// compaction of the sink's own topic does (compaction.go).
+	FenceTopic string
+	FenceDir   string
 	// Trickle is how often the assignment case produces one record to
 	// every partition.
 	Trickle time.Duration
@@ -61,6 +66,14 @@ type caseResult struct {
 	MemRotations  int64   `json:"memory_rotations,omitempty"`
 	PeakOpenFiles int64   `json:"peak_open_files,omitempty"`
 	BufferCeiling int64   `json:"buffer_ceiling_bytes,omitempty"`
+	// The compaction cases: the files read, the bytes read from the
+	// store, its calls by operation, and the loop's passes.
+	Inputs      int64            `json:"inputs,omitempty"`
+	BytesRead   int64            `json:"bytes_read,omitempty"`
+	Calls       map[string]int64 `json:"store_calls,omitempty"`
+	Passes      int64            `json:"passes,omitempty"`
+	Fences      int64            `json:"fences,omitempty"`
+	FenceErrors int64            `json:"fence_errors,omitempty"`
 	// Assign is the assignment case's round (assign.go).
 	Assign *assignResult `json:"assign,omitempty"`
 }
@@ -94,6 +107,12 @@ func runChild(specJSON string) error {
 		res, err = runConsumeCase(ctx, spec)
 	case "hdfswrite":
 		res, err = runHDFSWriteCase(ctx, spec)
+	case "compact":
+		res, err = runCompactCase(ctx, spec)
+	case "compactraw":
+		res, err = runCompactRawCase(ctx, spec)
+	case "compactloop":
+		res, err = runCompactLoop(ctx, spec)
 	case "assign":
 		res, err = runAssignCase(ctx, spec)
 	case "member":

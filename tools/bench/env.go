@@ -415,6 +415,7 @@ func printReport(w io.Writer, r report) {
 		printComparison(&b, r.Cases)
 		fmt.Fprintf(w, "\nthis build against base %s (medians of paired rounds, same run):\n\n%s", r.Base, b.String())
 	}
+	printCompaction(w, r.Compaction)
 	for _, e := range r.Errors {
 		fmt.Fprintln(w, "ERROR:", e)
 	}

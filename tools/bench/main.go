@@ -5,7 +5,9 @@
 // the same bytes in files of the same size — and reports memory with many
 // partitions, the time to resume after SIGKILL, and the time from assignment
 // to first commit with a second member joining and leaving the group
-// (assign.go). Each measured case runs in a fresh child
+// (assign.go); with -compaction, the compactor against the raw HDFS
+// read+write of the same bytes, and the sink alone against the sink beside
+// a compaction (compaction.go). Each measured case runs in a fresh child
 // process (this binary with -case) so CPU and peak RSS are its own.
 // docs/benchmarks.md holds the results and how to reproduce them.
 package main
@@ -46,6 +48,10 @@ type options struct {
 	recovParts              []int
 	memoryMax               int64
 	transforms              bool
+	// -compaction: the compaction cases (compaction.go).
+	compaction, compNoSink bool
+	compFiles, compRecords int
+	compProfile            string
 	// The assignment case (assign.go): partition counts, rotate.interval.ms
 	// and the trickle's period.
 	noAssign                    bool
@@ -76,6 +82,11 @@ func main() {
 	flag.Int64Var(&o.memoryMax, "memory-max", 256<<20, "hdfs.sink.memory.max.bytes for every sink case")
 	flag.StringVar(&o.base, "base", "", "bench binary built from a base commit: every round also runs its sink case, interleaved, and the table compares (make bench-compare)")
 	flag.BoolVar(&o.transforms, "transforms", false, "each round also runs the sink with a chain of three transforms (issue 23: at most 15 % slower)")
+	flag.BoolVar(&o.compaction, "compaction", false, "also run the compaction cases (issue 24): a directory of small files compacted against the raw HDFS read+write of the same bytes, and the sink alone and beside a compaction")
+	flag.BoolVar(&o.compNoSink, "compaction-no-sink", false, "with -compaction: skip the sink alone and beside a compaction")
+	flag.IntVar(&o.compFiles, "compaction-files", 1000, "files of the compacted directory")
+	flag.IntVar(&o.compRecords, "compaction-records", 400, "1 KB records per file of the compacted directory")
+	flag.StringVar(&o.compProfile, "compaction-cpuprofile", "", "CPU profile of the first round's compaction to this file (.avro, .parquet appended)")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
 	flag.BoolVar(&o.noAssign, "no-assignment", false, "skip the assignment case (first commit after assignment; a second member joining and leaving)")
 	assign := flag.String("assignment-partitions", "8,1000", "partition counts of the assignment case")
@@ -159,13 +170,14 @@ func fullMatrix() []workload {
 
 // report is the machine-readable result.
 type report struct {
-	Started  time.Time      `json:"started"`
-	Machine  machine        `json:"machine"`
-	Command  string         `json:"command"`
-	Base     string         `json:"base,omitempty"` // -base: the base build compared with
-	Cases    []caseReport   `json:"cases"`
-	Memory   *caseReport    `json:"memory,omitempty"`
-	Recovery []recoveryCase `json:"recovery,omitempty"`
+	Started    time.Time         `json:"started"`
+	Machine    machine           `json:"machine"`
+	Command    string            `json:"command"`
+	Base       string            `json:"base,omitempty"` // -base: the base build compared with
+	Cases      []caseReport      `json:"cases"`
+	Memory     *caseReport       `json:"memory,omitempty"`
+	Recovery   []recoveryCase    `json:"recovery,omitempty"`
+	Compaction *compactionReport `json:"compaction,omitempty"`
 	// Assignment is the assignment case (assign.go).
 	Assignment []assignCase `json:"assignment,omitempty"`
 	Errors     []string     `json:"errors,omitempty"`
@@ -234,6 +246,13 @@ func run(o options) error {
 		}
 		rep.Cases = append(rep.Cases, cr)
 		printRow(cr)
+	}
+	if o.compaction {
+		cr, err := env.runCompaction(o)
+		rep.Compaction = &cr
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("compaction: %v", err))
+		}
 	}
 	if !o.noMemory {
 		var prof profiles

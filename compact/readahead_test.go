@@ -1,0 +1,121 @@
+package compact
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/storage"
+	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
+)
+
+// gatedFS lets the merge create its output only once the second input
+// has been opened: a merge that reads ahead gets there, one that reads
+// each input only when it needs it waits for ever (the test's bound).
+type gatedFS struct {
+	storage.FS
+	second string
+	opened chan struct{}
+	bound  time.Duration
+}
+
+func (g *gatedFS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	if name == g.second {
+		close(g.opened)
+	}
+	return g.FS.Open(ctx, name)
+}
+
+func (g *gatedFS) Create(ctx context.Context, name string) (storage.File, error) {
+	if strings.HasPrefix(name, "/stage/") {
+		select {
+		case <-g.opened:
+		case <-time.After(g.bound):
+			return nil, errors.New("the output was created before the second input was read: no read-ahead")
+		}
+	}
+	return g.FS.Create(ctx, name)
+}
+
+// parquetRun writes n one-record-per-offset Parquet inputs of partition 0.
+func parquetRun(t *testing.T, fsys storage.FS, n int64) Run {
+	t.Helper()
+	f, s := testFormat(t, ".parquet"), testSchema(t, 1)
+	var run Run
+	for i := range n {
+		name := commitFile(t, fsys, f, mergeLayout, "d=1", s, 0, i*3, i*3+2)
+		r, _ := layout.ParseFinalName(name)
+		run.Inputs = append(run.Inputs, Input{Path: name, Range: r})
+	}
+	return run
+}
+
+// TestParquetMergeReadsAhead: the next input is read while one is merged
+// (the store's round trips overlap the merge's CPU); the merged file is
+// still every record once, in order.
+func TestParquetMergeReadsAhead(t *testing.T) {
+	mem := storagetest.NewMemFS()
+	run := parquetRun(t, mem, 4)
+	gated := &gatedFS{FS: mem, second: run.Inputs[1].Path, opened: make(chan struct{}), bound: 10 * time.Second}
+	outs, err := newTestCompactor(gated, ".parquet").mergeRun(bg, run, "/stage/m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seqs, err := readSeqs(mem, outs[0].temp)
+	if err != nil || len(seqs) != 12 || seqs[0] != 0 || seqs[11] != 11 {
+		t.Fatalf("merged %v, %v; want offsets 0..11", seqs, err)
+	}
+}
+
+// TestParquetReadAheadStops: whichever step fails — reading an input, or
+// an input that is not Parquet while the next is being read — the merge
+// fails naming it and no reading goroutine outlives it.
+func TestParquetReadAheadStops(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spoil func(mem *storagetest.MemFS, run Run)
+		want  string
+	}{
+		{"the third input cannot be opened", func(mem *storagetest.MemFS, run Run) {
+			mem.FailNext(storagetest.OpOpen, storagetest.PathContains(run.Inputs[2].Path), errors.New("datanode gone"))
+		}, "datanode gone"},
+		{"the second input is not Parquet", func(mem *storagetest.MemFS, run Run) {
+			if err := mem.Remove(bg, run.Inputs[1].Path); err != nil {
+				t.Fatal(err)
+			}
+			touch(t, mem, run.Inputs[1].Path)
+		}, "not a Parquet file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			mem := storagetest.NewMemFS()
+			run := parquetRun(t, mem, 5)
+			tc.spoil(mem, run)
+			_, err := newTestCompactor(mem, ".parquet").mergeRun(bg, run, "/stage/m")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("merge: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestParquetMergeEndsWithItsContext: a merge whose context ends stops,
+// with the context's error, and so does its reading.
+func TestParquetMergeEndsWithItsContext(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	mem := storagetest.NewMemFS()
+	run := parquetRun(t, mem, 5)
+	ctx, cancel := context.WithCancel(bg)
+	hung := mem.HangNext(storagetest.OpOpen, storagetest.PathContains(run.Inputs[3].Path))
+	go func() { <-hung; cancel() }() // the store stops answering, then the caller gives up
+	_, err := newTestCompactor(mem, ".parquet").mergeRun(ctx, run, "/stage/m")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("merge: %v, want context.Canceled", err)
+	}
+}
