@@ -263,6 +263,11 @@ func (c *Connector) kafkaOpts() []kgo.Opt {
 		kgo.ConsumerGroup(c.cfg.GroupID),
 		kgo.ClientID("hdfs-sink-" + c.cfg.Name),
 		kgo.BlockRebalanceOnPoll(),
+		// Named rather than left to franz-go's default: a member joining or
+		// leaving moves only the partitions that change owner, and the
+		// others keep writing their open files (docs/design.md §6, "A
+		// rebalance moves only what changes owner").
+		kgo.Balancers(kgo.CooperativeStickyBalancer()),
 		kgo.AutoCommitMarks(),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		// Past retention, start from the log start: a gap, never a stall.

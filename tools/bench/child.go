@@ -19,7 +19,7 @@ import (
 // caseSpec is what the parent asks one child process to run. Each case runs
 // in a fresh process so that its peak RSS (VmHWM) and CPU are its own.
 type caseSpec struct {
-	Kind        string // "sink", "consume", "hdfswrite", "compact", "compactraw" or "compactloop"
+	Kind        string // "sink", "consume", "hdfswrite", "compact", "compactraw", "compactloop", "assign" or "member" (assign.go)
 	Topic       string
 	Partitions  int
 	Records     int64 // produced (the whole topic)
@@ -44,6 +44,12 @@ type caseSpec struct {
 	// compaction of the sink's own topic does (compaction.go).
 	FenceTopic string
 	FenceDir   string
+	// Trickle is how often the assignment case produces one record to
+	// every partition.
+	Trickle time.Duration
+	// HDFSConns and Parallelism override the defaults (0: keep them):
+	// the assignment case's what-if runs.
+	HDFSConns, Parallelism int
 }
 
 // caseResult is what a child reports on stdout as JSON.
@@ -68,6 +74,8 @@ type caseResult struct {
 	Passes      int64            `json:"passes,omitempty"`
 	Fences      int64            `json:"fences,omitempty"`
 	FenceErrors int64            `json:"fence_errors,omitempty"`
+	// Assign is the assignment case's round (assign.go).
+	Assign *assignResult `json:"assign,omitempty"`
 }
 
 // runChild executes spec and prints its result; it is the -case mode.
@@ -105,6 +113,10 @@ func runChild(specJSON string) error {
 		res, err = runCompactRawCase(ctx, spec)
 	case "compactloop":
 		res, err = runCompactLoop(ctx, spec)
+	case "assign":
+		res, err = runAssignCase(ctx, spec)
+	case "member":
+		res, err = runMemberCase(ctx, spec)
 	default:
 		err = fmt.Errorf("bench -case: unknown kind %q", spec.Kind)
 	}

@@ -22,4 +22,4 @@ echo "bench-compare: building $commit ($dir)" >&2
 cd "$root"
 go build -o "$work/bench-head" ./tools/bench
 out=tools/bench/results/compare-$commit-$(date -u +%Y%m%dT%H%M%SZ).json
-"$work/bench-head" -base "$work/bench-$commit" -no-memory -no-recovery -out "$out" "$@"
+"$work/bench-head" -base "$work/bench-$commit" -no-memory -no-recovery -no-assignment -out "$out" "$@"

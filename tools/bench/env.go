@@ -409,6 +409,7 @@ func printReport(w io.Writer, r report) {
 		fmt.Fprintf(w, "recovery %d partitions, static membership %v: start→assigned %.2f s, start→first commit %.2f s (killed after %d commits)\n",
 			rc.Partitions, rc.Static, rc.AssignedSec, rc.FirstCommitSec, rc.CommitsBeforeKill)
 	}
+	printAssignment(w, r.Assignment)
 	if r.Base != "" {
 		var b strings.Builder
 		printComparison(&b, r.Cases)

@@ -3,9 +3,11 @@
 // registry) and against the same machine's raw limits measured in the same
 // run — franz-go consuming the same topic, and the Go HDFS client writing
 // the same bytes in files of the same size — and reports memory with many
-// partitions and the time to resume after SIGKILL; with -compaction, the
-// compactor against the raw HDFS read+write of the same bytes, and the
-// sink alone against the sink beside a compaction (compaction.go). Each measured case runs in a fresh child
+// partitions, the time to resume after SIGKILL, and the time from assignment
+// to first commit with a second member joining and leaving the group
+// (assign.go); with -compaction, the compactor against the raw HDFS
+// read+write of the same bytes, and the sink alone against the sink beside
+// a compaction (compaction.go). Each measured case runs in a fresh child
 // process (this binary with -case) so CPU and peak RSS are its own.
 // docs/benchmarks.md holds the results and how to reproduce them.
 package main
@@ -50,6 +52,16 @@ type options struct {
 	compaction, compNoSink bool
 	compFiles, compRecords int
 	compProfile            string
+	// The assignment case (assign.go): partition counts, rotate.interval.ms
+	// and the trickle's period.
+	noAssign                    bool
+	assignParts                 []int
+	assignRotate, assignTrickle time.Duration
+	assignProfile               string // CPU profile and trace of the first round: <this>.cpu, <this>.trace
+	// assignConns and assignParallel override the HDFS client's NameNode
+	// connections (D12) and the connector's partitions at once (D13) in
+	// the assignment case; 0: the daemon's defaults.
+	assignConns, assignParallel int
 }
 
 func main() {
@@ -76,6 +88,13 @@ func main() {
 	flag.IntVar(&o.compRecords, "compaction-records", 400, "1 KB records per file of the compacted directory")
 	flag.StringVar(&o.compProfile, "compaction-cpuprofile", "", "CPU profile of the first round's compaction to this file (.avro, .parquet appended)")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
+	flag.BoolVar(&o.noAssign, "no-assignment", false, "skip the assignment case (first commit after assignment; a second member joining and leaving)")
+	assign := flag.String("assignment-partitions", "8,1000", "partition counts of the assignment case")
+	flag.DurationVar(&o.assignRotate, "assignment-rotate", 10*time.Second, "rotate.interval.ms of the assignment case")
+	flag.StringVar(&o.assignProfile, "assignment-profile", "", "CPU profile (<file>.cpu) and execution trace (<file>.trace) of the assignment case's first round (member A's process)")
+	flag.IntVar(&o.assignConns, "assignment-hdfs-connections", 0, "NameNode connections of the assignment case's members (0: the daemon's 4)")
+	flag.IntVar(&o.assignParallel, "assignment-parallelism", 0, "partitions processed at once by the assignment case's members (0: the daemon's 8)")
+	flag.DurationVar(&o.assignTrickle, "assignment-trickle", 100*time.Millisecond, "the assignment case produces one record to every partition this often")
 	flag.Parse()
 	if *caseJSON != "" {
 		if err := runChild(*caseJSON); err != nil {
@@ -84,16 +103,24 @@ func main() {
 		}
 		return
 	}
-	for _, s := range strings.Split(*recov, ",") {
-		var n int
-		if _, err := fmt.Sscan(strings.TrimSpace(s), &n); err == nil && n > 0 {
-			o.recovParts = append(o.recovParts, n)
-		}
-	}
+	o.recovParts = counts(*recov)
+	o.assignParts = counts(*assign)
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: FAILED:", err)
 		os.Exit(1)
 	}
+}
+
+// counts parses a comma list of positive counts ("100,1000").
+func counts(list string) []int {
+	var out []int
+	for _, s := range strings.Split(list, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(s), &n); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // defaultMatrix is the representative subset that fits in ~10 minutes.
@@ -151,7 +178,9 @@ type report struct {
 	Memory     *caseReport       `json:"memory,omitempty"`
 	Recovery   []recoveryCase    `json:"recovery,omitempty"`
 	Compaction *compactionReport `json:"compaction,omitempty"`
-	Errors     []string          `json:"errors,omitempty"`
+	// Assignment is the assignment case (assign.go).
+	Assignment []assignCase `json:"assignment,omitempty"`
+	Errors     []string     `json:"errors,omitempty"`
 }
 
 type caseReport struct {
@@ -241,6 +270,12 @@ func run(o options) error {
 		rep.Recovery, err = env.runRecovery(o)
 		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("recovery: %v", err))
+		}
+	}
+	if !o.noAssign {
+		rep.Assignment, err = env.runAssignment(o)
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("assignment: %v", err))
 		}
 	}
 	printReport(os.Stdout, rep)
