@@ -12,11 +12,14 @@ import (
 // Counting wraps a storage.FS and counts its calls by operation: on HDFS
 // each is at least one NameNode call (a Create is two with the file's
 // Close, which is not counted here), so tests can measure what a piece of
-// work costs the NameNode, independent of the backend's speed.
+// work costs the NameNode, independent of the backend's speed. It also
+// counts the bytes read through the files it opens (whether a piece of
+// work read each input once).
 type Counting struct {
 	storage.FS
-	mu    sync.Mutex
-	calls map[string]int
+	mu        sync.Mutex
+	calls     map[string]int
+	bytesRead int64
 }
 
 var _ storage.FS = (*Counting)(nil)
@@ -51,10 +54,17 @@ func (c *Counting) Total() int {
 	return n
 }
 
+// BytesRead is how many bytes were read from the files opened so far.
+func (c *Counting) BytesRead() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytesRead
+}
+
 // Reset sets every count to zero.
 func (c *Counting) Reset() {
 	c.mu.Lock()
-	c.calls = map[string]int{}
+	c.calls, c.bytesRead = map[string]int{}, 0
 	c.mu.Unlock()
 }
 
@@ -65,7 +75,25 @@ func (c *Counting) Create(ctx context.Context, name string) (storage.File, error
 
 func (c *Counting) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	c.count("open")
-	return c.FS.Open(ctx, name)
+	rc, err := c.FS.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &countingReader{ReadCloser: rc, c: c}, nil
+}
+
+// countingReader adds what it reads to its Counting's bytes.
+type countingReader struct {
+	io.ReadCloser
+	c *Counting
+}
+
+func (r *countingReader) Read(p []byte) (int, error) {
+	n, err := r.ReadCloser.Read(p)
+	r.c.mu.Lock()
+	r.c.bytesRead += int64(n)
+	r.c.mu.Unlock()
+	return n, err
 }
 
 func (c *Counting) Rename(ctx context.Context, oldpath, newpath string) error {

@@ -25,6 +25,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 )
 
 // The compaction cases (issue 24, -compaction): one directory of many
@@ -458,7 +459,7 @@ func runCompactCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 		return caseResult{}, err
 	}
 	defer store.Close()
-	counted := newCountingFS(store)
+	counted := storagetest.NewCounting(store)
 	c, err := benchCompactor(counted, spec)
 	if err != nil {
 		return caseResult{}, err
@@ -475,7 +476,7 @@ func runCompactCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	}
 	out.Records, out.Bytes, out.Files = spec.Records, res.Plan.Bytes, int64(res.Built)
 	out.Inputs = int64(res.Plan.Files)
-	out.Calls, out.BytesRead = counted.snapshot()
+	out.Calls, out.BytesRead = callsOf(counted), counted.BytesRead()
 	return out, nil
 }
 
@@ -487,7 +488,7 @@ func runCompactRawCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 		return caseResult{}, err
 	}
 	defer store.Close()
-	counted := newCountingFS(store)
+	counted := storagetest.NewCounting(store)
 	dir := path.Join(compactionLayout(spec.Dir).Dir(), compactionEncoded)
 	var out caseResult
 	m := startMeter()
@@ -511,7 +512,7 @@ func runCompactRawCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	}
 	m.stop(&out)
 	out.Records, out.Files = spec.Records, 1
-	out.Calls, out.BytesRead = counted.snapshot()
+	out.Calls, out.BytesRead = callsOf(counted), counted.BytesRead()
 	out.Bytes = out.BytesRead
 	return out, nil
 }
