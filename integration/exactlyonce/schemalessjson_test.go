@@ -35,7 +35,11 @@ func TestSchemalessJSONThroughSIGKILL(t *testing.T) {
 		values = append(values, []byte(v))
 	}
 	values = append(values, []byte("not json {"))
-	s.produceValues(0, values)
+	// The second half is produced after the SIGKILL: so the restarted
+	// daemon has records of its own to commit (the first could commit all
+	// before the kill lands, and a daemon stopped before it set up its
+	// signal handling dies of the SIGTERM).
+	s.produceValues(0, values[:n/2])
 	dlq := s.dlqTopic()
 	cfg := s.connector("schemaless-json", map[string]string{"format.class": "io.confluent.connect.hdfs.json.JsonFormat",
 		"value.converter": "org.apache.kafka.connect.json.JsonConverter", "value.converter.schemas.enable": "false",
@@ -45,6 +49,7 @@ func TestSchemalessJSONThroughSIGKILL(t *testing.T) {
 	s.waitCommitted(100, time.Minute)
 	d.signal(syscall.SIGKILL)
 	d.wait(30 * time.Second)
+	s.produceValues(0, values[n/2:])
 	d = s.start(cfg)
 	s.waitCommitted(n, 2*time.Minute)
 	bad := s.consume(dlq, 1)[0]
