@@ -16,13 +16,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,6 +29,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/health"
 	"github.com/hdfs-sink/hdfs-sink/schema"
+	"github.com/hdfs-sink/hdfs-sink/schema/idcache"
 	"github.com/hdfs-sink/hdfs-sink/tlsprops"
 )
 
@@ -97,14 +96,11 @@ type Client struct {
 	max      time.Duration
 	log      *slog.Logger
 
-	// cache is replaced whole by store, never changed in place, so every
-	// record's Cached reads it without a lock: a read lock per record was
-	// 5 % of a 100-byte record's CPU (issue 25), more with partitions on
-	// every core sharing the lock's counter. mu serialises the stores.
-	mu    sync.Mutex
-	cache atomic.Pointer[map[int32]*schema.Schema]
-	order []int32 // cached ids, oldest first, when bounded
-	limit int     // CacheSize
+	// cache is read by every record's Cached without a lock (idcache
+	// replaces the map whole on a store): a read lock per record was 5 %
+	// of a 100-byte record's CPU (issue 25), more with partitions on every
+	// core sharing the lock's counter. Bounded by CacheSize.
+	cache *idcache.Map[*schema.Schema]
 	group singleflight.Group
 	// down is the current run of transient failures, for GET /status: a
 	// lookup that waits for the registry blocks the partition, and no
@@ -133,8 +129,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	cfg = withDefaults(cfg)
 	auth := authTransport{base: cfg.Transport, token: cfg.BearerToken, headers: cfg.Headers}
 	hc := &http.Client{Timeout: cfg.Timeout, Transport: statusTransport{base: auth}}
-	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, limit: cfg.CacheSize}
-	c.cache.Store(&map[int32]*schema.Schema{})
+	c := &Client{initial: cfg.InitialBackoff, max: cfg.MaxBackoff, log: cfg.Logger, cache: idcache.New[*schema.Schema](cfg.CacheSize)}
 	for _, raw := range cfg.URLs {
 		base, err := normalizeURL(raw)
 		if err != nil {
@@ -285,30 +280,15 @@ func (c *Client) fetch(id int32) (*schema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.store(id, s)
+	c.cache.Put(id, s)
 	return s, nil
-}
-
-// store caches s, dropping the oldest schema past the limit.
-func (c *Client) store(id int32, s *schema.Schema) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cache := maps.Clone(*c.cache.Load())
-	if _, ok := cache[id]; !ok && c.limit > 0 {
-		c.order = append(c.order, id)
-		if len(c.order) > c.limit {
-			delete(cache, c.order[0])
-			c.order = c.order[1:]
-		}
-	}
-	cache[id] = s
-	c.cache.Store(&cache)
 }
 
 // Cached is the schema with id when the client holds it already, else
 // nil: a lookup that cannot wait, need no deadline and allocates nothing.
 func (c *Client) Cached(id int32) *schema.Schema {
-	return (*c.cache.Load())[id]
+	s, _ := c.cache.Get(id)
+	return s
 }
 
 func fromSrclient(id int32, raw *srclient.Schema) (*schema.Schema, error) {
