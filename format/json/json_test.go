@@ -260,9 +260,11 @@ func BenchmarkWrite1KB(b *testing.B) {
 }
 
 // TestSchemalessValues: with no schema each datum is a value's JSON text
-// (JsonConverter, schemas.enable=false), written compacted on one line:
-// objects keep their keys' order and numbers their text; any JSON value
-// is a line. Text that is not JSON is an error and appends nothing.
+// (JsonConverter, schemas.enable=false), written on one line as the
+// producer wrote it (keys' order, numbers' text, spaces); a value over
+// several lines is compacted onto one. Multi-line text that is not JSON is
+// an error and appends nothing (single-line text was checked by the
+// converter and is not scanned again).
 func TestSchemalessValues(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, nil, Options{})
@@ -271,20 +273,38 @@ func TestSchemalessValues(t *testing.T) {
 	}
 	for _, v := range []string{
 		"{\n  \"z\": 1,\n  \"a\": [1.50, \"x\\ny\"],\n  \"big\": 12345678901234567890\n}",
-		`"a string"`, `42`, ` [ ] `, `{"nested":{"k":null}}`,
+		`"a string"`, `42`, ` [ ] `, `{"nested":{"k":null}}`, "[1,\r2]",
 	} {
 		if err := w.WriteDatum([]byte(v)); err != nil {
 			t.Fatalf("%q: %v", v, err)
 		}
 	}
-	if err := w.WriteDatum([]byte(`{"a":`)); err == nil || !strings.Contains(err.Error(), "a schemaless value is not JSON") {
-		t.Errorf("truncated JSON: err = %v", err)
+	if err := w.WriteDatum([]byte("{\"a\":\n")); err == nil || !strings.Contains(err.Error(), "a schemaless value is not JSON") {
+		t.Errorf("truncated JSON over two lines: err = %v", err)
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"z":1,"a":[1.50,"x\ny"],"big":12345678901234567890}` + "\n" + `"a string"` + "\n42\n[]\n" + `{"nested":{"k":null}}` + "\n"
+	want := `{"z":1,"a":[1.50,"x\ny"],"big":12345678901234567890}` + "\n" + `"a string"` + "\n42\n [ ] \n" + `{"nested":{"k":null}}` + "\n[1,2]\n"
 	if buf.String() != want {
 		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// BenchmarkWriteSchemaless1KB: one schemaless JSON value of 1 KB on one
+// line, the common case; the converter has checked it already.
+func BenchmarkWriteSchemaless1KB(b *testing.B) {
+	value := []byte(`{"id":12345,"ts":1700000000000,"user":"user-1","amount":"1234.56","tags":["a","bb"],"note":"n","payload":"` +
+		strings.Repeat("lorem ipsum ", 80) + `"}`)
+	w, _ := NewWriter(io.Discard, nil, Options{})
+	b.SetBytes(int64(len(value)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := w.WriteDatum(value); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
 	}
 }
