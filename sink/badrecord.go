@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,22 +39,36 @@ type keyError struct{ err error }
 func (e *keyError) Error() string { return "key: " + e.err.Error() }
 func (e *keyError) Unwrap() error { return e.err }
 
-// stageOf is the step of Connect's pipeline a bad record failed at, for
-// the dead-letter headers: the key converter, the value converter, a
-// transform, or what the connector itself does with the record (Connect's
-// TASK_PUT: the partitioner, the format, behavior.on.null.values=fail).
-func stageOf(cause error) deadletter.Stage {
+// Connect's executing classes for the dead-letter header
+// __connect.errors.class.name: what a record failed in.
+const (
+	defaultValueClass = convert.AvroClass
+	defaultKeyClass   = "org.apache.kafka.connect.converters.ByteArrayConverter"
+	transformsPackage = "org.apache.kafka.connect.transforms."
+	// sinkTaskClass is what Connect names for TASK_PUT (WorkerErrantRecordReporter).
+	sinkTaskClass = "org.apache.kafka.connect.sink.SinkTask"
+)
+
+// failedStep is the step of Connect's pipeline a bad record failed at,
+// for the dead-letter headers, with the class Connect would name: the key
+// converter, the value converter, a transform, or what the connector itself
+// does with the record (Connect's TASK_PUT: the partitioner, the format,
+// behavior.on.null.values=fail).
+func (c *Connector) failedStep(cause error) (deadletter.Stage, string) {
 	var ke *keyError
+	var te *transform.Error
 	var pe *partitioner.RecordError
 	switch {
 	case errors.As(cause, &ke):
-		return deadletter.StageKeyConverter
+		return deadletter.StageKeyConverter, cmp.Or(c.cfg.KeyClass, defaultKeyClass)
+	case errors.As(cause, &te):
+		return deadletter.StageTransformation, transformsPackage + te.Class
 	case errors.Is(cause, transform.ErrTransform):
-		return deadletter.StageTransformation
+		return deadletter.StageTransformation, ""
 	case errors.Is(cause, errNullValue), errors.As(cause, &pe), errors.As(cause, new(*format.ValueError)):
-		return deadletter.StageTaskPut
+		return deadletter.StageTaskPut, sinkTaskClass
 	}
-	return deadletter.StageValueConverter
+	return deadletter.StageValueConverter, cmp.Or(c.cfg.ValueClass, defaultValueClass)
 }
 
 // BadRecordError names a record that could not be written and why, with
@@ -88,7 +103,8 @@ func (c *Connector) badRecord(ctx context.Context, kr *kgo.Record, cause error) 
 		c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordSkipped)
 		return nil
 	}
-	if err := c.dlq.Send(ctx, kr, deadletter.AtStage(stageOf(cause), cause)); err != nil {
+	stage, class := c.failedStep(cause)
+	if err := c.dlq.Send(ctx, kr, deadletter.AtStage(stage, class, cause)); err != nil {
 		if !deadLetterOutage(err) {
 			c.cfg.Observer.BadRecord(kr.Topic, kr.Partition, BadRecordFailed)
 		}

@@ -89,10 +89,14 @@ type Config struct {
 	// Registry, or the bytes as they are when Schemaless.
 	Value convert.Converter
 	// Key is key.converter; nil: the key's bytes as they are.
-	Key          convert.Converter
-	Registry     schema.Registry
-	ExtraColumns []string // hdfs.sink.extra.columns
-	Schemaless   bool     // values written as they are (StringConverter / ByteArrayConverter)
+	Key convert.Converter
+	// ValueClass and KeyClass are the converters' Connect class names, for
+	// the dead-letter header __connect.errors.class.name ("": the default
+	// ones, AvroConverter and ByteArrayConverter).
+	ValueClass, KeyClass string
+	Registry             schema.Registry
+	ExtraColumns         []string // hdfs.sink.extra.columns
+	Schemaless           bool     // values written as they are (StringConverter / ByteArrayConverter)
 	// Transforms are Connect's SMTs, applied to each decoded record after
 	// the extra columns (nil: none). The chain must not change topics:
 	// wiring refuses routers (docs/decisions.md).

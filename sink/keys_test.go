@@ -112,23 +112,30 @@ func TestRegistryKeys(t *testing.T) {
 	}
 }
 
-// TestStageOf: each kind of bad record has Connect's stage.
-func TestStageOf(t *testing.T) {
+// TestFailedStep: each kind of bad record has Connect's stage and the
+// executing class Connect names (the configured converter, the default
+// one, the transform's full class, SinkTask).
+func TestFailedStep(t *testing.T) {
+	configured := &Connector{cfg: Config{KeyClass: convert.ProtobufClass, ValueClass: convert.JSONClass}}
+	defaults := &Connector{}
 	for _, tc := range []struct {
-		cause error
-		want  deadletter.Stage
+		c         *Connector
+		cause     error
+		want      deadletter.Stage
+		wantClass string
 	}{
-		{&keyError{&convert.Error{Converter: "ProtobufConverter", Reason: "x"}}, deadletter.StageKeyConverter},
-		{&keyError{schema.ErrNotFramed}, deadletter.StageKeyConverter},
-		{&convert.Error{Converter: "JsonConverter", Reason: "x"}, deadletter.StageValueConverter},
-		{fmt.Errorf("schema 3: %w", schema.ErrUnknownSchema), deadletter.StageValueConverter},
-		{&transform.Error{Transform: "a", Class: "Cast$Value", Err: transform.ErrTransform}, deadletter.StageTransformation},
-		{errNullValue, deadletter.StageTaskPut},
-		{&partitioner.RecordError{What: "field region", Reason: "missing"}, deadletter.StageTaskPut},
-		{&format.ValueError{Path: "at", Msg: "past 2262"}, deadletter.StageTaskPut},
+		{configured, &keyError{&convert.Error{Converter: "ProtobufConverter", Reason: "x"}}, deadletter.StageKeyConverter, convert.ProtobufClass},
+		{defaults, &keyError{schema.ErrNotFramed}, deadletter.StageKeyConverter, "org.apache.kafka.connect.converters.ByteArrayConverter"},
+		{configured, &convert.Error{Converter: "JsonConverter", Reason: "x"}, deadletter.StageValueConverter, convert.JSONClass},
+		{defaults, fmt.Errorf("schema 3: %w", schema.ErrUnknownSchema), deadletter.StageValueConverter, convert.AvroClass},
+		{defaults, fmt.Errorf("record 4: %w", &transform.Error{Transform: "a", Class: "Cast$Value", Err: errors.New("bad")}), deadletter.StageTransformation,
+			"org.apache.kafka.connect.transforms.Cast$Value"},
+		{defaults, errNullValue, deadletter.StageTaskPut, "org.apache.kafka.connect.sink.SinkTask"},
+		{defaults, &partitioner.RecordError{What: "field region", Reason: "missing"}, deadletter.StageTaskPut, "org.apache.kafka.connect.sink.SinkTask"},
+		{defaults, &format.ValueError{Path: "at", Msg: "past 2262"}, deadletter.StageTaskPut, "org.apache.kafka.connect.sink.SinkTask"},
 	} {
-		if got := stageOf(tc.cause); got != tc.want {
-			t.Errorf("stageOf(%v) = %s, want %s", tc.cause, got, tc.want)
+		if got, class := tc.c.failedStep(tc.cause); got != tc.want || class != tc.wantClass {
+			t.Errorf("failedStep(%v) = %s, %s; want %s, %s", tc.cause, got, class, tc.want, tc.wantClass)
 		}
 	}
 	if !errors.Is(&keyError{schema.ErrNotFramed}, schema.ErrNotFramed) {

@@ -80,6 +80,7 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 		},
 		Registry: d.Registry, ExtraColumns: c.ExtraColumns, Schemaless: c.Schemaless, Transforms: chain,
 		Value: ValueConverter(c, d.Registry), Key: KeyConverter(c, d.Registry),
+		ValueClass: c.ValueConverter.Class, KeyClass: c.KeyConverter.Class,
 		RetryBackoff: c.RetryBackoff, ShutdownTimeout: max(c.ShutdownTimeout, 10*time.Second),
 		DLQTopic: c.Errors.DLQTopic, DLQHeaders: c.Errors.DLQContextHeaders, DLQReplication: c.Errors.DLQReplication,
 		LogBadRecords: c.Errors.LogEnable, LogRecordContent: c.Errors.LogMessages,

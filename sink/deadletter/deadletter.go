@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -328,9 +329,13 @@ const (
 	StageTaskPut        Stage = "TASK_PUT" // the connector's own step: partitioner, format, null values
 )
 
-// AtStage is cause failed at stage, for Send's headers; without it a
-// cause is VALUE_CONVERTER's. The message and class headers are cause's.
-func AtStage(stage Stage, cause error) error { return &staged{stage: stage, err: cause} }
+// AtStage is cause failed at stage, in class (the converter's or the
+// transform's Connect class name, or SinkTask's: Connect's executing
+// class), for Send's headers; without it a cause is VALUE_CONVERTER's,
+// in an unnamed class. The message and exception headers are cause's.
+func AtStage(stage Stage, class string, cause error) error {
+	return &staged{stage: stage, class: class, err: cause}
+}
 
 // StageOf is the stage AtStage gave cause, else VALUE_CONVERTER.
 func StageOf(cause error) Stage {
@@ -343,22 +348,28 @@ func StageOf(cause error) Stage {
 
 type staged struct {
 	stage Stage
+	class string
 	err   error
 }
 
 func (s *staged) Error() string { return s.err.Error() }
 func (s *staged) Unwrap() error { return s.err }
 
+// TaskID is __connect.errors.task.id: hdfs-sink runs each connector as
+// one task, 0 (the REST API's tasks say the same); its partitions are
+// spread over the daemons of the group, not over tasks.
+const TaskID = "0"
+
 // headers are the headers Kafka Connect adds with
 // errors.deadletterqueue.context.headers.enable=true.
 func headers(connector string, kr *kgo.Record, cause error) []kgo.RecordHeader {
-	stage := StageOf(cause)
+	stage, class := StageOf(cause), ""
 	if s, ok := cause.(*staged); ok {
-		cause = s.err
+		class, cause = s.class, s.err
 	}
-	class := reflect.TypeOf(errors.Unwrap(cause))
-	if class == nil {
-		class = reflect.TypeOf(cause)
+	exception := reflect.TypeOf(errors.Unwrap(cause))
+	if exception == nil {
+		exception = reflect.TypeOf(cause)
 	}
 	h := func(k, v string) kgo.RecordHeader { return kgo.RecordHeader{Key: k, Value: []byte(v)} }
 	return []kgo.RecordHeader{
@@ -366,8 +377,43 @@ func headers(connector string, kr *kgo.Record, cause error) []kgo.RecordHeader {
 		h("__connect.errors.partition", strconv.Itoa(int(kr.Partition))),
 		h("__connect.errors.offset", strconv.FormatInt(kr.Offset, 10)),
 		h("__connect.errors.connector.name", connector),
+		h("__connect.errors.task.id", TaskID),
 		h("__connect.errors.stage", string(stage)),
-		h("__connect.errors.exception.class.name", class.String()),
+		h("__connect.errors.class.name", class),
+		h("__connect.errors.exception.class.name", exception.String()),
 		h("__connect.errors.exception.message", cause.Error()),
+		h("__connect.errors.exception.stacktrace", errorChain(cause)),
+	}
+}
+
+// errorChain is __connect.errors.exception.stacktrace for a Go error: Go
+// errors carry no stack, so it is the chain of wrapped errors, one per
+// line, each with its type, as Java's trace lists its causes ("Caused
+// by:"); an error joining several lists each under it.
+func errorChain(err error) string {
+	var b strings.Builder
+	writeChain(&b, err, "", 0)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// maxChainDepth bounds errorChain against a cycle a custom Unwrap could
+// build: no real chain here is more than a few deep.
+const maxChainDepth = 32
+
+func writeChain(b *strings.Builder, err error, prefix string, depth int) {
+	for ; err != nil && depth < maxChainDepth; depth++ {
+		fmt.Fprintf(b, "%s%T: %s\n", prefix, err, err.Error())
+		prefix = "Caused by: "
+		switch u := err.(type) {
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				writeChain(b, e, prefix, depth+1)
+			}
+			return
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		default:
+			return
+		}
 	}
 }
