@@ -4,17 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hdfs-sink/hdfs-sink/configs"
-	"github.com/hdfs-sink/hdfs-sink/transform"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 // orderEnvelope is a JsonConverter value with an embedded schema: v2 adds
@@ -47,7 +48,7 @@ func TestJSONValuesEndToEnd(t *testing.T) {
 		&kgo.Record{Value: []byte(`not json`), Key: []byte("bad")},
 	)
 	cfg := k.config("json")
-	cfg.Registry, cfg.Value = nil, convert.NewJSON(convert.JSONOptions{SchemasEnable: true})
+	cfg.Registry, cfg.Value, cfg.ValueClass = nil, convert.NewJSON(convert.JSONOptions{SchemasEnable: true}), convert.JSONClass
 	cfg.Tolerance, cfg.DLQTopic, cfg.DLQHeaders = ToleranceAll, dlq, true
 	c := start(t, cfg)
 	waitFor(t, "3 records committed", func() bool { return committedRecords(k.fs) == 3 })
@@ -80,8 +81,13 @@ func TestJSONValuesEndToEnd(t *testing.T) {
 		t.Fatalf("nulls %d, dead-lettered %d", c.Stats.NullsIgnored.Load(), c.Stats.DeadLettered.Load())
 	}
 	bad := consumeAll(t, k, dlq, 1)[0]
-	if h := headers(bad); string(bad.Value) != "not json" || h["__connect.errors.offset"] != "4" || h["__connect.errors.exception.message"] == "" {
+	h := headers(bad)
+	if string(bad.Value) != "not json" || h["__connect.errors.offset"] != "4" || h["__connect.errors.exception.message"] == "" {
 		t.Fatalf("DLQ record %q headers %v", bad.Value, h)
+	}
+	if h["__connect.errors.task.id"] != "0" || h["__connect.errors.class.name"] != convert.JSONClass ||
+		!strings.HasPrefix(h["__connect.errors.exception.stacktrace"], "*convert.Error: ") {
+		t.Fatalf("DLQ record's task, class and trace headers: %v", h)
 	}
 }
 

@@ -68,6 +68,13 @@ func TestJSONConverterReadBySpark(t *testing.T) {
 		!strings.Contains(h["__connect.errors.exception.message"], "JsonConverter") {
 		t.Fatalf("DLQ record %q headers %v", bad.Value, h)
 	}
+	// The headers Connect adds beside those: its task, the converter it was
+	// running, and a trace (here the Go error chain).
+	if h["__connect.errors.task.id"] != "0" || h["__connect.errors.stage"] != "VALUE_CONVERTER" ||
+		h["__connect.errors.class.name"] != "org.apache.kafka.connect.json.JsonConverter" ||
+		!strings.HasPrefix(h["__connect.errors.exception.stacktrace"], "*convert.Error: ") {
+		t.Fatalf("DLQ record's task, stage, class and trace headers: %v", h)
+	}
 	table := hive.TableName("${topic}", s.topic)
 	hivePartitions(t, db, table, 1, time.Minute)
 	d.stop()
