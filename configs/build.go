@@ -62,9 +62,17 @@ var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
 
 const reasonTopic = "not a valid Kafka topic name (letters, digits, '.', '_', '-'; 1 to 249 characters)"
 
+// IsTopicName reports a legal Kafka topic name: what the sink accepts as a
+// topic, and as a name RegexRouter routes to (it names directories, files
+// and a Hive table); ReasonTopic says why another is not.
+func IsTopicName(t string) bool { return topicName.MatchString(t) && t != "." && t != ".." }
+
+// ReasonTopic is why a name IsTopicName refuses is refused.
+const ReasonTopic = reasonTopic
+
 func (p *parser) topics(c *Connector) {
 	for _, t := range p.list("topics") {
-		if !topicName.MatchString(t) || t == "." || t == ".." {
+		if !IsTopicName(t) {
 			p.fail("topics", p.raw["topics"], fmt.Sprintf("topic %q is %s", t, reasonTopic))
 			continue
 		}

@@ -107,7 +107,7 @@ func (d *Daemon) openOffsets(c *configs.Connector) (*offsetsSession, error) {
 		admin.Close()
 		return nil, fmt.Errorf("connector %q: store: %w", c.Name, err)
 	}
-	ws := sink.WriteSettings{FS: store, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
+	ws := sink.WriteSettings{FS: store, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Route: wiring.TopicRoute(c), Now: time.Now}
 	return &offsetsSession{c: c, admin: admin, store: store, ws: ws}, nil
 }
 

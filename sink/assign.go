@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink/kafkawatch"
 	"github.com/hdfs-sink/hdfs-sink/transform"
@@ -149,6 +149,13 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 			assigned = append(assigned, tp{topic, part})
 		}
 	}
+	if err := c.checkRoutes(offsets); err != nil {
+		// Nothing of this assignment is recovered or written: a recovery
+		// would claim a WAL another topic's partition writes. The next poll
+		// stops the connector with err.
+		c.refuse(err)
+		return offsets, nil
+	}
 	starts := make([]kgo.Offset, len(assigned))
 	scans := newTopicScans()
 	_ = c.parallel(len(assigned), func(i int) error {
@@ -163,13 +170,49 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 	return out, nil
 }
 
+// checkRoutes refuses an assignment whose topics the router would not
+// rename one-to-one (transform.Chain.CheckRoutes) among every topic the
+// connector consumes: with topics.regex, check cannot know them. Without a
+// router it checks nothing.
+func (c *Connector) checkRoutes(offsets map[string]map[int32]kgo.Offset) error {
+	if !c.cfg.Transforms.ChangesTopic() {
+		return nil
+	}
+	topics := c.cl.GetConsumeTopics()
+	for t := range offsets {
+		topics = append(topics, t)
+	}
+	if err := c.cfg.Transforms.CheckRoutes(topics); err != nil {
+		return fmt.Errorf("connector %q: assignment refused: %w", c.cfg.Name, err)
+	}
+	return nil
+}
+
+// refuse keeps err, the first refusal found outside the poll loop (a route
+// at assignment), for Run to stop the connector with.
+func (c *Connector) refuse(err error) {
+	c.panicMu.Lock()
+	defer c.panicMu.Unlock()
+	if c.refused == nil {
+		c.refused = err
+		c.cfg.Logger.Error("connector refused", "err", err)
+	}
+}
+
+func (c *Connector) refusal() error {
+	c.panicMu.Lock()
+	defer c.panicMu.Unlock()
+	return c.refused
+}
+
 // newOwned creates the state of a newly assigned partition.
 func (c *Connector) newOwned(t tp) *owned {
 	log := c.cfg.Logger.With("topic", t.topic, "partition", t.partition)
 	obs := c.cfg.Observer.Partition(t.topic, t.partition)
 	p := newPartition(partitionConfig{
 		WriteSettings: c.cfg.WriteSettings,
-		Layout:        layout.Topic{TopicsDir: c.cfg.TopicsDir(t.topic), LogsDir: c.cfg.LogsDir(t.topic), Name: t.topic},
+		Layout:        c.cfg.Layout(t.topic),
+		Source:        t.topic,
 		Partition:     t.partition,
 		Owner:         c.owner,
 		Epoch:         c.epoch,

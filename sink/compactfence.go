@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/wal/entry"
 )
 
@@ -32,7 +31,7 @@ func FenceForCompaction(ctx context.Context, s WriteSettings, connector, topic s
 	host, _ := os.Hostname()
 	part := newPartition(partitionConfig{
 		WriteSettings: s,
-		Layout:        layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic},
+		Layout:        s.Layout(topic),
 		Partition:     p, Owner: fmt.Sprintf("%s:%d%s", host, os.Getpid(), compactionOwner), Epoch: newEpoch(), Logger: log,
 		Connector: connector,
 	})

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/convert"
 	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/sink/deadletter"
@@ -49,6 +50,11 @@ type WriteSettings struct {
 	Partitioner partitioner.Partitioner
 	TopicsDir   func(topic string) string // absolute in the store, ${topic} expanded
 	LogsDir     func(topic string) string
+	// Route is the name a consumed topic's files, WAL and Hive table are
+	// kept under (RegexRouter, a static rename: transform.Chain.Route);
+	// nil: the topic's own name. Kafka (fetches, offsets, topic ids) keeps
+	// the consumed name.
+	Route func(topic string) string
 
 	Pad            int
 	FlushSize      int64
@@ -65,6 +71,16 @@ type WriteSettings struct {
 	Catalog Catalog // Hive registration; nil when hive.integration=false
 	Faults  Faults
 	Now     func() time.Time
+}
+
+// Layout is where the files and WAL of the consumed topic live: under its
+// routed name, with topics.dir and logs.dir expanded for that name.
+func (s WriteSettings) Layout(topic string) layout.Topic {
+	name := topic
+	if s.Route != nil {
+		name = s.Route(topic)
+	}
+	return layout.Topic{TopicsDir: s.TopicsDir(name), LogsDir: s.LogsDir(name), Name: name}
 }
 
 // Config is one connector's wiring, built by cmd from its connector file.
@@ -96,8 +112,9 @@ type Config struct {
 	ExtraColumns         []string // hdfs.sink.extra.columns
 	Schemaless           bool     // values written as they are (StringConverter / ByteArrayConverter)
 	// Transforms are Connect's SMTs, applied to each decoded record after
-	// the extra columns (nil: none). The chain must not change topics:
-	// wiring refuses routers (docs/decisions.md).
+	// the extra columns (nil: none). A router in it renames a topic the
+	// same way for every record (wiring refuses the others); the rename is
+	// WriteSettings.Route, checked at assignment (CheckRoutes).
 	Transforms *transform.Chain
 
 	// MemoryMax bounds the bytes all open files of this connector buffer;
@@ -186,6 +203,7 @@ type Connector struct {
 	pause   pauseControl
 	panicMu sync.Mutex
 	panic   *PanicError // the first panic recovered in a partition worker
+	refused error       // the first refusal outside the poll loop (refuse)
 
 	dlq       deadLetterTopic // the dead-letter topic (errors.tolerance=all)
 	badLogged atomic.Bool     // a tolerated bad record was logged
@@ -333,6 +351,9 @@ func (c *Connector) Run(ctx context.Context) error {
 // connector. What a stop ends at once (registry lookups, the dead-letter
 // topic, Kafka) runs under ctx, the store calls under store.
 func (c *Connector) poll(ctx, store context.Context, fetches kgo.Fetches) error {
+	if err := c.refusal(); err != nil {
+		return err // before writing anything this poll fetched
+	}
 	err := c.process(ctx, store, fetches)
 	if err == nil {
 		err = c.tickAll(store)

@@ -27,7 +27,10 @@ const claimAttempts = 20
 // connector's write settings and the partition's own identity.
 type partitionConfig struct {
 	WriteSettings
-	Layout    layout.Topic // the topic's directories, expanded
+	Layout layout.Topic // the topic's directories, expanded, under its routed name
+	// Source is the consumed topic, when Layout is named otherwise (a
+	// router): what Kafka's errors name. "": Layout.Name.
+	Source    string
 	Partition int32
 	Owner     string // host:pid, recorded in WAL entries
 	Epoch     string // this connector incarnation, the prefix of its temp names
@@ -130,7 +133,16 @@ func newPartition(cfg partitionConfig) *partition {
 	return p
 }
 
+// topic is the name the partition's files, WAL and Hive table are kept
+// under (routed); kafkaTopic the topic it consumes.
 func (p *partition) topic() string { return p.cfg.Layout.Name }
+
+func (p *partition) kafkaTopic() string {
+	if p.cfg.Source != "" {
+		return p.cfg.Source
+	}
+	return p.cfg.Layout.Name
+}
 
 // empty reports whether the partition holds no open file.
 func (p *partition) empty() bool { return p.w.Empty() }
@@ -253,7 +265,7 @@ func (p *partition) checkTopicID(b fetchedBatch) error {
 		p.topicID = b.TopicID
 		return nil
 	}
-	return &TopicChangedError{Topic: p.topic(), Partition: p.cfg.Partition, Committed: p.committed, Was: p.topicID, Now: b.TopicID, Offset: b.First}
+	return &TopicChangedError{Topic: p.kafkaTopic(), Partition: p.cfg.Partition, Committed: p.committed, Was: p.topicID, Now: b.TopicID, Offset: b.First}
 }
 
 // refuse notes that Kafka's log no longer continues what HDFS holds: the
@@ -276,10 +288,10 @@ func (p *partition) refuse(err error) error {
 // log as it is now, so nothing is refused.
 func (p *partition) truncated(divergeAt int64) error {
 	if p.committed >= 0 && divergeAt <= p.committed {
-		return p.refuse(&TruncatedError{Topic: p.topic(), Partition: p.cfg.Partition, Committed: p.committed, DivergeAt: divergeAt})
+		return p.refuse(&TruncatedError{Topic: p.kafkaTopic(), Partition: p.cfg.Partition, Committed: p.committed, DivergeAt: divergeAt})
 	}
 	return fmt.Errorf("topic %s partition %d: Kafka's log diverged at offset %d, past the committed offset %d (an unclean leader election?): "+
-		"the open files are dropped and the records after the committed offset are read again", p.topic(), p.cfg.Partition, divergeAt, p.committed)
+		"the open files are dropped and the records after the committed offset are read again", p.kafkaTopic(), p.cfg.Partition, divergeAt, p.committed)
 }
 
 // noteGap reports offsets that retention removed before they were read:
@@ -294,7 +306,7 @@ func (p *partition) noteGap(b fetchedBatch) {
 }
 
 func (p *partition) rewound(b fetchedBatch) error {
-	return &RewindError{Topic: p.topic(), Partition: p.cfg.Partition, Committed: p.committed,
+	return &RewindError{Topic: p.kafkaTopic(), Partition: p.cfg.Partition, Committed: p.committed,
 		Offset: b.First, LogStart: b.LogStart, HighWatermark: b.HighWatermark}
 }
 

@@ -10,7 +10,6 @@ import (
 	"path"
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/sink/inspect"
 	"github.com/hdfs-sink/hdfs-sink/wal"
@@ -28,14 +27,14 @@ func InspectWAL(ctx context.Context, s WriteSettings, topic string, p int32) (in
 func inspected(s WriteSettings, topic string, p int32) inspect.Partition {
 	_, dense := s.Partitioner.(partitioner.Default)
 	return inspect.Partition{FS: s.FS, Partition: p, Dense: dense,
-		Layout: layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic}}
+		Layout: s.Layout(topic)}
 }
 
 // inspector is a partition that only reads (no owner, no epoch).
 func inspector(s WriteSettings, topic string, p int32) *partition {
 	return newPartition(partitionConfig{
 		WriteSettings: s, Partition: p, Epoch: "inspect", Logger: discardLogger,
-		Layout: layout.Topic{TopicsDir: s.TopicsDir(topic), LogsDir: s.LogsDir(topic), Name: topic},
+		Layout: s.Layout(topic),
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/sink/inspect"
 )
 
@@ -86,7 +85,7 @@ func resetPartition(s WriteSettings, r Reset, log *slog.Logger) *partition {
 	host, _ := os.Hostname()
 	return newPartition(partitionConfig{
 		WriteSettings: s,
-		Layout:        layout.Topic{TopicsDir: s.TopicsDir(r.Topic), LogsDir: s.LogsDir(r.Topic), Name: r.Topic},
+		Layout:        s.Layout(r.Topic),
 		Partition:     r.Partition, Owner: fmt.Sprintf("%s:%d offsets reset", host, os.Getpid()), Epoch: newEpoch(), Logger: log,
 		Connector: r.Connector,
 	})

@@ -170,6 +170,10 @@ func (c *Chain) ValueSchema(topic string, s *schema.Schema) (*schema.Schema, err
 		if st.pred != nil && st.pred.test(r) == st.negate {
 			continue
 		}
+		if rr, ok := st.t.(*regexRouter); ok {
+			_, _ = rr.apply(r) // a TopicNameMatches further on sees the routed name, as in Apply
+			continue
+		}
 		m, ok := st.t.(schemaMapper)
 		if !ok || m.onKey() {
 			continue

@@ -23,7 +23,6 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -259,8 +258,8 @@ func storeProbe(ctx context.Context, c *configs.Connector, bound time.Duration) 
 	var id [6]byte
 	rand.Read(id[:])
 	name := ".check-" + hex.EncodeToString(id[:])
-	temp := layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}.TopicTempDir()
-	for _, dir := range []string{path.Join(temp, name), path.Join(c.LogsDir(topic), name)} {
+	temp := wiring.TopicLayout(c, topic).TopicTempDir()
+	for _, dir := range []string{path.Join(temp, name), path.Join(wiring.TopicLayout(c, topic).LogsDir, name)} {
 		if err := probeDir(ctx, store, dir); err != nil {
 			return err
 		}
@@ -324,7 +323,7 @@ func checkMetastore(ctx context.Context, c *configs.Connector, bound time.Durati
 	if len(c.Topics) > 0 {
 		topic = c.Topics[0]
 	}
-	_, err = ms.GetTable(ctx, c.Hive.Database, c.HiveTable(topic))
+	_, err = ms.GetTable(ctx, c.Hive.Database, c.HiveTable(wiring.RoutedTopic(c, topic)))
 	if err == nil || errors.Is(err, hive.ErrNotFound) {
 		return "", nil
 	}

@@ -153,7 +153,7 @@ func writeSettings(c *configs.Connector, store storage.FS) (sink.WriteSettings, 
 	if err != nil {
 		return sink.WriteSettings{}, err
 	}
-	return sink.WriteSettings{FS: store, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}, nil
+	return sink.WriteSettings{FS: store, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Route: wiring.TopicRoute(c), Now: time.Now}, nil
 }
 
 // isDefaultPartitioner reports whether each Kafka partition has one directory.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
-	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/internal/wiring"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
@@ -91,8 +91,8 @@ func (a verifyArgs) auditTopic(ctx context.Context, c *configs.Connector, kt *ka
 		ends[topic][p] = lo.End
 	}
 	o := verify.AuditOptions{
-		Layout: layout.Topic{TopicsDir: c.TopicsDir(topic), LogsDir: c.LogsDir(topic), Name: topic},
-		Dense:  isDefaultPartitioner(s), Kafka: logs, Deep: a.deep,
+		Layout: wiring.TopicLayout(c, topic), KafkaTopic: topic,
+		Dense: isDefaultPartitioner(s), Kafka: logs, Deep: a.deep,
 		Probe: &kafkaProber{c: c, log: toolLogger(io.Discard), ends: ends},
 	}
 	if a.partition >= 0 {

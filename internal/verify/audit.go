@@ -37,7 +37,10 @@ type Prober interface {
 
 // AuditOptions says what to audit and with what evidence.
 type AuditOptions struct {
-	Layout layout.Topic // topics.dir and logs.dir expanded for the topic
+	Layout layout.Topic // topics.dir and logs.dir expanded for the topic, under its routed name
+	// KafkaTopic is the consumed topic Kafka and Probe know, when Layout is
+	// named otherwise (RegexRouter); "": Layout.Name.
+	KafkaTopic string
 	// Dense is true for the default partitioner: one directory per Kafka
 	// partition, so files must tile the offsets. Other partitioners spread
 	// one commit's offsets over several directories, whose files' ranges
@@ -53,6 +56,13 @@ type AuditOptions struct {
 	// =offset writes kafka_offset) every record's offset.
 	Deep        bool
 	OffsetField string
+}
+
+func (o AuditOptions) kafkaTopic() string {
+	if o.KafkaTopic != "" {
+		return o.KafkaTopic
+	}
+	return o.Layout.Name
 }
 
 // Kind names one sort of violation.
@@ -397,7 +407,7 @@ func (a *auditor) gap(from, to int64, where string) {
 		from = max(from, lo.Start)
 	}
 	if a.o.Probe != nil && lo != nil {
-		first, err := a.o.Probe.FirstRecord(a.ctx, a.o.Layout.Name, a.pr.Partition, from)
+		first, err := a.o.Probe.FirstRecord(a.ctx, a.o.kafkaTopic(), a.pr.Partition, from)
 		if err != nil {
 			a.pr.add(KindHole, "", fmt.Sprintf("offsets %d-%d (%s) are in no file, and asking Kafka whether it holds records there failed: %v", from, to, where, err))
 			return

@@ -10,7 +10,6 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
@@ -50,7 +49,7 @@ func Compactor(c *configs.Connector, store storage.FS, ws sink.WriteSettings, to
 		return nil, err
 	}
 	return compact.New(compact.Options{
-		FS: store, Topic: layout.Topic{TopicsDir: c.TopicsDir(topic), LogsDir: c.LogsDir(topic), Name: topic},
+		FS: store, Topic: TopicLayout(c, topic),
 		Ext: ext, Pad: c.OffsetPadWidth, TargetBytes: s.TargetBytes, RowGroupBytes: s.RowGroupBytes, MinAge: s.MinAge, Grace: s.Grace,
 		Fence: func(ctx context.Context, p int32) error {
 			_, err := sink.FenceForCompaction(ctx, ws, c.Name, topic, p, log)

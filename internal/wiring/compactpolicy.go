@@ -12,7 +12,6 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
 	"github.com/hdfs-sink/hdfs-sink/kerberos"
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -37,7 +36,7 @@ func CompactionPolicies(c *configs.Connector, store storage.FS, logins *kerberos
 	if err != nil {
 		return nil, err
 	}
-	ws := sink.WriteSettings{FS: store, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Now: time.Now}
+	ws := sink.WriteSettings{FS: store, Partitioner: part, TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Route: TopicRoute(c), Now: time.Now}
 	half := c.MemoryMaxBytes / compactionMemoryShare / 2
 	set := CompactionSettings{TargetBytes: cc.TargetBytes, RowGroupBytes: min(compact.DefaultRowGroupBytes, half), MinAge: cc.MinAge, Grace: cc.Grace, DialHive: dial}
 	log = log.With("connector", c.Name)
@@ -50,7 +49,7 @@ func CompactionPolicies(c *configs.Connector, store storage.FS, logins *kerberos
 		// and a row group: two quarters and a half of the share.
 		p := &compact.Policy{C: comp, MinFiles: cc.MinFiles, MaxInputBytes: half / 2}
 		if c.Completeness.Enabled {
-			p.Complete = markerExists(store, layout.Topic{TopicsDir: c.TopicsDir(topic), Name: topic}.Dir(), c.Completeness.MarkerName)
+			p.Complete = markerExists(store, TopicLayout(c, topic).Dir(), c.Completeness.MarkerName)
 		}
 		return p, nil
 	}, nil

@@ -8,7 +8,6 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/completeness"
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/hive"
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -53,10 +52,12 @@ func CompletenessMarkers(c *configs.Connector, d MarkerDeps) (func(topic string)
 	log := d.Log.With("connector", c.Name)
 	return func(topic string) (*completeness.Marker, error) {
 		return completeness.NewMarker(completeness.Config{
-			FS: d.Store, Layout: layout.Topic{TopicsDir: c.TopicsDir(topic), LogsDir: c.LogsDir(topic), Name: topic},
+			FS: d.Store, Layout: TopicLayout(c, topic),
 			Partitioner: timed, Lateness: c.Completeness.Lateness, Lookback: c.Completeness.Lookback,
 			MarkerName: c.Completeness.MarkerName,
-			LogEnds: func(ctx context.Context, topic string) (map[int32]int64, error) {
+			// The marker asks by its layout's (routed) name; Kafka knows the
+			// consumed topic.
+			LogEnds: func(ctx context.Context, _ string) (map[int32]int64, error) {
 				ends, err := d.LogEnds(ctx)
 				if err != nil {
 					return nil, err

@@ -19,7 +19,7 @@ import (
 // the partition counts Kafka reports (CheckPartitionNames).
 func checkTopicNames(c *configs.Connector, ext string) (warns []string, errs []error) {
 	for _, t := range c.Topics {
-		lay := layout.Topic{Name: t}
+		lay := layout.Topic{Name: RoutedTopic(c, t)} // files are named by the routed name
 		if err := lay.CheckNames(0, c.OffsetPadWidth, ext); err != nil {
 			errs = append(errs, topicsKeyError(c, "topics", err))
 			continue
@@ -47,7 +47,7 @@ func CheckPartitionNames(c *configs.Connector, key, ext string, highest map[stri
 	}
 	slices.Sort(topics)
 	for _, t := range topics {
-		if err := (layout.Topic{Name: t}).CheckNames(highest[t], c.OffsetPadWidth, ext); err != nil {
+		if err := (layout.Topic{Name: RoutedTopic(c, t)}).CheckNames(highest[t], c.OffsetPadWidth, ext); err != nil {
 			errs = append(errs, topicsKeyError(c, key, err))
 		}
 	}

@@ -24,9 +24,22 @@ func TestTransformsWired(t *testing.T) {
 		{"insert field", map[string]string{"transforms": "a", "transforms.a.type": "org.apache.kafka.connect.transforms.InsertField$Value",
 			"transforms.a.topic.field": "src"}, ""},
 		{"regex router", map[string]string{"transforms": "r", "transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter",
-			"transforms.r.regex": "(.*)", "transforms.r.replacement": "x-$1"}, "RegexRouter and TimestampRouter are refused"},
+			"transforms.r.regex": "(.*)", "transforms.r.replacement": "x-$1"}, ""},
+		{"regex router onto a consumed topic", map[string]string{"topics": "orders,orders-raw", "transforms": "r",
+			"transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter", "transforms.r.regex": "(.*)-raw", "transforms.r.replacement": "$1"},
+			`transforms.r.regex, transforms.r.replacement: topic "orders-raw" is routed to "orders", which this connector also consumes`},
+		{"regex router, two topics onto one", map[string]string{"topics": "orders-eu,orders-us", "transforms": "r",
+			"transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter", "transforms.r.regex": "orders-.*", "transforms.r.replacement": "orders"},
+			`topics "orders-eu" and "orders-us" are both routed to "orders"`},
+		{"regex router under a header predicate", map[string]string{"transforms": "r", "transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter",
+			"transforms.r.regex": "(.*)", "transforms.r.replacement": "x-$1", "transforms.r.predicate": "h",
+			"predicates": "h", "predicates.h.type": "org.apache.kafka.connect.transforms.predicates.HasHeaderKey", "predicates.h.name": "x"},
+			"transforms.r: refused: its predicate does not depend on the topic name alone"},
+		{"regex router under TopicNameMatches", map[string]string{"transforms": "r", "transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter",
+			"transforms.r.regex": "(.*)", "transforms.r.replacement": "x-$1", "transforms.r.predicate": "t",
+			"predicates": "t", "predicates.t.type": "org.apache.kafka.connect.transforms.predicates.TopicNameMatches", "predicates.t.pattern": ".*"}, ""},
 		{"timestamp router", map[string]string{"transforms": "r", "transforms.r.type": "org.apache.kafka.connect.transforms.TimestampRouter"},
-			"RegexRouter and TimestampRouter are refused"},
+			"transforms.r: refused: TimestampRouter names each record by its timestamp, so one source partition's records would land under many names"},
 		{"bad key", map[string]string{"transforms": "c", "transforms.c.type": "org.apache.kafka.connect.transforms.Cast$Value",
 			"transforms.c.spec": "f:int128"}, "transforms.c.spec"},
 		{"schemaless values", map[string]string{"transforms": "a", "transforms.a.type": "org.apache.kafka.connect.transforms.InsertField$Value",
@@ -109,5 +122,32 @@ func TestKeyTransformsNeedKeysWithSchema(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRegexRouterRoutesTheLayout: with a RegexRouter the sink, the tools
+// and the per-topic jobs keep a consumed topic's files, WALs and Hive
+// table under its routed name, and check judges file name lengths by it.
+func TestRegexRouterRoutesTheLayout(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	router := map[string]string{"topics": "orders-raw", "transforms": "r", "transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter",
+		"transforms.r.regex": "(.*)-raw", "transforms.r.replacement": "$1"}
+	c := conftest.Connector(t, t.TempDir(), "a", router)
+	cfg, err := SinkConfig(c, ConnectorDeps{Mem: NewProcessMemory(0, 1, log), Log: log, Security: kafkaSecurity(t, c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Layout("orders-raw"); got.Name != "orders" || got != TopicLayout(c, "orders-raw") || !strings.HasSuffix(got.Dir(), "/orders") {
+		t.Errorf("sink layout %+v, tools' layout %+v: want both under orders", got, TopicLayout(c, "orders-raw"))
+	}
+	if got := c.HiveTable(RoutedTopic(c, "orders-raw")); got != "orders" {
+		t.Errorf("Hive table %q, want orders", got)
+	}
+
+	long := map[string]string{"topics": "orders-raw", "transforms": "r", "transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter",
+		"transforms.r.regex": "(.*)-raw", "transforms.r.replacement": strings.Repeat("o", 240)}
+	c = conftest.Connector(t, t.TempDir(), "a", long)
+	if err := CheckWiring([]*configs.Connector{c}, secret.NewRedactor()); err == nil || !strings.Contains(err.Error(), strings.Repeat("o", 240)) {
+		t.Errorf("CheckWiring = %v, want the routed name's file names refused", err)
 	}
 }

@@ -96,6 +96,9 @@ func SinkConfig(c *configs.Connector, d ConnectorDeps) (sink.Config, error) {
 	if c.TopicsRegex != nil {
 		cfg.TopicsRegex = c.TopicsRegex.String()
 	}
+	if chain.ChangesTopic() {
+		cfg.Route = chain.Route
+	}
 	if c.Errors.Tolerance == configs.ToleranceAll {
 		cfg.Tolerance = sink.ToleranceAll
 	}
@@ -331,18 +334,26 @@ func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []e
 	return warns, append(errs, nameErrs...)
 }
 
-// transformChain builds the connector's transforms. Routers (RegexRouter,
-// TimestampRouter) are refused: see docs/decisions.md, D31.
+// transformChain builds the connector's transforms. RegexRouter is a static
+// rename per consumed topic, refused where it is not one-to-one over the
+// listed topics (topics.regex: at assignment, in sink); a router whose
+// output varies per record (TimestampRouter, a predicate other than
+// TopicNameMatches) is refused: see docs/decisions.md, D31 and the router
+// decision after it.
 func transformChain(c *configs.Connector) (*transform.Chain, error) {
 	chain, err := transform.New(c.Transforms, c.Predicates)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 	}
-	if chain.ChangesTopic() {
-		return nil, fmt.Errorf("connector %q (%s): transforms: RegexRouter and TimestampRouter are refused: hdfs-sink keeps a partition's WAL, "+
-			"files and offsets under the topic it consumed, so a renamed topic cannot be written exactly once "+
-			"(the reference names files by the new topic with the source partition's offsets, so two source topics collide); "+
-			"route with topics.dir or several connectors instead", c.Name, c.Source)
+	if name, why := chain.PerRecordRoute(); name != "" {
+		return nil, fmt.Errorf("connector %q (%s): transforms.%s: refused: %s, so one source partition's records would land under many names, "+
+			"and recovery, which finds a partition's committed offsets under its one routed name, would have to scan an unbounded set of names: "+
+			"that cannot be written exactly once (RegexRouter, alone or under TopicNameMatches, is supported: one name per topic)", c.Name, c.Source, name, why)
+	}
+	if len(c.Topics) > 0 {
+		if err := chain.CheckRoutes(c.Topics); err != nil {
+			return nil, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
+		}
 	}
 	if name := chain.NeedsSchemas(); name != "" && c.Schemaless {
 		return nil, fmt.Errorf("connector %q (%s): transforms.%s needs values with a schema (Avro), and this connector's values are "+
