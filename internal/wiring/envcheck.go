@@ -146,6 +146,9 @@ func clientsReport(c *configs.Connector, r *secret.Redactor, rep report, hive fu
 	if len(ignored) > 0 {
 		rep.lines = append(rep.lines, "kafka consumer, ignored: "+showIgnored(r, c.Kafka.Consumer, ignored))
 	}
+	if line := routesLine(c); line != "" {
+		rep.lines = append(rep.lines, line)
+	}
 	if c.NeedsRegistry() {
 		rep.lines = append(rep.lines, "schema registry: "+strings.Join(c.Registry.URLs, ", "))
 	}

@@ -1,6 +1,8 @@
 package wiring
 
 import (
+	"strings"
+
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/transform"
@@ -32,4 +34,21 @@ func RoutedTopic(c *configs.Connector, topic string) string {
 func TopicLayout(c *configs.Connector, topic string) layout.Topic {
 	name := RoutedTopic(c, topic)
 	return layout.Topic{TopicsDir: c.TopicsDir(name), LogsDir: c.LogsDir(name), Name: name}
+}
+
+// routesLine is what check says of a RegexRouter: where each listed topic
+// is written; "" without a router.
+func routesLine(c *configs.Connector) string {
+	route := TopicRoute(c)
+	if route == nil {
+		return ""
+	}
+	var pairs []string
+	for _, t := range c.Topics {
+		pairs = append(pairs, t+" → "+route(t))
+	}
+	if c.TopicsRegex != nil {
+		pairs = append(pairs, "the topics of topics.regex, each checked when assigned")
+	}
+	return "routed (RegexRouter; files, WAL and Hive table under the routed name): " + strings.Join(pairs, ", ")
 }
