@@ -8,6 +8,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
 // checkTopicNames checks, without Kafka, that the listed topics' committed
@@ -38,7 +39,9 @@ func checkTopicNames(c *configs.Connector, ext string) (warns []string, errs []e
 // highest partition number (Kafka's partitions are 0..n-1, and a longer
 // number only lengthens the name), the one check offline cannot make.
 // highest maps each topic to its highest partition; key is the setting
-// that brings the topics in (topics or topics.regex).
+// that brings the topics in (topics or topics.regex). With topics.regex,
+// a RegexRouter's routing of the topics it matches now is checked too:
+// what the daemon would refuse at assignment.
 func CheckPartitionNames(c *configs.Connector, key, ext string, highest map[string]int32) error {
 	var errs []error
 	topics := make([]string, 0, len(highest))
@@ -46,6 +49,13 @@ func CheckPartitionNames(c *configs.Connector, key, ext string, highest map[stri
 		topics = append(topics, t)
 	}
 	slices.Sort(topics)
+	if c.TopicsRegex != nil {
+		if chain, err := transform.New(c.Transforms, c.Predicates); err == nil { // a chain that does not build is check's error already
+			if err := chain.CheckRoutes(topics); err != nil {
+				errs = append(errs, topicsKeyError(c, key, fmt.Errorf("the topics it matches now: %w", err)))
+			}
+		}
+	}
 	for _, t := range topics {
 		if err := (layout.Topic{Name: RoutedTopic(c, t)}).CheckNames(highest[t], c.OffsetPadWidth, ext); err != nil {
 			errs = append(errs, topicsKeyError(c, key, err))

@@ -151,3 +151,18 @@ func TestRegexRouterRoutesTheLayout(t *testing.T) {
 		t.Errorf("CheckWiring = %v, want the routed name's file names refused", err)
 	}
 }
+
+// TestCheckConnectRoutesTopicsRegex: with topics.regex, check --connect
+// checks the router over the topics Kafka lists that the regex matches,
+// as the daemon does at assignment.
+func TestCheckConnectRoutesTopicsRegex(t *testing.T) {
+	c := conftest.Connector(t, t.TempDir(), "a", map[string]string{"topics": "", "topics.regex": "orders.*", "transforms": "r",
+		"transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter", "transforms.r.regex": "(.*)-raw", "transforms.r.replacement": "$1"})
+	if err := CheckPartitionNames(c, "topics.regex", ".avro", map[string]int32{"orders-raw": 3, "payments": 0}); err != nil {
+		t.Fatalf("one-to-one: %v", err)
+	}
+	err := CheckPartitionNames(c, "topics.regex", ".avro", map[string]int32{"orders-raw": 3, "orders": 0})
+	if err == nil || !strings.Contains(err.Error(), `topics.regex: the topics it matches now: transforms.r.regex, transforms.r.replacement: topic "orders-raw" is routed to "orders"`) {
+		t.Fatalf("CheckPartitionNames = %v, want the collision named", err)
+	}
+}
