@@ -122,3 +122,24 @@ func TestCheckRoutesRefusesCollisions(t *testing.T) {
 		})
 	}
 }
+
+// TestValueSchemaSeesTheRoutedName: a schema change under TopicNameMatches
+// after a router is judged on the routed name, in ValueSchema (what
+// recovery writes the files with) as in Apply (what records are written
+// with); the two must agree or recovery would judge the next record
+// against another schema.
+func TestValueSchemaSeesTheRoutedName(t *testing.T) {
+	c := routerChainOf(t, []configs.TransformSpec{stripRaw,
+		{Alias: "meta", Class: "SetSchemaMetadata$Value", Props: propsOf("schema.name", "routed"), Predicate: "isOrders"}},
+		[]configs.PredicateSpec{{Alias: "isOrders", Class: "TopicNameMatches", Props: propsOf("pattern", "orders")}})
+	s := mustSchema(t, `{"type":"record","name":"raw","fields":[{"name":"x","type":"int"}]}`)
+	r := &Record{Topic: "orders-raw", Value: Value{Schema: s, Bytes: encode(t, s, map[string]any{"x": int32(1)})}}
+	mustApply(t, c, r)
+	got, err := c.ValueSchema("orders-raw", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Value.Schema.Text, `"routed"`) || got.Text != r.Value.Schema.Text {
+		t.Errorf("Apply wrote %s, ValueSchema gives %s: want both named routed", r.Value.Schema.Text, got.Text)
+	}
+}
