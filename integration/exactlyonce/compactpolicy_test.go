@@ -37,7 +37,8 @@ func TestDaemonCompactsWhileWriting(t *testing.T) {
 	s.produce(counts, 200) // ten files of each partition, committed before the policy's second pass (8 s)
 	cfg := s.connector("policy", hiveOn(db, map[string]string{"flush.size": "10",
 		"hdfs.sink.compaction.enabled": "true", "hdfs.sink.compaction.min.age.ms": "0", "hdfs.sink.compaction.min.files": "10",
-		"hdfs.sink.compaction.interval.ms": "8000", "hdfs.sink.compaction.grace.ms": "0"}))
+		"hdfs.sink.compaction.interval.ms": "8000", "hdfs.sink.compaction.grace.ms": "0",
+		"hdfs.sink.compaction.pace.ms": "0"})) // back to back: one fence pause, as the test means
 	d := s.start(cfg)
 	began := time.Now() // after the first start, which builds the binary
 	table := hive.TableName("${topic}", s.topic)

@@ -43,6 +43,7 @@ func TestCompletenessThenCompaction(t *testing.T) {
 		"hdfs.sink.completeness.enabled": "true", "hdfs.sink.completeness.interval.ms": "500",
 		"hdfs.sink.compaction.enabled": "true", "hdfs.sink.compaction.min.files": "4",
 		"hdfs.sink.compaction.interval.ms": "2000", "hdfs.sink.compaction.grace.ms": "0",
+		"hdfs.sink.compaction.pace.ms": "3000", // the second hour is held 3 s after the first one's fence
 	}))
 	d := s.start(cfg)
 	s.waitMarkedComplete(map[string]int64{past[0]: 12, past[1]: 12}, 2*time.Minute)
