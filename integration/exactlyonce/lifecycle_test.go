@@ -74,6 +74,12 @@ func TestCompletenessThenCompaction(t *testing.T) {
 // directory dir is at location want (a path in the test's HDFS).
 func (s *setup) waitPartitionLocation(db, table, dir, want string, within time.Duration) {
 	s.t.Helper()
+	s.waitPartitionLocationAt(itest.MetastoreURI(), db, table, dir, want, within)
+}
+
+// waitPartitionLocationAt is waitPartitionLocation on the metastore at uri.
+func (s *setup) waitPartitionLocationAt(uri, db, table, dir, want string, within time.Duration) {
+	s.t.Helper()
 	var values []string
 	for _, kv := range strings.Split(dir, "/") {
 		_, v, _ := strings.Cut(kv, "=")
@@ -82,7 +88,7 @@ func (s *setup) waitPartitionLocation(db, table, dir, want string, within time.D
 	var got string
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		cl, err := hive.Dial(ctx, itest.MetastoreURI())
+		cl, err := hive.Dial(ctx, uri)
 		if err == nil {
 			got, err = cl.PartitionLocation(ctx, db, table, values)
 			cl.Close()
