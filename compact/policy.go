@@ -50,7 +50,7 @@ const (
 	ActionFinish  Action = "finish"  // published, readers not switched yet (a crash): rolled forward
 	ActionClean   Action = "clean"   // switched, merged inputs still there: removed after the grace period
 	ActionLeave   Action = "leave"   // nothing to do, or not chosen (the reason says why)
-	ActionWait    Action = "wait"    // chosen, but the pace holds it until NextAllowed
+	ActionWait    Action = "wait"    // chosen, but held: the pace does not allow a compaction yet
 )
 
 // Choose says what a pass does with a planned directory, and why it
@@ -90,10 +90,6 @@ func (p *Policy) paced(action Action, now time.Time) Action {
 	}
 	return action
 }
-
-// NextAllowed is when the pace lets the next compaction of the topic
-// begin; zero when it may begin now or nothing fenced yet.
-func (p *Policy) NextAllowed() time.Time { return p.nextAt }
 
 // ranFence records a Run that claimed partitions (a compaction's C4,
 // whether the Run then succeeded or not): the fence's cost is paid, so
