@@ -102,6 +102,13 @@ type besideCase struct {
 	// fenced variant's pace (0: back to back).
 	Variants    []string `json:"variants"`
 	PaceSeconds float64  `json:"fence_pace_seconds"`
+	// FenceCost is, per round of the fenced variant, the seconds the sink
+	// run took longer with the compaction beside, per compaction pass;
+	// PaceShare is that over the pace, in %: the share of the sink's
+	// time the fences take once a run spans many paces (a run shorter
+	// than the pace still holds one compaction).
+	FenceCost []float64 `json:"fence_cost_seconds,omitempty"`
+	PaceShare []float64 `json:"pace_share_pct,omitempty"`
 }
 
 // besideRounds are, by variant, one round's pair and the compaction
@@ -266,10 +273,24 @@ func (e *env) sinkBeside(o options, dirs map[string]string) (besideCase, error) 
 			cpu[i] = 100 * (cpuPerM(r.With[v])/cpuPerM(r.Alone[v]) - 1)
 		}
 		bc.Drop[v], bc.CPUChange[v] = medianFloat(drops), medianFloat(cpu)
+		if v == fencedVariant {
+			bc.fenceCosts(o.compPace)
+		}
 		fmt.Fprintf(os.Stderr, "bench: sink beside %s compaction: throughput drop %.1f %% (rounds %s), sink CPU per record %+.1f %% (rounds %s)\n",
 			v, bc.Drop[v], floats(drops), bc.CPUChange[v], floats(cpu))
 	}
 	return bc, resetAll(dirs)
+}
+
+// fenceCosts fills FenceCost and, with a pace, PaceShare.
+func (bc *besideCase) fenceCosts(pace time.Duration) {
+	for _, r := range bc.Rounds {
+		cost := (r.With[fencedVariant].Seconds - r.Alone[fencedVariant].Seconds) / float64(max(r.Loop[fencedVariant].Passes, 1))
+		bc.FenceCost = append(bc.FenceCost, cost)
+		if pace > 0 {
+			bc.PaceShare = append(bc.PaceShare, 100*cost/pace.Seconds())
+		}
+	}
 }
 
 // pairOrder is the order of a pair's runs in round i (false: alone).
@@ -716,6 +737,13 @@ func printCompaction(w io.Writer, rep *compactionReport) {
 		fmt.Fprintln(w)
 		for _, v := range b.Variants {
 			fmt.Fprintf(w, "beside %s: throughput drop %.1f %%, sink CPU per record %+.1f %% (medians of the rounds' pairs)\n", v, b.Drop[v], b.CPUChange[v])
+		}
+		if len(b.FenceCost) > 0 {
+			fmt.Fprintf(w, "fenced: sink seconds lost per compaction, by round: %s (median %.1f)", floats(b.FenceCost), medianFloat(b.FenceCost))
+			if len(b.PaceShare) > 0 {
+				fmt.Fprintf(w, "; over the %.0f s pace: %s %% (median %.1f %%)", b.PaceSeconds, floats(b.PaceShare), medianFloat(b.PaceShare))
+			}
+			fmt.Fprintln(w)
 		}
 	}
 }
