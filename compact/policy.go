@@ -27,6 +27,18 @@ type Policy struct {
 	// next, read ahead) and one output row group, within the connector's
 	// memory ceiling. 0: no bound.
 	MaxInputBytes int64
+	// Pace is the least time from the end of a compaction that fenced
+	// the topic's writers to the start of the next compaction of the
+	// topic (hdfs.sink.compaction.pace.ms); 0: back to back. Each fence
+	// costs every writing partition of the topic its open files and a
+	// backoff, so over a backlog of directories the pace bounds the share
+	// of the sink's time the fences take (docs/design.md §12, "Pacing").
+	Pace time.Duration
+
+	// nextAt is when the next compaction of the topic may begin: the end
+	// of the last one that fenced, plus Pace. Only the pass's goroutine
+	// touches it.
+	nextAt time.Time
 }
 
 // Action is what a pass does with a directory.
@@ -38,6 +50,7 @@ const (
 	ActionFinish  Action = "finish"  // published, readers not switched yet (a crash): rolled forward
 	ActionClean   Action = "clean"   // switched, merged inputs still there: removed after the grace period
 	ActionLeave   Action = "leave"   // nothing to do, or not chosen (the reason says why)
+	ActionWait    Action = "wait"    // chosen, but held: the pace does not allow a compaction yet
 )
 
 // Choose says what a pass does with a planned directory, and why it
@@ -65,6 +78,26 @@ func (p *Policy) Choose(plan Plan, complete bool) (Action, string) {
 			big.Path, big.Bytes, p.MaxInputBytes)
 	}
 	return ActionCompact, ""
+}
+
+// paced turns a compaction the pace does not allow yet at now into a
+// wait. Only a new compaction waits: finishing one a crash left
+// published makes records committed since visible, and cleaning fences
+// nothing.
+func (p *Policy) paced(action Action, now time.Time) Action {
+	if action == ActionCompact && now.Before(p.nextAt) {
+		return ActionWait
+	}
+	return action
+}
+
+// ranFence records a Run that claimed partitions (a compaction's C4,
+// whether the Run then succeeded or not): the fence's cost is paid, so
+// the next compaction waits Pace from now.
+func (p *Policy) ranFence(res Result) {
+	if res.Fenced > 0 && p.Pace > 0 {
+		p.nextAt = p.C.o.Now().Add(p.Pace)
+	}
 }
 
 func (p *Policy) largestParquetInput(plan Plan) *Input {
@@ -97,16 +130,28 @@ type PolicyPass struct {
 	Compacted []Compacted // switched by this pass (finished ones included)
 	Removed   int         // merged inputs removed after their grace period
 	Left      int         // directories not chosen
-	Duration  time.Duration
+	// Waiting are directories chosen but held by the pace; the next
+	// pass after NextAllowed compacts the first of them (a pass walks
+	// the directories in order and skips the compacted ones, so it
+	// resumes where the last one stopped).
+	Waiting     int
+	NextAllowed time.Time // zero: no compaction is held
+	Duration    time.Duration
 }
 
 // Pass looks at every directory of the topic once and compacts, finishes
-// or cleans those Choose picks, one at a time. It stops at the first
+// or cleans those Choose picks, one at a time; a compaction the pace does
+// not allow yet is held (Waiting) for a later pass. It stops at the first
 // failure (retried next pass: every step after the commit point is rolled
 // forward by the next Run, docs/design.md §12).
-func (p *Policy) Pass(ctx context.Context) (PolicyPass, error) {
-	pass := PolicyPass{At: p.C.o.Now()}
-	defer func() { pass.Duration = p.C.o.Now().Sub(pass.At) }()
+func (p *Policy) Pass(ctx context.Context) (pass PolicyPass, err error) {
+	pass = PolicyPass{At: p.C.o.Now()}
+	defer func() {
+		pass.Duration = p.C.o.Now().Sub(pass.At)
+		if pass.Waiting > 0 {
+			pass.NextAllowed = p.nextAt
+		}
+	}()
 	dirs, err := p.C.Directories(ctx)
 	if err != nil {
 		return pass, fmt.Errorf("list the directories of topic %s: %w", p.C.o.Topic.Name, err)
@@ -136,12 +181,19 @@ func (p *Policy) dir(ctx context.Context, encoded string, pass *PolicyPass) erro
 		}
 	}
 	action, reason := p.Choose(plan, complete)
+	if action = p.paced(action, p.C.o.Now()); action == ActionWait {
+		pass.Waiting++
+		p.C.o.Logger.Debug("compaction waits for its pace", "topic", plan.Topic, "dir", encoded, "next_allowed", p.nextAt,
+			"pace", p.Pace)
+		return nil
+	}
 	if action == ActionLeave {
 		pass.Left++
 		p.C.o.Logger.Debug("compaction leaves a directory", "topic", plan.Topic, "dir", encoded, "reason", reason)
 		return nil
 	}
 	res, err := p.C.Run(ctx, encoded)
+	p.ranFence(res)
 	pass.Removed += res.Removed
 	var refused *RefusedError
 	if errors.As(err, &refused) {

@@ -161,3 +161,107 @@ func (pc plainCatalog) SetLocation(_ context.Context, _, encoded, location strin
 	pc.c.loc[encoded] = location
 	return nil
 }
+
+// TestPolicyPaced: what the pace makes of each action at a moment before,
+// at and after the next allowed compaction. Only a new compaction waits.
+func TestPolicyPaced(t *testing.T) {
+	next := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		action Action
+		now    time.Time
+		want   Action
+	}{
+		{"a compaction before the pace allows it", ActionCompact, next.Add(-time.Second), ActionWait},
+		{"a compaction when it allows it", ActionCompact, next, ActionCompact},
+		{"a compaction after", ActionCompact, next.Add(time.Minute), ActionCompact},
+		{"finishing a published one is never held", ActionFinish, next.Add(-time.Second), ActionFinish},
+		{"cleaning is never held", ActionClean, next.Add(-time.Second), ActionClean},
+		{"a directory left stays left", ActionLeave, next.Add(-time.Second), ActionLeave},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Policy{C: New(Options{}), Pace: time.Minute, nextAt: next}
+			if got := p.paced(tc.action, tc.now); got != tc.want {
+				t.Fatalf("paced(%s) = %s, want %s", tc.action, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPolicyPacesCompactions: three complete directories of a topic whose
+// partitions have WALs (so each compaction fences them). With a pace, a
+// pass compacts the first and holds the others; a pass before the pace
+// has run out compacts nothing; each pass after it compacts the next one,
+// resuming where the last stopped. Without a pace one pass does all three
+// (as before pacing).
+func TestPolicyPacesCompactions(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pace time.Duration
+		// passes: the clock's advance before each pass, and how many
+		// directories that pass compacts and holds.
+		passes []pacedPass
+	}{
+		{"no pace: back to back", 0, []pacedPass{{0, 3, 0}}},
+		{"paced", 90 * time.Second, []pacedPass{
+			{0, 1, 2},                // h=1 compacted, h=2 and h=3 held
+			{60 * time.Second, 0, 2}, // 60 s after: still held
+			{30 * time.Second, 1, 1}, // 90 s after the first: h=2
+			{90 * time.Second, 1, 0}, // h=3
+			{90 * time.Second, 0, 0}, // nothing left
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := storagetest.NewMemFS()
+			f := testFormat(t, ".avro")
+			s := testSchema(t, 1)
+			for _, dir := range []string{"h=1", "h=2", "h=3"} {
+				for i := range int64(3) {
+					commitFile(t, mem, f, mergeLayout, dir, s, 0, i*3, i*3+2)
+				}
+			}
+			for _, p := range []string{"0", "1"} { // two writing partitions
+				if err := mem.MkdirAll(bg, path.Join(path.Dir(mergeLayout.WALDir(0)), p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			start := time.Now().Add(2 * time.Hour) // the files are older than any minimum age
+			now := start
+			fences := 0
+			p := &Policy{C: New(Options{FS: mem, Topic: mergeLayout, Ext: ".avro", Pad: 10, Catalog: plainCatalog{&catalog{loc: map[string]string{}}},
+				Grace: time.Hour, Fence: func(context.Context, int32) error { fences++; return nil }, Now: func() time.Time { return now }}),
+				MinFiles: 2, Pace: tc.pace}
+			var order []string
+			for i, want := range tc.passes {
+				now = now.Add(want.advance)
+				pass, err := p.Pass(bg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range pass.Compacted {
+					order = append(order, c.Dir)
+				}
+				if len(pass.Compacted) != want.compacted || pass.Waiting != want.waiting {
+					t.Fatalf("pass %d at +%s: compacted %d, waiting %d; want %d and %d (%+v)", i, now.Sub(start),
+						len(pass.Compacted), pass.Waiting, want.compacted, want.waiting, pass)
+				}
+				if want.waiting > 0 && !pass.NextAllowed.After(now) {
+					t.Fatalf("pass %d: next allowed %s, want after now %s", i, pass.NextAllowed, now)
+				}
+				if want.waiting == 0 && !pass.NextAllowed.IsZero() {
+					t.Fatalf("pass %d: next allowed %s with nothing held", i, pass.NextAllowed)
+				}
+			}
+			if strings.Join(order, " ") != "h=1 h=2 h=3" || fences != 6 {
+				t.Fatalf("compacted %v with %d fences; want h=1 h=2 h=3, each fencing 2 partitions", order, fences)
+			}
+		})
+	}
+}
+
+// pacedPass is one pass of TestPolicyPacesCompactions: the clock moves by
+// advance, then the pass compacts and holds so many directories.
+type pacedPass struct {
+	advance            time.Duration
+	compacted, waiting int
+}

@@ -3,6 +3,7 @@ package configs
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -46,11 +47,12 @@ func TestCompactionKeys(t *testing.T) {
 	c, err := compactionConnector(t, map[string]string{
 		"hdfs.sink.compaction.enabled": "true", "hdfs.sink.compaction.min.age.ms": "60000",
 		"hdfs.sink.compaction.min.files": "4", "hdfs.sink.compaction.target.bytes": "1048576",
-		"hdfs.sink.compaction.interval.ms": "5000", "hdfs.sink.compaction.grace.ms": "0"})
+		"hdfs.sink.compaction.interval.ms": "5000", "hdfs.sink.compaction.grace.ms": "0",
+		"hdfs.sink.compaction.pace.ms": "45000"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Compaction{Enabled: true, MinAge: time.Minute, MinFiles: 4, TargetBytes: 1 << 20, Interval: 5 * time.Second}
+	want := Compaction{Enabled: true, MinAge: time.Minute, MinFiles: 4, TargetBytes: 1 << 20, Interval: 5 * time.Second, Pace: 45 * time.Second}
 	if !reflect.DeepEqual(c.Compaction, want) {
 		t.Fatalf("Compaction = %+v, want %+v", c.Compaction, want)
 	}
@@ -63,10 +65,39 @@ func TestCompactionKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := Compaction{Enabled: true, MinAge: tc.minAge, MinFiles: DefaultCompactionMinFiles, TargetBytes: 128 << 20,
-			Interval: 10 * time.Minute, Grace: time.Hour}
+			Interval: 10 * time.Minute, Grace: time.Hour, Pace: time.Minute}
 		if !reflect.DeepEqual(c.Compaction, want) {
 			t.Errorf("completeness %s: Compaction = %+v, want %+v", tc.completeness, c.Compaction, want)
 		}
+	}
+}
+
+// TestCompactionPaceDefault: unset, the pace follows the connector's
+// retry.backoff.ms (12 backoffs) but is never under a minute; 0 turns it
+// off.
+func TestCompactionPaceDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		extra map[string]string
+		want  time.Duration
+	}{
+		{"the default backoff (5 s)", nil, time.Minute},
+		{"a short backoff: the minimum", map[string]string{"retry.backoff.ms": "1000"}, time.Minute},
+		{"a long backoff: 12 of them", map[string]string{"retry.backoff.ms": "10000"}, 2 * time.Minute},
+		{"set", map[string]string{"retry.backoff.ms": "10000", "hdfs.sink.compaction.pace.ms": "5000"}, 5 * time.Second},
+		{"off", map[string]string{"hdfs.sink.compaction.pace.ms": "0"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			extra := map[string]string{"hdfs.sink.compaction.enabled": "true"}
+			maps.Copy(extra, tc.extra)
+			c, err := compactionConnector(t, extra)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Compaction.Pace != tc.want {
+				t.Fatalf("pace = %s, want %s", c.Compaction.Pace, tc.want)
+			}
+		})
 	}
 }
 
@@ -90,6 +121,8 @@ func TestCompactionErrors(t *testing.T) {
 		{"no interval", map[string]string{on: "true", "hdfs.sink.compaction.interval.ms": "0"}, "hdfs.sink.compaction.interval.ms", "> 0"},
 		{"negative age", map[string]string{on: "true", "hdfs.sink.compaction.min.age.ms": "-1"}, "hdfs.sink.compaction.min.age.ms", ">= 0"},
 		{"negative grace", map[string]string{on: "true", "hdfs.sink.compaction.grace.ms": "-5"}, "hdfs.sink.compaction.grace.ms", ">= 0"},
+		{"negative pace", map[string]string{on: "true", "hdfs.sink.compaction.pace.ms": "-1"}, "hdfs.sink.compaction.pace.ms", ">= 0"},
+		{"pace not a number", map[string]string{on: "true", "hdfs.sink.compaction.pace.ms": "1m"}, "hdfs.sink.compaction.pace.ms", "between two compactions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := compactionConnector(t, tc.extra)

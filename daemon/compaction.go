@@ -31,7 +31,11 @@ type compactionRun struct {
 	log      *slog.Logger
 
 	byTopic map[string]*compact.Policy // the run goroutine's only
-	status  topicStatuses[CompactionStatus]
+	// held is, by topic, when the pace lets a held compaction begin (the
+	// run goroutine's only): the loop wakes then rather than a whole
+	// interval later.
+	held   map[string]time.Time
+	status topicStatuses[CompactionStatus]
 }
 
 // CompactionStatus is one topic's compaction here, since this connector
@@ -40,10 +44,30 @@ type compactionRun struct {
 type CompactionStatus = rest.CompactionStatus
 
 func (r *compactionRun) run(ctx context.Context) {
-	everyOwnedTopic(ctx, r.conn, r.every, nil, r.pass, func(_ context.Context, topic string) {
+	everyOwnedTopic(ctx, r.conn, r.wait, nil, r.pass, func(_ context.Context, topic string) {
 		delete(r.byTopic, topic) // another daemon compacts it
+		delete(r.held, topic)
 		r.status.forget(topic)
 	})
+}
+
+// minPacedWait keeps a held compaction's wake-up from spinning the loop
+// should the clock step back.
+const minPacedWait = time.Second
+
+// wait is how long the loop sleeps before its next round: the interval,
+// or until the earliest time the pace lets a held compaction begin, so a
+// backlog is compacted one directory per pace, not per interval.
+func (r *compactionRun) wait() time.Duration {
+	return nextWait(r.every, r.held, time.Now())
+}
+
+func nextWait(every time.Duration, held map[string]time.Time, now time.Time) time.Duration {
+	d := every
+	for _, at := range held {
+		d = min(d, max(at.Sub(now), minPacedWait))
+	}
+	return d
 }
 
 func (r *compactionRun) pass(ctx context.Context, topic string) {
@@ -68,12 +92,21 @@ func (r *compactionRun) pass(ctx context.Context, topic string) {
 	for _, c := range pass.Compacted {
 		r.metrics.Compacted(r.name, topic, c.FilesBefore, c.FilesAfter, c.BytesBefore, c.BytesAfter, c.Duration)
 	}
+	r.metrics.CompactionPaced(r.name, topic, pass.Waiting, pass.NextAllowed)
+	if pass.Waiting > 0 {
+		r.held[topic] = pass.NextAllowed
+	} else {
+		delete(r.held, topic)
+	}
 	r.record(topic, pass, err)
 }
 
 func (r *compactionRun) record(topic string, pass compact.PolicyPass, err error) {
 	r.status.update(topic, func(st *CompactionStatus) {
-		st.At, st.Left, st.LastError = pass.At.UTC().Format(time.RFC3339), pass.Left, ""
+		st.At, st.Left, st.Waiting, st.NextAllowed, st.LastError = pass.At.UTC().Format(time.RFC3339), pass.Left, pass.Waiting, "", ""
+		if pass.Waiting > 0 {
+			st.NextAllowed = pass.NextAllowed.UTC().Format(time.RFC3339)
+		}
 		if err != nil {
 			st.LastError = err.Error()
 		}
@@ -109,7 +142,7 @@ func (d *Daemon) compactionOf(c *configs.Connector, conn *sink.Connector, store 
 		return nil, err
 	}
 	return &compactionRun{name: c.Name, every: c.Compaction.Interval, conn: conn, policies: policies, metrics: d.metrics,
-		log: d.log.With("connector", c.Name), byTopic: map[string]*compact.Policy{}}, nil
+		log: d.log.With("connector", c.Name), byTopic: map[string]*compact.Policy{}, held: map[string]time.Time{}}, nil
 }
 
 // redactCompaction hides secrets the last errors may quote.

@@ -40,7 +40,7 @@ type completenessRun struct {
 type CompletenessStatus = rest.CompletenessStatus
 
 func (r *completenessRun) run(ctx context.Context) {
-	everyOwnedTopic(ctx, r.conn, r.every, r.countLate, r.pass, func(_ context.Context, topic string) {
+	everyOwnedTopic(ctx, r.conn, func() time.Duration { return r.every }, r.countLate, r.pass, func(_ context.Context, topic string) {
 		delete(r.byTopic, topic) // another daemon marks it; a new owner looks back again
 		r.status.forget(topic)
 	})

@@ -11,12 +11,12 @@ import (
 )
 
 // everyOwnedTopic is the loop completeness markers and the compaction policy
-// share: every interval, round (if not nil) and then pass for each of the connector's topics whose
+// share: every interval (what every says after each round), round (if not nil) and then pass for each of the connector's topics whose
 // partition 0 it owns, in name order, so one daemon of the group does a
 // topic's work in steady state; drop for each topic it does not own (a new
 // owner starts afresh). It returns when ctx ends. A Kafka outage skips the
 // round: the health check reports it.
-func everyOwnedTopic(ctx context.Context, conn *sink.Connector, every time.Duration, round func(), pass, drop func(ctx context.Context, topic string)) {
+func everyOwnedTopic(ctx context.Context, conn *sink.Connector, every func() time.Duration, round func(), pass, drop func(ctx context.Context, topic string)) {
 	for {
 		if round != nil {
 			round()
@@ -25,7 +25,7 @@ func everyOwnedTopic(ctx context.Context, conn *sink.Connector, every time.Durat
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(every):
+		case <-time.After(every()):
 		}
 	}
 }

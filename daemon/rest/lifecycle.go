@@ -54,8 +54,13 @@ type CompactionStatus struct {
 	Removed int `json:"inputs_removed"`
 	// Left is how many directories the last pass left (not complete, too
 	// young, too few files, compacted already).
-	Left      int    `json:"left"`
-	LastError string `json:"last_error,omitempty"` // the last pass's, cleared by a pass that succeeds
+	Left int `json:"left"`
+	// Waiting is how many directories the last pass chose but held for
+	// the pace (hdfs.sink.compaction.pace.ms), and NextAllowed when the
+	// first of them may begin (RFC 3339; empty when none is held).
+	Waiting     int    `json:"waiting"`
+	NextAllowed string `json:"next_allowed,omitempty"`
+	LastError   string `json:"last_error,omitempty"` // the last pass's, cleared by a pass that succeeds
 }
 
 // lifecycle is the answer of GET /connectors/{name}/lifecycle.
@@ -79,8 +84,11 @@ type completenessView struct {
 }
 
 type compactionView struct {
-	Enabled bool                        `json:"enabled"`
-	Topics  map[string]CompactionStatus `json:"topics"`
+	Enabled bool `json:"enabled"`
+	// PaceMs is hdfs.sink.compaction.pace.ms: the least time between two
+	// compactions of a topic (docs/design.md §12, "Pacing").
+	PaceMs int64                       `json:"pace_ms"`
+	Topics map[string]CompactionStatus `json:"topics"`
 }
 
 func (a *API) lifecycle(w http.ResponseWriter, _ *http.Request, c Connector) {
@@ -96,6 +104,9 @@ func lifecycleOf(c Connector, workerID string, r *secret.Redactor) lifecycle {
 	if out.Completeness.Enabled {
 		out.Completeness.Marker = c.Config.Completeness.MarkerName
 		out.Completeness.LatenessMs = c.Config.Completeness.Lateness.Milliseconds()
+	}
+	if out.Compaction.Enabled {
+		out.Compaction.PaceMs = c.Config.Compaction.Pace.Milliseconds()
 	}
 	for topic, st := range c.Completeness {
 		st.Waiting, st.Error = wiring.Scrub(r, st.Waiting), wiring.Scrub(r, st.Error)

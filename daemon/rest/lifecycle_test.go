@@ -26,6 +26,7 @@ func lifecycleConnectors(t *testing.T) *fakeConnectors {
 		"hdfs.sink.completeness.enabled": "true", "hdfs.sink.completeness.lateness.ms": "600000",
 		"hdfs.sink.completeness.marker.name": "_DONE",
 		"hdfs.sink.compaction.enabled":       "true",
+		"hdfs.sink.compaction.pace.ms":       "90000",
 	})
 	clicks := conftest.Connector(t, dir, "clicks", nil)
 	return &fakeConnectors{
@@ -38,6 +39,7 @@ func lifecycleConnectors(t *testing.T) *fakeConnectors {
 				Compaction: map[string]CompactionStatus{"orders": {
 					At: "2026-12-02T14:05:00Z", Compacted: 2, LastDir: "year=2026/month=12/day=02/hour=12",
 					FilesBefore: 400, FilesAfter: 2, BytesBefore: 4 << 20, BytesAfter: 4 << 20, Removed: 200, Left: 5,
+					Waiting: 3, NextAllowed: "2026-12-02T14:06:00Z",
 					LastError: "fence orders partition 0: store said u:" + testSecret}}},
 			"clicks": {Config: clicks, State: "PAUSED"},
 		},
@@ -61,12 +63,12 @@ func TestLifecycleView(t *testing.T) {
 			`"completeness":{"enabled":true,"marker":"_DONE","lateness_ms":600000,"topics":{"orders":{`,
 			`"frontier":"2026-12-02T14:00:00Z","holding":[2],"idle":[0,1],"marked":3,"last_marked":"year=2026/month=12/day=02/hour=13"`,
 			`"waiting":"year=2026/month=12/day=02/hour=14"`,
-			`"compaction":{"enabled":true,"topics":{"orders":{"at":"2026-12-02T14:05:00Z","compacted":2,"last":"year=2026/month=12/day=02/hour=12","files_before":400,"files_after":2`,
-			`"inputs_removed":200,"left":5`, `"last_error":"fence orders partition 0: store said ` + secret.Hidden + `"`,
+			`"compaction":{"enabled":true,"pace_ms":90000,"topics":{"orders":{"at":"2026-12-02T14:05:00Z","compacted":2,"last":"year=2026/month=12/day=02/hour=12","files_before":400,"files_after":2`,
+			`"inputs_removed":200,"left":5,"waiting":3,"next_allowed":"2026-12-02T14:06:00Z"`, `"last_error":"fence orders partition 0: store said ` + secret.Hidden + `"`,
 			`"error":"metastore thrift://` + secret.Hidden + `@hms refused"`,
 		}},
 		{name: "both off, empty topics", method: "GET", path: "/connectors/clicks/lifecycle", code: 200, want: []string{
-			`"state":"PAUSED"`, `"completeness":{"enabled":false,"lateness_ms":0,"topics":{}}`, `"compaction":{"enabled":false,"topics":{}}`,
+			`"state":"PAUSED"`, `"completeness":{"enabled":false,"lateness_ms":0,"topics":{}}`, `"compaction":{"enabled":false,"pace_ms":0,"topics":{}}`,
 		}, lacks: []string{`"marker"`}},
 		{name: "unknown connector", method: "GET", path: "/connectors/nope/lifecycle", code: 404, want: []string{`Connector nope not found`}},
 		{name: "read-only: no PUT", method: "PUT", path: "/connectors/orders/lifecycle", code: 405},

@@ -34,7 +34,12 @@ type readerView struct {
 // committed names there tile offsets [0, next) with no gap and no overlap
 // (the default partitioner writes each partition's offsets densely).
 func (s *setup) look(ctx context.Context, db, table string, p int32) (readerView, error) {
-	cl, err := hive.Dial(ctx, itest.MetastoreURI())
+	return s.lookAt(ctx, itest.MetastoreURI(), db, table, p)
+}
+
+// lookAt is look through the metastore at uri.
+func (s *setup) lookAt(ctx context.Context, uri, db, table string, p int32) (readerView, error) {
+	cl, err := hive.Dial(ctx, uri)
 	if err != nil {
 		return readerView{}, err
 	}

@@ -43,6 +43,7 @@ func TestCompletenessThenCompaction(t *testing.T) {
 		"hdfs.sink.completeness.enabled": "true", "hdfs.sink.completeness.interval.ms": "500",
 		"hdfs.sink.compaction.enabled": "true", "hdfs.sink.compaction.min.files": "4",
 		"hdfs.sink.compaction.interval.ms": "2000", "hdfs.sink.compaction.grace.ms": "0",
+		"hdfs.sink.compaction.pace.ms": "3000", // the second hour is held 3 s after the first one's fence
 	}))
 	d := s.start(cfg)
 	s.waitMarkedComplete(map[string]int64{past[0]: 12, past[1]: 12}, 2*time.Minute)
@@ -73,6 +74,12 @@ func TestCompletenessThenCompaction(t *testing.T) {
 // directory dir is at location want (a path in the test's HDFS).
 func (s *setup) waitPartitionLocation(db, table, dir, want string, within time.Duration) {
 	s.t.Helper()
+	s.waitPartitionLocationAt(itest.MetastoreURI(), db, table, dir, want, within)
+}
+
+// waitPartitionLocationAt is waitPartitionLocation on the metastore at uri.
+func (s *setup) waitPartitionLocationAt(uri, db, table, dir, want string, within time.Duration) {
+	s.t.Helper()
 	var values []string
 	for _, kv := range strings.Split(dir, "/") {
 		_, v, _ := strings.Cut(kv, "=")
@@ -81,7 +88,7 @@ func (s *setup) waitPartitionLocation(db, table, dir, want string, within time.D
 	var got string
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		cl, err := hive.Dial(ctx, itest.MetastoreURI())
+		cl, err := hive.Dial(ctx, uri)
 		if err == nil {
 			got, err = cl.PartitionLocation(ctx, db, table, values)
 			cl.Close()

@@ -47,7 +47,7 @@ func CompactionPolicies(c *configs.Connector, store storage.FS, logins *kerberos
 		}
 		// A Parquet merge holds two inputs (one merged, one read ahead)
 		// and a row group: two quarters and a half of the share.
-		p := &compact.Policy{C: comp, MinFiles: cc.MinFiles, MaxInputBytes: half / 2}
+		p := &compact.Policy{C: comp, MinFiles: cc.MinFiles, MaxInputBytes: half / 2, Pace: cc.Pace}
 		if c.Completeness.Enabled {
 			p.Complete = markerExists(store, TopicLayout(c, topic).Dir(), c.Completeness.MarkerName)
 		}

@@ -44,6 +44,9 @@ type caseSpec struct {
 	// compaction of the sink's own topic does (compaction.go).
 	FenceTopic string
 	FenceDir   string
+	// FencePace: after a compaction that fenced, the loop waits this long
+	// before the next (hdfs.sink.compaction.pace.ms); 0: back to back.
+	FencePace time.Duration
 	// Trickle is how often the assignment case produces one record to
 	// every partition.
 	Trickle time.Duration

@@ -98,6 +98,17 @@ type besideCase struct {
 	// compaction beside over alone, - 1, in %, the median of the rounds':
 	// the sink's own work, which the neighbours' load does not move.
 	CPUChange map[string]float64 `json:"sink_cpu_change_pct"`
+	// Variants are the compactions run beside the sink; PaceSeconds the
+	// fenced variant's pace (0: back to back).
+	Variants    []string `json:"variants"`
+	PaceSeconds float64  `json:"fence_pace_seconds"`
+	// FenceCost is, per round of the fenced variant, the seconds the sink
+	// run took longer with the compaction beside, per compaction pass;
+	// PaceShare is that over the pace, in %: the share of the sink's
+	// time the fences take once a run spans many paces (a run shorter
+	// than the pace still holds one compaction).
+	FenceCost []float64 `json:"fence_cost_seconds,omitempty"`
+	PaceShare []float64 `json:"pace_share_pct,omitempty"`
 }
 
 // besideRounds are, by variant, one round's pair and the compaction
@@ -139,6 +150,9 @@ func (e *env) runCompaction(o options) (compactionReport, error) {
 			return rep, fmt.Errorf("prepare %s files: %w", f, err)
 		}
 		dirs[f] = dir
+		if o.compBesideOnly {
+			continue
+		}
 		cc, err := e.compactionRounds(o, f, dir, bytes)
 		if err != nil {
 			return rep, err
@@ -150,6 +164,11 @@ func (e *env) runCompaction(o options) (compactionReport, error) {
 	if o.compNoSink {
 		return rep, nil
 	}
+	return e.besideOnly(o, dirs, rep)
+}
+
+// besideOnly runs the sink alone and beside each compaction variant.
+func (e *env) besideOnly(o options, dirs map[string]string, rep compactionReport) (compactionReport, error) {
 	b, err := e.sinkBeside(o, dirs)
 	if err != nil {
 		return rep, err
@@ -216,13 +235,14 @@ func (e *env) sinkBeside(o options, dirs map[string]string) (besideCase, error) 
 		return besideCase{}, err
 	}
 	defer e.dropTopic(topic)
-	bc := besideCase{Workload: w, Drop: map[string]float64{}, CPUChange: map[string]float64{}}
+	bc := besideCase{Workload: w, Drop: map[string]float64{}, CPUChange: map[string]float64{}, Variants: o.compBeside,
+		PaceSeconds: o.compPace.Seconds()}
 	base := caseSpec{Kind: "sink", Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
 		Partitioner: w.Partitioner, FlushSize: max(1000, int64(n/w.Partitions)/5), MemoryMax: o.memoryMax, Rotate: 3 * time.Second, Size: w.Size}
 	group := 3000 // consumer groups of their own, apart from the matrix's
 	for i := range max(o.repeat, 1) {
 		r := besideRounds{Alone: map[string]caseResult{}, With: map[string]caseResult{}, Loop: map[string]caseResult{}}
-		for _, v := range besideVariants {
+		for _, v := range o.compBeside {
 			for _, with := range pairOrder(i) {
 				spec := base
 				group++
@@ -246,17 +266,31 @@ func (e *env) sinkBeside(o options, dirs map[string]string) (besideCase, error) 
 		}
 		bc.Rounds = append(bc.Rounds, r)
 	}
-	for _, v := range besideVariants {
+	for _, v := range o.compBeside {
 		drops, cpu := make([]float64, len(bc.Rounds)), make([]float64, len(bc.Rounds))
 		for i, r := range bc.Rounds {
 			drops[i] = 100 * (1 - rate(r.With[v])/rate(r.Alone[v]))
 			cpu[i] = 100 * (cpuPerM(r.With[v])/cpuPerM(r.Alone[v]) - 1)
 		}
 		bc.Drop[v], bc.CPUChange[v] = medianFloat(drops), medianFloat(cpu)
+		if v == fencedVariant {
+			bc.fenceCosts(o.compPace)
+		}
 		fmt.Fprintf(os.Stderr, "bench: sink beside %s compaction: throughput drop %.1f %% (rounds %s), sink CPU per record %+.1f %% (rounds %s)\n",
 			v, bc.Drop[v], floats(drops), bc.CPUChange[v], floats(cpu))
 	}
 	return bc, resetAll(dirs)
+}
+
+// fenceCosts fills FenceCost and, with a pace, PaceShare.
+func (bc *besideCase) fenceCosts(pace time.Duration) {
+	for _, r := range bc.Rounds {
+		cost := (r.With[fencedVariant].Seconds - r.Alone[fencedVariant].Seconds) / float64(max(r.Loop[fencedVariant].Passes, 1))
+		bc.FenceCost = append(bc.FenceCost, cost)
+		if pace > 0 {
+			bc.PaceShare = append(bc.PaceShare, 100*cost/pace.Seconds())
+		}
+	}
 }
 
 // pairOrder is the order of a pair's runs in round i (false: alone).
@@ -277,7 +311,7 @@ func (e *env) sinkWithLoop(o options, sinkSpec caseSpec, variant string, dirs ma
 	}
 	loop := caseSpec{Kind: "compactloop", Topic: compactionTopic, Dir: dir, Format: f, MemoryMax: o.memoryMax}
 	if fenced {
-		loop.FenceTopic, loop.FenceDir = sinkSpec.Topic, sinkSpec.Dir
+		loop.FenceTopic, loop.FenceDir, loop.FencePace = sinkSpec.Topic, sinkSpec.Dir, o.compPace
 	}
 	b, err := json.Marshal(loop)
 	if err != nil {
@@ -547,7 +581,11 @@ func runCompactLoop(ctx context.Context, spec caseSpec) (caseResult, error) {
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); stop() }()
 	var out caseResult
 	m := startMeter()
+	var held time.Time // the pace: no compaction before this (the fenced variant)
 	for ctx.Err() == nil {
+		if !sleepUntil(ctx, held) {
+			break
+		}
 		res, err := c.Run(ctx, compactionEncoded)
 		if ctx.Err() != nil {
 			break // stopped mid-pass: not counted
@@ -560,6 +598,9 @@ func runCompactLoop(ctx context.Context, spec caseSpec) (caseResult, error) {
 		if spec.FenceTopic != "" {
 			n, err := fenceSink(ctx, store, spec)
 			out.Fences += n
+			if n > 0 { // as compact.Policy: the next compaction waits the pace after one that fenced
+				held = time.Now().Add(spec.FencePace)
+			}
 			if err != nil && ctx.Err() == nil {
 				// A claim can lose a race with the writer's own recovery
 				// (seen: its staging directory removed under it); the
@@ -575,6 +616,22 @@ func runCompactLoop(ctx context.Context, spec caseSpec) (caseResult, error) {
 	}
 	m.stop(&out)
 	return out, nil
+}
+
+// sleepUntil waits until at, or until ctx ends (false).
+func sleepUntil(ctx context.Context, at time.Time) bool {
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // fenceSink claims every partition of the sink case's topic that has a
@@ -667,7 +724,10 @@ func printCompaction(w io.Writer, rep *compactionReport) {
 		fmt.Fprintf(w, "\nsink %s alone and with a compaction looping beside it, pairs back to back:\n\n", b.Workload)
 		fmt.Fprintln(w, "| compaction beside | round | sink alone rec/s | sink with rec/s | drop % | sink CPU s / M rec alone | with | compaction loop: passes, CPU s, fences |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
-		for _, v := range besideVariants {
+		if b.PaceSeconds > 0 {
+			fmt.Fprintf(w, "the fenced variant paced: at most one compaction per %.0f s, as hdfs.sink.compaction.pace.ms does\n\n", b.PaceSeconds)
+		}
+		for _, v := range b.Variants {
 			for i, r := range b.Rounds {
 				l := r.Loop[v]
 				fmt.Fprintf(w, "| %s | %d | %.0f | %.0f | %.1f | %.2f | %.2f | %d, %.2f, %d (%d failed) |\n", v, i+1, rate(r.Alone[v]), rate(r.With[v]),
@@ -675,8 +735,15 @@ func printCompaction(w io.Writer, rep *compactionReport) {
 			}
 		}
 		fmt.Fprintln(w)
-		for _, v := range besideVariants {
+		for _, v := range b.Variants {
 			fmt.Fprintf(w, "beside %s: throughput drop %.1f %%, sink CPU per record %+.1f %% (medians of the rounds' pairs)\n", v, b.Drop[v], b.CPUChange[v])
+		}
+		if len(b.FenceCost) > 0 {
+			fmt.Fprintf(w, "fenced: sink seconds lost per compaction, by round: %s (median %.1f)", floats(b.FenceCost), medianFloat(b.FenceCost))
+			if len(b.PaceShare) > 0 {
+				fmt.Fprintf(w, "; over the %.0f s pace: %s %% (median %.1f %%)", b.PaceSeconds, floats(b.PaceShare), medianFloat(b.PaceShare))
+			}
+			fmt.Fprintln(w)
 		}
 	}
 }

@@ -20,8 +20,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
 // workload is one row of the matrix.
@@ -52,6 +55,12 @@ type options struct {
 	compaction, compNoSink bool
 	compFiles, compRecords int
 	compProfile            string
+	// compPace is the fenced loop's pace (hdfs.sink.compaction.pace.ms);
+	// compBeside the variants beside the sink; compBesideOnly skips the
+	// rate rounds.
+	compPace       time.Duration
+	compBeside     []string
+	compBesideOnly bool
 	// The assignment case (assign.go): partition counts, rotate.interval.ms
 	// and the trickle's period.
 	noAssign                    bool
@@ -87,6 +96,10 @@ func main() {
 	flag.IntVar(&o.compFiles, "compaction-files", 1000, "files of the compacted directory")
 	flag.IntVar(&o.compRecords, "compaction-records", 400, "1 KB records per file of the compacted directory")
 	flag.StringVar(&o.compProfile, "compaction-cpuprofile", "", "CPU profile of the first round's compaction to this file (.avro, .parquet appended)")
+	flag.DurationVar(&o.compPace, "compaction-pace", configs.DefaultCompactionPace(benchRetryBackoff),
+		"the fenced variant's pace: after a compaction that fenced the sink's topic, the loop waits this long before the next, as the daemon's policy does (hdfs.sink.compaction.pace.ms; the default is the daemon's for the sink case's retry.backoff.ms); 0: back to back")
+	beside := flag.String("compaction-beside", strings.Join(besideVariants, ","), "with -compaction: the compactions run beside the sink (comma list of "+strings.Join(besideVariants, ", ")+")")
+	flag.BoolVar(&o.compBesideOnly, "compaction-beside-only", false, "with -compaction: skip the rate rounds, run only the sink alone and beside a compaction")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
 	flag.BoolVar(&o.noAssign, "no-assignment", false, "skip the assignment case (first commit after assignment; a second member joining and leaving)")
 	assign := flag.String("assignment-partitions", "8,1000", "partition counts of the assignment case")
@@ -96,6 +109,13 @@ func main() {
 	flag.IntVar(&o.assignParallel, "assignment-parallelism", 0, "partitions processed at once by the assignment case's members (0: the daemon's 8)")
 	flag.DurationVar(&o.assignTrickle, "assignment-trickle", 100*time.Millisecond, "the assignment case produces one record to every partition this often")
 	flag.Parse()
+	o.compBeside = strings.Split(*beside, ",")
+	for _, v := range o.compBeside {
+		if !slices.Contains(besideVariants, v) {
+			fmt.Fprintf(os.Stderr, "bench: -compaction-beside %q: want some of %s\n", v, strings.Join(besideVariants, ", "))
+			os.Exit(2)
+		}
+	}
 	if *caseJSON != "" {
 		if err := runChild(*caseJSON); err != nil {
 			fmt.Fprintln(os.Stderr, err)
