@@ -343,16 +343,48 @@ func transformChain(c *configs.Connector) (*transform.Chain, error) {
 			"(the reference names files by the new topic with the source partition's offsets, so two source topics collide); "+
 			"route with topics.dir or several connectors instead", c.Name, c.Source)
 	}
-	if name := chain.NeedsSchemas(); name != "" && c.Schemaless {
+	values, keys := valueForm(c), keyForm(c.KeyConverter)
+	if name := chain.NeedsSchemas(values); name != "" {
+		if values == transform.SchemalessJSON {
+			return nil, fmt.Errorf("connector %q (%s): transforms.%s has no schemaless support in hdfs-sink yet, and this connector's values are "+
+				"schemaless JSON (JsonConverter with schemas.enable=false): every record would fail it", c.Name, c.Source, name)
+		}
 		return nil, fmt.Errorf("connector %q (%s): transforms.%s needs values with a schema (Avro), and this connector's values are "+
 			"schemaless (StringConverter or ByteArrayConverter): every record would fail it", c.Name, c.Source, name)
 	}
-	if name := chain.NeedsKeySchemas(); name != "" && !keysHaveSchema(c.KeyConverter) {
+	if name := chain.NeedsKeySchemas(keys, values); name != "" {
+		if keys == transform.SchemalessJSON {
+			return nil, fmt.Errorf("connector %q (%s): transforms.%s works on keys with a schema (it has no schemaless support in hdfs-sink yet), "+
+				"and key.converter %s gives schemaless JSON keys: every record with a key would fail it", c.Name, c.Source, name, keyConverterName(c.KeyConverter))
+		}
 		return nil, fmt.Errorf("connector %q (%s): transforms.%s works on keys with a schema, and key.converter %s leaves keys "+
 			"as their bytes: every record with a key would fail it (set key.converter to one that reads them: StringConverter, "+
 			"a Number converter, JsonConverter, AvroConverter, ProtobufConverter or JsonSchemaConverter)", c.Name, c.Source, name, keyConverterName(c.KeyConverter))
 	}
 	return chain, nil
+}
+
+// valueForm is what the transforms get as values: schemaless JSON is
+// text they can work on, String and ByteArray values have no fields.
+func valueForm(c *configs.Connector) transform.Form {
+	switch {
+	case !c.Schemaless:
+		return transform.WithSchema
+	case c.ValueConverter.Kind == configs.ConverterJSON:
+		return transform.SchemalessJSON
+	}
+	return transform.RawBytes
+}
+
+// keyForm is what the transforms get as keys (keysHaveSchema).
+func keyForm(k configs.Converter) transform.Form {
+	switch {
+	case keysHaveSchema(k):
+		return transform.WithSchema
+	case k.Kind == configs.ConverterJSON:
+		return transform.SchemalessJSON
+	}
+	return transform.RawBytes
 }
 
 // keysHaveSchema: every key converter but ByteArrayConverter (the default)

@@ -1,0 +1,294 @@
+package transform
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/configs"
+)
+
+// smt prefixes a class as configs resolves it: the short name.
+const smt = ""
+
+// jsonCase is one transform chain on one schemaless JSON value (the key
+// too when key is set). Expected outputs are Kafka's test cases
+// (connect/transforms/src/test/java/org/apache/kafka/connect/transforms,
+// cited per case) in JSON, as the reference's JSON format writes a Map
+// (Jackson): the producer's member order, added members at the end.
+type jsonCase struct {
+	name       string
+	specs      []configs.TransformSpec
+	value, key string // "": null
+	want       string // the value after; "": null
+	wantKey    string // checked when set
+	wantErr    string // the error contains it
+}
+
+func spec(alias, class string, kv ...string) configs.TransformSpec {
+	return configs.TransformSpec{Alias: alias, Class: smt + class, Props: propsOf(kv...)}
+}
+
+func runJSONCases(t *testing.T, cases []jsonCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := New(tc.specs, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &Record{Topic: "test", Partition: 0, Offset: 5, Timestamp: time.UnixMilli(123), Scratch: make([]byte, 0, 8)}
+			if tc.value != "" {
+				r.Value = Value{Bytes: []byte(tc.value)}
+			}
+			if tc.key != "" {
+				r.Key = Value{Bytes: []byte(tc.key)}
+			}
+			keep, err := c.Apply(r)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, ErrTransform) {
+					t.Fatalf("Apply = %v, %v; want an ErrTransform containing %q", keep, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !keep {
+				t.Fatalf("Apply = %v, %v", keep, err)
+			}
+			if r.Value.Schema != nil || string(r.Value.Bytes) != tc.want || r.Value.IsNull() != (tc.want == "") {
+				t.Errorf("value = %q (schema %v), want %q", r.Value.Bytes, r.Value.Schema, tc.want)
+			}
+			if tc.wantKey != "" && string(r.Key.Bytes) != tc.wantKey {
+				t.Errorf("key = %q, want %q", r.Key.Bytes, tc.wantKey)
+			}
+		})
+	}
+}
+
+func TestInsertFieldSchemaless(t *testing.T) {
+	runJSONCases(t, []jsonCase{
+		// InsertFieldTest.schemalessInsertConfiguredFields: magic stays 42,
+		// topic_field "test", partition_field 0, timestamp_field 123 (a
+		// Long: record.timestamp()), instance_id the static value.
+		{name: "schemalessInsertConfiguredFields", specs: []configs.TransformSpec{spec("i", "InsertField$Value",
+			"topic.field", "topic_field!", "partition.field", "partition_field", "timestamp.field", "timestamp_field?",
+			"static.field", "instance_id", "static.value", "my-instance-id")},
+			value: `{"magic": 42}`, want: `{"magic":42,"topic_field":"test","partition_field":0,"timestamp_field":123,"instance_id":"my-instance-id"}`},
+		{name: "offset (a SinkRecord's kafkaOffset)", specs: []configs.TransformSpec{spec("i", "InsertField$Value", "offset.field", "off")},
+			value: `{"a":{"b": [1, 2]}}`, want: `{"a":{"b":[1,2]},"off":5}`},
+		// InsertFieldTest.insertConfiguredFieldsIntoTombstoneEventWithoutSchemaLeavesValueUnchanged.
+		{name: "tombstone", specs: []configs.TransformSpec{spec("i", "InsertField$Value", "topic.field", "topic_field!")}, want: ""},
+		{name: "a name the value has is replaced in place (Map.put)", specs: []configs.TransformSpec{spec("i", "InsertField$Value", "topic.field", "t")},
+			value: `{"t":"old","x":1}`, want: `{"t":"test","x":1}`},
+		{name: "static.field without static.value inserts nothing (its default is null)", specs: []configs.TransformSpec{spec("i", "InsertField$Value",
+			"static.field", "s")}, value: `{}`, want: `{}`},
+		{name: "a topic needing escapes", specs: []configs.TransformSpec{spec("i", "InsertField$Value", "topic.field", "q\"uote")},
+			value: `{"a":"\"x\""}`, want: `{"a":"\"x\"","q\"uote":"test"}`},
+		// requireMap: a JSON value that is not an object.
+		{name: "not an object", specs: []configs.TransformSpec{spec("i", "InsertField$Value", "topic.field", "t")},
+			value: `[1,2]`, wantErr: "found: an array"},
+		{name: "a string", specs: []configs.TransformSpec{spec("i", "InsertField$Value", "topic.field", "t")},
+			value: `"x"`, wantErr: "requireMap"},
+	})
+}
+
+func TestReplaceFieldSchemaless(t *testing.T) {
+	runJSONCases(t, []jsonCase{
+		// ReplaceFieldTest.schemaless: exclude dont, renames abc:xyz,foo:bar
+		// → {xyz: 42, bar: true, etc: "etc"}.
+		{name: "schemaless", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "exclude", "dont", "renames", "abc:xyz,foo:bar")},
+			value: `{"dont":"whatever","abc":42,"foo":true,"etc":"etc"}`, want: `{"xyz":42,"bar":true,"etc":"etc"}`},
+		// ReplaceFieldTest.tombstoneSchemaless.
+		{name: "tombstoneSchemaless", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "include", "abc,foo", "renames", "abc:xyz,foo:bar")}, want: ""},
+		{name: "include", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "include", "abc,foo")},
+			value: ` { "dont" : 1 , "abc" : { "n" : [ 1 , 2 ] } , "foo" : "a b" } `, want: `{"abc":{"n":[1,2]},"foo":"a b"}`},
+		{name: "the older whitelist and blacklist", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "whitelist", "a,b", "blacklist", "b")},
+			value: `{"a":1,"b":2,"c":3}`, want: `{"a":1}`},
+		{name: "exclude takes precedence over include", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "include", "a,b", "exclude", "b")},
+			value: `{"a":1,"b":2}`, want: `{"a":1}`},
+		{name: "an escaped key is matched by its name", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "renames", "a/b:c")},
+			value: `{"a\/b":1}`, want: `{"c":1}`},
+		{name: "a rename onto a kept name leaves one member", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "renames", "a:b")},
+			value: `{"a":1,"b":2}`, want: `{"b":2}`},
+		{name: "not an object", specs: []configs.TransformSpec{spec("r", "ReplaceField$Value", "exclude", "a")}, value: `42`, wantErr: "found: a number"},
+	})
+}
+
+func TestMaskFieldSchemaless(t *testing.T) {
+	// MaskFieldTest VALUES as JsonConverter reads JSON: integers are Longs,
+	// other numbers Doubles.
+	const values = `{"magic":42,"bool":true,"long":42,"double":42.5,"exp":1e3,"string":"55.121.20.20","array":[1,2,3],"map":{"k":"v"},"withDefault":null}`
+	mask := func(kv ...string) []configs.TransformSpec {
+		return []configs.TransformSpec{spec("m", "MaskField$Value", kv...)}
+	}
+	runJSONCases(t, []jsonCase{
+		// MaskFieldTest.testSchemaless: magic kept, false, 0L, 0d, "", empty
+		// list, empty map; null stays null.
+		{name: "testSchemaless", specs: mask("fields", "bool,long,double,exp,string,array,map,withDefault"), value: values,
+			want: `{"magic":42,"bool":false,"long":0,"double":0.0,"exp":0.0,"string":"","array":[],"map":{},"withDefault":null}`},
+		// MaskFieldTest.testSchemalessWithReplacement: 123 for a Long,
+		// 123.0 for a Double, "123" for a String.
+		{name: "testSchemalessWithReplacement", specs: mask("fields", "long,double,string", "replacement", "123"), value: values,
+			want: `{"magic":42,"bool":true,"long":123,"double":123.0,"exp":1e3,"string":"123","array":[1,2,3],"map":{"k":"v"},"withDefault":null}`},
+		// MaskFieldTest.testSchemalessUnsupportedReplacementType: booleans,
+		// lists and maps take no replacement.
+		{name: "bool with a replacement", specs: mask("fields", "bool", "replacement", "false"), value: values, wantErr: "cannot mask a boolean"},
+		{name: "list with a replacement", specs: mask("fields", "array", "replacement", "123"), value: values, wantErr: "cannot mask an array"},
+		{name: "map with a replacement", specs: mask("fields", "map", "replacement", "123"), value: values, wantErr: "cannot mask an object"},
+		// MaskFieldTest.testReplacementTypeMismatch: "foo" is no number.
+		{name: "a number with a non-numeric replacement", specs: mask("fields", "long", "replacement", "foo"), value: values, wantErr: `"foo" to a Long`},
+		{name: "a double with a non-numeric replacement", specs: mask("fields", "double", "replacement", "foo"), value: values, wantErr: `"foo" to a Double`},
+		// MaskField.applySchemaless puts masked(value.get(field)): null for
+		// a missing field.
+		{name: "a missing field is put as null", specs: mask("fields", "nope"), value: `{"a":1}`, want: `{"a":1,"nope":null}`},
+		{name: "not an object", specs: mask("fields", "a"), value: `true`, wantErr: "found: a boolean"},
+	})
+}
+
+func TestHoistFieldSchemaless(t *testing.T) {
+	runJSONCases(t, []jsonCase{
+		// HoistFieldTest.schemaless: 42 → {magic: 42}.
+		{name: "schemaless", specs: []configs.TransformSpec{spec("h", "HoistField$Value", "field", "magic")}, value: `42`, want: `{"magic":42}`},
+		{name: "an object", specs: []configs.TransformSpec{spec("h", "HoistField$Value", "field", "magic")},
+			value: `{"a": [1, "x y"]}`, want: `{"magic":{"a":[1,"x y"]}}`},
+		{name: "after an insert, on one parse", specs: []configs.TransformSpec{spec("i", "InsertField$Value", "topic.field", "t"),
+			spec("h", "HoistField$Value", "field", "magic"), spec("r", "ReplaceField$Value", "renames", "magic:m")},
+			value: `{"a":1}`, want: `{"m":{"a":1,"t":"test"}}`},
+		{name: "the key (HoistFieldTest's own case is on the key)", specs: []configs.TransformSpec{spec("h", "HoistField$Key", "field", "magic")},
+			key: `42`, value: `{}`, want: `{}`, wantKey: `{"magic":42}`},
+	})
+}
+
+func TestExtractFieldSchemaless(t *testing.T) {
+	v2 := func(kv ...string) []configs.TransformSpec {
+		return []configs.TransformSpec{spec("e", "ExtractField$Key", append(kv, "field.syntax.version", "V2")...)}
+	}
+	runJSONCases(t, []jsonCase{
+		// ExtractFieldTest.schemaless (on the key): {magic: 42} → 42.
+		{name: "schemaless", specs: []configs.TransformSpec{spec("e", "ExtractField$Key", "field", "magic")},
+			key: `{"magic":42}`, value: `{}`, want: `{}`, wantKey: `42`},
+		// ExtractFieldTest.schemalessAndNestedPath: V2 magic.foo → 42.
+		{name: "schemalessAndNestedPath", specs: v2("field", "magic.foo"), key: `{"magic":{"foo":42}}`, value: `{}`, want: `{}`, wantKey: `42`},
+		// ExtractFieldTest.nonExistentFieldSchemalessShouldReturnNull: the
+		// value becomes null (a tombstone for the sink).
+		{name: "nonExistentFieldSchemalessShouldReturnNull", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "nonexistent")},
+			value: `{"magic":42}`, want: ""},
+		// ExtractFieldTest.nonExistentNestedFieldSchemalessShouldReturnNull.
+		{name: "nonExistentNestedFieldSchemalessShouldReturnNull", specs: []configs.TransformSpec{spec("e", "ExtractField$Value",
+			"field", "magic.nonexistent", "field.syntax.version", "V2")}, value: `{"magic":{"foo":42}}`, want: ""},
+		// ExtractFieldTest.nullSchemaless.
+		{name: "nullSchemaless", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "magic")}, want: ""},
+		{name: "V1 takes a dotted name whole", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "a.b")},
+			value: `{"a":{"b":1},"a.b":{"c": "d"}}`, want: `{"c":"d"}`},
+		{name: "V2 with backticks", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "`a.b`.c", "field.syntax.version", "V2")},
+			value: `{"a.b":{"c":[true]}}`, want: `[true]`},
+		{name: "V2 through a null", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "a.b", "field.syntax.version", "V2")},
+			value: `{"a":null}`, want: ""},
+		{name: "V2 through a non-object (requireMapOrNull)", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "a.b",
+			"field.syntax.version", "V2")}, value: `{"a":3}`, wantErr: "[nested field access], found: a number"},
+		{name: "a field that is JSON null", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "a")}, value: `{"a":null}`, want: ""},
+		{name: "not an object", specs: []configs.TransformSpec{spec("e", "ExtractField$Value", "field", "a")}, value: `"a"`, wantErr: "found: a string"},
+	})
+}
+
+func TestValueToKeySchemaless(t *testing.T) {
+	runJSONCases(t, []jsonCase{
+		// ValueToKeyTest.schemaless: fields a,b of {a:1,b:2,c:3} → key
+		// {a:1,b:2}, the value unchanged.
+		{name: "schemaless", specs: []configs.TransformSpec{spec("v", "ValueToKey", "fields", "a,b")},
+			value: `{"a":1,"b":2,"c":3}`, want: `{"a":1,"b":2,"c":3}`, wantKey: `{"a":1,"b":2}`},
+		{name: "a missing field is null (value.get)", specs: []configs.TransformSpec{spec("v", "ValueToKey", "fields", "b,x")},
+			value: `{"a":1,"b":[ 2 ]}`, want: `{"a":1,"b":[ 2 ]}`, wantKey: `{"b":[2],"x":null}`},
+		{name: "then a $Key transform on the JSON key", specs: []configs.TransformSpec{spec("v", "ValueToKey", "fields", "a,b"),
+			spec("e", "ExtractField$Key", "field", "b")}, value: `{"a":1,"b":"k"}`, want: `{"a":1,"b":"k"}`, wantKey: `"k"`},
+		{name: "not an object", specs: []configs.TransformSpec{spec("v", "ValueToKey", "fields", "a")}, value: `[]`, wantErr: "copying fields from value to key"},
+	})
+}
+
+// TestSchemalessChainParsesOnce: InsertField, ReplaceField and MaskField
+// without predicates are fused, and the fused step runs their schemaless
+// branches in order on one parse.
+func TestSchemalessChainParsesOnce(t *testing.T) {
+	specs := []configs.TransformSpec{
+		spec("ins", "InsertField$Value", "topic.field", "src", "offset.field", "off"),
+		spec("rep", "ReplaceField$Value", "exclude", "drop", "renames", "name:user"),
+		spec("mask", "MaskField$Value", "fields", "ssn,user"),
+	}
+	c, err := New(specs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.steps[0].t.(*fused); !ok || len(c.steps) != 1 {
+		t.Fatalf("steps = %#v, want one fused step", c.steps)
+	}
+	runJSONCases(t, []jsonCase{{name: "chain", specs: specs, value: `{"name":"ann","drop":1,"ssn":"123","n":2}`,
+		want: `{"user":"","ssn":"","n":2,"src":"test","off":5}`}})
+}
+
+// TestNeedsSchemasSchemaless: check refuses, on schemaless JSON values
+// (and keys), only the transforms without a schemaless branch; on raw
+// bytes, every one that needs fields.
+func TestNeedsSchemasSchemaless(t *testing.T) {
+	supported := []string{"InsertField$Value", "ReplaceField$Value", "MaskField$Value", "HoistField$Value", "ExtractField$Value", "ValueToKey"}
+	props := []string{"topic.field", "t", "exclude", "x", "fields", "f", "field", "f", "spec", "f:int32", "target.type", "unix",
+		"schema.name", "n", "headers", "h", "operation", "copy"}
+	for _, class := range supported {
+		c, err := New(specOf(smt+class, props...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.NeedsSchemas(SchemalessJSON); got != "" {
+			t.Errorf("%s: NeedsSchemas(SchemalessJSON) = %q, want none", class, got)
+		}
+		if got := c.NeedsSchemas(RawBytes); got != "t" {
+			t.Errorf("%s: NeedsSchemas(RawBytes) = %q, want t", class, got)
+		}
+	}
+	for _, class := range []string{"Cast$Value", "TimestampConverter$Value", "Flatten$Value", "SetSchemaMetadata$Value", "HeaderFrom$Value"} {
+		c, err := New(specOf(smt+class, props...), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.NeedsSchemas(SchemalessJSON); got != "t" {
+			t.Errorf("%s: NeedsSchemas(SchemalessJSON) = %q, want t", class, got)
+		}
+	}
+	// A fused run names its part without a schemaless branch.
+	c, err := New([]configs.TransformSpec{spec("a", "InsertField$Value", "topic.field", "t"), spec("b", "Cast$Value", "spec", "f:int32")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "fused NeedsSchemas", c.NeedsSchemas(SchemalessJSON), "b")
+	// Keys: ExtractField$Key works on schemaless JSON keys, Cast$Key not;
+	// after ValueToKey the keys have the values' form.
+	for _, tc := range []struct {
+		specs        []configs.TransformSpec
+		keys, values Form
+		want         string
+	}{
+		{[]configs.TransformSpec{spec("k", "ExtractField$Key", "field", "f")}, SchemalessJSON, WithSchema, ""},
+		{[]configs.TransformSpec{spec("k", "ExtractField$Key", "field", "f")}, RawBytes, WithSchema, "k"},
+		{[]configs.TransformSpec{spec("k", "Cast$Key", "spec", "f:int32")}, SchemalessJSON, WithSchema, "k"},
+		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "Cast$Key", "spec", "f:int32")}, RawBytes, SchemalessJSON, "k"},
+		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "ExtractField$Key", "field", "f")}, RawBytes, SchemalessJSON, ""},
+		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "Cast$Key", "spec", "f:int32")}, RawBytes, WithSchema, ""},
+	} {
+		c, err := New(tc.specs, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.NeedsKeySchemas(tc.keys, tc.values); got != tc.want {
+			t.Errorf("%v keys %d values %d: NeedsKeySchemas = %q, want %q", tc.specs, tc.keys, tc.values, got, tc.want)
+		}
+	}
+}
+
+// TestSchemalessUnsupportedFails: a transform without a schemaless branch
+// fails a schemaless value (a record's fault), were check bypassed.
+func TestSchemalessUnsupportedFails(t *testing.T) {
+	c := chainOf(t, smt+"Cast$Value", "spec", "f:int32")
+	_, err := c.Apply(&Record{Value: Value{Bytes: []byte(`{"f":"1"}`)}})
+	if !errors.Is(err, ErrTransform) || !errors.Is(err, errSchemaless) {
+		t.Fatalf("Apply err = %v", err)
+	}
+}
