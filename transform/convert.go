@@ -195,7 +195,7 @@ func newCast(key bool, p props) (transformer, error) {
 	}
 	return newValueRewriter(key, func(s *schema.Schema) (*rewrite, error) {
 		return convertFields(s, t.order, t.plan)
-	}), p.err()
+	}).withJSON(t), p.err()
 }
 
 func (t *cast) plan(name string, ft fieldType) (fieldConv, error) {

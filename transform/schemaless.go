@@ -1,10 +1,15 @@
 package transform
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
 // jsonEdit is a transform's schemaless branch (Connect's applySchemaless)
@@ -279,4 +284,215 @@ func (t *valueToKey) applyJSON(r *Record) error {
 	r.keep(out)
 	r.Key = Value{Bytes: out}
 	return nil
+}
+
+// Flatten (Flatten.applySchemaless): members whose value is an object are
+// replaced by that object's members, named parent<delimiter>child, in
+// place, recursively; every other value (arrays too) is kept as it is. A
+// flattened name that comes twice keeps the first one's place and the
+// last one's value (LinkedHashMap.put).
+func (t *flatten) editJSON(v *jsonValue, _ *Record) error {
+	if err := v.object("flattening"); err != nil {
+		return err
+	}
+	nested := false
+	for _, m := range v.members {
+		if jsonKind(m.val) == "an object" {
+			nested = true
+			break
+		}
+	}
+	if !nested {
+		return nil
+	}
+	flat, err := t.flattenJSON(v, nil, "", v.members)
+	if err != nil {
+		return err
+	}
+	v.members = append(v.members[:0], flat...)
+	return nil
+}
+
+func (t *flatten) flattenJSON(v *jsonValue, out []member, prefix string, ms []member) ([]member, error) {
+	for _, m := range ms {
+		key := m.key
+		name := string(m.name())
+		if prefix != "" {
+			name = prefix + t.delim + name
+			key = v.madeString(name)
+		}
+		if jsonKind(m.val) != "an object" {
+			if at := find(out, name); at >= 0 {
+				out[at].val = m.val
+			} else {
+				out = append(out, member{key: key, val: m.val})
+			}
+			continue
+		}
+		sub, err := parseObject(m.val, nil)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("field %q", name), err)
+		}
+		if out, err = t.flattenJSON(v, out, name, sub); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// jsonPrim is a JSON scalar as JsonConverter reads it without a schema:
+// an integral number is a Long, another number a Double, then Boolean
+// and String; from is its Avro kind, for castValue.
+func jsonPrim(val []byte) (v any, from avsc.Kind, err error) {
+	switch kind := jsonKind(val); kind {
+	case "a string":
+		var s string
+		err = json.Unmarshal(val, &s)
+		return s, avsc.String, err
+	case "a boolean":
+		return string(bytes.TrimSpace(val)) == "true", avsc.Boolean, nil
+	case "a number":
+		num := string(bytes.TrimSpace(val))
+		if isIntegral(val) {
+			n, err := strconv.ParseInt(num, 10, 64)
+			if err != nil {
+				return nil, 0, fmt.Errorf("%s is out of a Long's range", num)
+			}
+			return n, avsc.Long, nil
+		}
+		f, err := strconv.ParseFloat(num, 64)
+		return f, avsc.Double, err
+	default:
+		return nil, 0, fmt.Errorf("%s is not a primitive", kind)
+	}
+}
+
+// appendPrimJSON writes a cast's or a conversion's result as Jackson
+// writes the Java value: numbers as Java prints them (Float.toString for
+// float32), NaN and infinities as strings (Jackson quotes them).
+func appendPrimJSON(dst []byte, v any, to string) []byte {
+	switch x := v.(type) {
+	case int64:
+		return strconv.AppendInt(dst, x, 10)
+	case float64:
+		bits := 64
+		if to == "float32" {
+			bits = 32
+		}
+		s := javaFloat(x, bits)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return appendJSONString(dst, s)
+		}
+		return append(dst, s...)
+	case bool:
+		return strconv.AppendBool(dst, x)
+	case string:
+		return appendJSONString(dst, x)
+	}
+	return append(dst, "null"...)
+}
+
+// Cast (Cast.applySchemaless): each named member's value cast as
+// castValueToType casts the Java value JsonConverter read; a name the
+// value lacks is put with null; objects and arrays cannot be cast.
+func (t *cast) editJSON(v *jsonValue, _ *Record) error {
+	if err := v.object("cast types"); err != nil {
+		return err
+	}
+	for _, name := range t.order {
+		at := find(v.members, name)
+		if at < 0 {
+			v.put(appendJSONString(nil, name), name, jsonNull)
+			continue
+		}
+		val := v.members[at].val
+		if jsonKind(val) == "null" {
+			continue
+		}
+		in, from, err := jsonPrim(val)
+		if err != nil {
+			return fmt.Errorf("field %q: Cast does not support casting from %w", name, err)
+		}
+		out, err := castValue(in, from, t.targets[name])
+		if err != nil {
+			return fmt.Errorf("field %q: value (%s) %w", name, val, err)
+		}
+		start := len(v.made)
+		v.made = appendPrimJSON(v.made, out, t.targets[name])
+		v.members[at].val = v.made[start:]
+	}
+	return nil
+}
+
+// TimestampConverter (TimestampConverter.applySchemaless on a field): a
+// Long is a unix time (unix.precision), a String is parsed with format;
+// the result goes through java.util.Date (milliseconds) as in Connect.
+// Date, Time and Timestamp results are java.util.Dates, which the
+// reference's JSON format (Jackson) writes as epoch milliseconds: the
+// day's midnight, the time within 1970-01-01, the instant. A name the
+// value lacks is put with null.
+func (t *timestampConverter) editJSON(v *jsonValue, _ *Record) error {
+	if err := v.object("converting timestamp formats"); err != nil {
+		return err
+	}
+	at := find(v.members, t.field)
+	if at < 0 {
+		v.put(appendJSONString(nil, t.field), t.field, jsonNull)
+		return nil
+	}
+	val := v.members[at].val
+	if jsonKind(val) == "null" {
+		return nil
+	}
+	ms, err := t.jsonMillis(val)
+	if err != nil {
+		return fmt.Errorf("field %q: %w", t.field, err)
+	}
+	start := len(v.made)
+	v.made = t.appendJSONTime(v.made, ms)
+	v.members[at].val = v.made[start:]
+	return nil
+}
+
+// jsonMillis reads a field's value as Connect infers its type
+// (inferTimestampType): Long → unix, String → string; no other.
+func (t *timestampConverter) jsonMillis(val []byte) (int64, error) {
+	in, from, err := jsonPrim(val)
+	switch {
+	case err == nil && from == avsc.Long:
+		n, unit := in.(int64), unixUnits[t.precision]
+		if unit >= time.Millisecond {
+			return n * int64(unit/time.Millisecond), nil
+		}
+		return n / int64(time.Millisecond/unit), nil
+	case err == nil && from == avsc.String:
+		if t.layout == "" {
+			return 0, errors.New("a string timestamp needs format")
+		}
+		tm, err := time.ParseInLocation(t.layout, in.(string), time.UTC)
+		if err != nil {
+			return 0, fmt.Errorf("%q does not match format: %v", in, err)
+		}
+		return tm.UnixMilli(), nil
+	}
+	return 0, fmt.Errorf("TimestampConverter does not support %s as a timestamp (a Long or a String)", jsonKind(val))
+}
+
+func (t *timestampConverter) appendJSONTime(dst []byte, ms int64) []byte {
+	const day = 86400000
+	switch t.target {
+	case "string":
+		return appendJSONString(dst, time.UnixMilli(ms).UTC().Format(t.layout))
+	case "unix":
+		unit := unixUnits[t.precision]
+		if unit >= time.Millisecond {
+			return strconv.AppendInt(dst, ms/int64(unit/time.Millisecond), 10)
+		}
+		return strconv.AppendInt(dst, ms*int64(time.Millisecond/unit), 10)
+	case "Date":
+		return strconv.AppendInt(dst, floorDiv(ms, day)*day, 10)
+	case "Time":
+		return strconv.AppendInt(dst, ms-floorDiv(ms, day)*day, 10)
+	}
+	return strconv.AppendInt(dst, ms, 10)
 }

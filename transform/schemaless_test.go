@@ -205,6 +205,98 @@ func TestValueToKeySchemaless(t *testing.T) {
 	})
 }
 
+func TestFlattenSchemaless(t *testing.T) {
+	flat := func(kv ...string) []configs.TransformSpec {
+		return []configs.TransformSpec{spec("f", "Flatten$Value", kv...)}
+	}
+	runJSONCases(t, []jsonCase{
+		// FlattenTest.testNestedMapWithDelimiter with JSON's types (bytes
+		// have none): A → B → the values become A#B#<name>.
+		{name: "testNestedMapWithDelimiter", specs: flat("delimiter", "#"),
+			value: `{"A":{"B":{"int64":64,"float64":64.0,"boolean":true,"string":"stringy"}}}`,
+			want:  `{"A#B#int64":64,"A#B#float64":64.0,"A#B#boolean":true,"A#B#string":"stringy"}`},
+		// FlattenTest.testSchemalessArray: arrays, and the maps in them, stay.
+		{name: "testSchemalessArray", specs: flat(), value: `{"foo":["bar",{"baz":{"lfg":"lfg"}}]}`, want: `{"foo":["bar",{"baz":{"lfg":"lfg"}}]}`},
+		// FlattenTest.testMapWithNullFields: nulls are kept, in order.
+		{name: "testMapWithNullFields", specs: flat(), value: `{"firstNull":null,"firstNonNull":"nonNull","secondNull":null,"secondNonNull":"alsoNonNull","thirdNonNull":null}`,
+			want: `{"firstNull":null,"firstNonNull":"nonNull","secondNull":null,"secondNonNull":"alsoNonNull","thirdNonNull":null}`},
+		{name: "nested nulls and arrays", specs: flat(), value: `{"A":{"B":{"x":[1, {"a":1}]},"null":null},"top":1}`,
+			want: `{"A.B.x":[1,{"a":1}],"A.null":null,"top":1}`},
+		// FlattenTest.topLevelMapRequired.
+		{name: "topLevelMapRequired", specs: flat(), value: `42`, wantErr: "found: a number"},
+		// FlattenTest.tombstoneEventWithoutSchemaShouldPassThrough.
+		{name: "tombstoneEventWithoutSchemaShouldPassThrough", specs: flat(), want: ""},
+		{name: "default delimiter", specs: flat(), value: `{"a":{"b":1},"c":2}`, want: `{"a.b":1,"c":2}`},
+		{name: "an empty object leaves nothing", specs: flat(), value: `{"a":{},"c":2}`, want: `{"c":2}`},
+		{name: "nothing nested", specs: flat(), value: `{ "a" : 1 }`, want: `{"a":1}`},
+		{name: "a name made twice keeps the first place, the last value", specs: flat(), value: `{"a.b":1,"a":{"b":2},"c":3}`, want: `{"a.b":2,"c":3}`},
+		{name: "not an object", specs: flat(), value: `[{"a":1}]`, wantErr: "found: an array"},
+	})
+}
+
+func TestCastSchemaless(t *testing.T) {
+	runJSONCases(t, []jsonCase{
+		// CastTest.castFieldsSchemaless, with JSON's types (JsonConverter
+		// reads integers as Longs, other numbers as Doubles): int8 8 →
+		// (short) 8, int32 → (long) 32, int64 → true, float32 → 32.0,
+		// float64 → true, boolean → (byte) 1, "42" → 42.
+		{name: "castFieldsSchemaless", specs: []configs.TransformSpec{spec("c", "Cast$Value",
+			"spec", "int8:int16,int16:int32,int32:int64,int64:boolean,float32:float64,float64:boolean,boolean:int8,string:int32")},
+			value: `{"int8":8,"int16":16,"int32":32,"int64":64,"float32":32.0,"float64":-64.0,"boolean":true,"string":"42"}`,
+			want:  `{"int8":8,"int16":16,"int32":32,"int64":true,"float32":32.0,"float64":true,"boolean":1,"string":42}`},
+		{name: "to string (String.valueOf)", specs: []configs.TransformSpec{spec("c", "Cast$Value", "spec", "a:string,b:string,c:string,d:float32")},
+			value: `{"a":1e7,"b":12,"c":false,"d":"0.1"}`, want: `{"a":"1.0E7","b":"12","c":"false","d":0.1}`},
+		// CastTest.castNullValueRecordSchemaless; a null field stays null; a
+		// missing one is put as null (value.get(field)).
+		{name: "castNullValueRecordSchemaless", specs: []configs.TransformSpec{spec("c", "Cast$Value", "spec", "a:int8")}, want: ""},
+		{name: "null and missing fields", specs: []configs.TransformSpec{spec("c", "Cast$Value", "spec", "a:int8,b:int8")}, value: `{"a":null}`, want: `{"a":null,"b":null}`},
+		{name: "a string that is no number", specs: []configs.TransformSpec{spec("c", "Cast$Value", "spec", "a:int32")}, value: `{"a":"x"}`, wantErr: `field "a"`},
+		// Cast's SUPPORTED_CAST_INPUT_TYPES: no MAP or ARRAY.
+		{name: "an object cannot be cast", specs: []configs.TransformSpec{spec("c", "Cast$Value", "spec", "a:string")}, value: `{"a":{"b":1}}`,
+			wantErr: "Cast does not support casting from an object"},
+		{name: "not an object", specs: []configs.TransformSpec{spec("c", "Cast$Value", "spec", "a:string")}, value: `1`, wantErr: "[cast types]"},
+	})
+}
+
+func TestTimestampConverterSchemaless(t *testing.T) {
+	// TimestampConverterTest's instants: DATE_PLUS_TIME is 86 401 234 ms
+	// (1970-01-02 00:00:01.234 UTC), DATE 86 400 000, TIME 1 234. JSON has
+	// no java.util.Date: a Date, Time or Timestamp result is written as
+	// Jackson writes a Date, epoch milliseconds.
+	tsc := func(kv ...string) []configs.TransformSpec {
+		return []configs.TransformSpec{spec("t", "TimestampConverter$Value", append(kv, "field", "ts")...)}
+	}
+	runJSONCases(t, []jsonCase{
+		// testSchemalessUnixToTimestamp.
+		{name: "testSchemalessUnixToTimestamp", specs: tsc("target.type", "Timestamp"), value: `{"ts":86401234,"x":1}`, want: `{"ts":86401234,"x":1}`},
+		// testSchemalessTimestampToDate / testSchemalessFieldConversion.
+		{name: "testSchemalessFieldConversion", specs: tsc("target.type", "Date"), value: `{"ts":86401234}`, want: `{"ts":86400000}`},
+		// testSchemalessTimestampToTime.
+		{name: "testSchemalessTimestampToTime", specs: tsc("target.type", "Time"), value: `{"ts":86401234}`, want: `{"ts":1234}`},
+		// testSchemalessTimestampToString (the pattern with '.' before SSS:
+		// hdfs-sink's layouts need it).
+		{name: "testSchemalessTimestampToString", specs: tsc("target.type", "string", "format", "yyyy MM dd HH mm ss.SSS z"),
+			value: `{"ts":86401234}`, want: `{"ts":"1970 01 02 00 00 01.234 UTC"}`},
+		// testSchemalessStringToTimestamp.
+		{name: "testSchemalessStringToTimestamp", specs: tsc("target.type", "Timestamp", "format", "yyyy MM dd HH mm ss.SSS z"),
+			value: `{"ts":"1970 01 02 00 00 01.234 UTC"}`, want: `{"ts":86401234}`},
+		// testSchemalessStringToUnix_Micros: the sub-millisecond part is lost
+		// through java.util.Date.
+		{name: "testSchemalessStringToUnix_Micros", specs: tsc("target.type", "unix", "unix.precision", "microseconds", "format", "yyyy MM dd HH mm ss.SSS z"),
+			value: `{"ts":"1970 01 02 00 00 01.234 UTC"}`, want: `{"ts":86401234000}`},
+		{name: "unix seconds in", specs: tsc("target.type", "Timestamp", "unix.precision", "seconds"), value: `{"ts":86401}`, want: `{"ts":86401000}`},
+		{name: "unix nanoseconds in and out", specs: tsc("target.type", "unix", "unix.precision", "nanoseconds"), value: `{"ts":86401234123456}`, want: `{"ts":86401234000000}`},
+		// testSchemalessNullFieldConversion; a missing field is put as null.
+		{name: "testSchemalessNullFieldConversion", specs: tsc("target.type", "Date"), want: ""},
+		{name: "a null field", specs: tsc("target.type", "Date"), value: `{"ts":null}`, want: `{"ts":null}`},
+		{name: "a missing field", specs: tsc("target.type", "Date"), value: `{"a":1}`, want: `{"a":1,"ts":null}`},
+		// inferTimestampType: only Long and String.
+		{name: "a Double", specs: tsc("target.type", "Date"), value: `{"ts":1.5}`, wantErr: "does not support a number"},
+		{name: "a string without format", specs: tsc("target.type", "Date"), value: `{"ts":"1970"}`, wantErr: "needs format"},
+		{name: "a string not matching", specs: tsc("target.type", "Date", "format", "yyyy-MM-dd"), value: `{"ts":"x"}`, wantErr: "does not match format"},
+	})
+}
+
 // TestSchemalessChainParsesOnce: InsertField, ReplaceField and MaskField
 // without predicates are fused, and the fused step runs their schemaless
 // branches in order on one parse.
@@ -229,7 +321,8 @@ func TestSchemalessChainParsesOnce(t *testing.T) {
 // (and keys), only the transforms without a schemaless branch; on raw
 // bytes, every one that needs fields.
 func TestNeedsSchemasSchemaless(t *testing.T) {
-	supported := []string{"InsertField$Value", "ReplaceField$Value", "MaskField$Value", "HoistField$Value", "ExtractField$Value", "ValueToKey"}
+	supported := []string{"InsertField$Value", "ReplaceField$Value", "MaskField$Value", "HoistField$Value", "ExtractField$Value", "ValueToKey",
+		"Flatten$Value", "Cast$Value", "TimestampConverter$Value"}
 	props := []string{"topic.field", "t", "exclude", "x", "fields", "f", "field", "f", "spec", "f:int32", "target.type", "unix",
 		"schema.name", "n", "headers", "h", "operation", "copy"}
 	for _, class := range supported {
@@ -244,7 +337,7 @@ func TestNeedsSchemasSchemaless(t *testing.T) {
 			t.Errorf("%s: NeedsSchemas(RawBytes) = %q, want t", class, got)
 		}
 	}
-	for _, class := range []string{"Cast$Value", "TimestampConverter$Value", "Flatten$Value", "SetSchemaMetadata$Value", "HeaderFrom$Value"} {
+	for _, class := range []string{"SetSchemaMetadata$Value", "HeaderFrom$Value"} {
 		c, err := New(specOf(smt+class, props...), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -254,12 +347,13 @@ func TestNeedsSchemasSchemaless(t *testing.T) {
 		}
 	}
 	// A fused run names its part without a schemaless branch.
-	c, err := New([]configs.TransformSpec{spec("a", "InsertField$Value", "topic.field", "t"), spec("b", "Cast$Value", "spec", "f:int32")}, nil)
+	c, err := New([]configs.TransformSpec{spec("a", "InsertField$Value", "topic.field", "t"), spec("b", "SetSchemaMetadata$Value", "schema.name", "n")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	equal(t, "fused NeedsSchemas", c.NeedsSchemas(SchemalessJSON), "b")
-	// Keys: ExtractField$Key works on schemaless JSON keys, Cast$Key not;
+	// Keys: ExtractField$Key works on schemaless JSON keys,
+	// SetSchemaMetadata$Key not;
 	// after ValueToKey the keys have the values' form.
 	for _, tc := range []struct {
 		specs        []configs.TransformSpec
@@ -268,10 +362,10 @@ func TestNeedsSchemasSchemaless(t *testing.T) {
 	}{
 		{[]configs.TransformSpec{spec("k", "ExtractField$Key", "field", "f")}, SchemalessJSON, WithSchema, ""},
 		{[]configs.TransformSpec{spec("k", "ExtractField$Key", "field", "f")}, RawBytes, WithSchema, "k"},
-		{[]configs.TransformSpec{spec("k", "Cast$Key", "spec", "f:int32")}, SchemalessJSON, WithSchema, "k"},
-		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "Cast$Key", "spec", "f:int32")}, RawBytes, SchemalessJSON, "k"},
+		{[]configs.TransformSpec{spec("k", "SetSchemaMetadata$Key", "schema.name", "n")}, SchemalessJSON, WithSchema, "k"},
+		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "SetSchemaMetadata$Key", "schema.name", "n")}, RawBytes, SchemalessJSON, "k"},
 		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "ExtractField$Key", "field", "f")}, RawBytes, SchemalessJSON, ""},
-		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "Cast$Key", "spec", "f:int32")}, RawBytes, WithSchema, ""},
+		{[]configs.TransformSpec{spec("v", "ValueToKey", "fields", "f"), spec("k", "SetSchemaMetadata$Key", "schema.name", "n")}, RawBytes, WithSchema, ""},
 	} {
 		c, err := New(tc.specs, nil)
 		if err != nil {
@@ -286,7 +380,7 @@ func TestNeedsSchemasSchemaless(t *testing.T) {
 // TestSchemalessUnsupportedFails: a transform without a schemaless branch
 // fails a schemaless value (a record's fault), were check bypassed.
 func TestSchemalessUnsupportedFails(t *testing.T) {
-	c := chainOf(t, smt+"Cast$Value", "spec", "f:int32")
+	c := chainOf(t, smt+"SetSchemaMetadata$Value", "schema.name", "n")
 	_, err := c.Apply(&Record{Value: Value{Bytes: []byte(`{"f":"1"}`)}})
 	if !errors.Is(err, ErrTransform) || !errors.Is(err, errSchemaless) {
 		t.Fatalf("Apply err = %v", err)

@@ -152,7 +152,7 @@ type flatten struct{ delim string }
 
 func newFlatten(key bool, p props) (transformer, error) {
 	t := &flatten{delim: p.getDefault("delimiter", ".")}
-	return newValueRewriter(key, t.compile), p.err()
+	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }
 
 func (t *flatten) compile(s *schema.Schema) (*rewrite, error) {
