@@ -221,7 +221,7 @@ func needs(s step, onKey bool, f Form) string {
 			return s.name
 		}
 	case *headerFrom:
-		if t.key == onKey {
+		if t.key == onKey && f == RawBytes {
 			return s.name
 		}
 	}

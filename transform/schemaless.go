@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
@@ -495,4 +498,49 @@ func (t *timestampConverter) appendJSONTime(dst []byte, ms int64) []byte {
 		return strconv.AppendInt(dst, ms-floorDiv(ms, day)*day, 10)
 	}
 	return strconv.AppendInt(dst, ms, 10)
+}
+
+// applyJSON is HeaderFrom.applySchemaless on the schemaless JSON value
+// (or key) *v: each field's value becomes a header as
+// SimpleHeaderConverter writes a primitive (its string form; a field the
+// object lacks, or null, a null header); with move the fields leave the
+// object. Objects and arrays are refused, as on the schema path.
+func (t *headerFrom) applyJSON(r *Record, v *Value) error {
+	jv := jsonValuePool.Get().(*jsonValue)
+	defer jv.release()
+	jv.reset(v.Bytes)
+	op := "copy"
+	if t.move {
+		op = "move"
+	}
+	if err := jv.object("header " + op); err != nil {
+		return err
+	}
+	headers := slices.Clip(r.Headers)
+	for j, name := range t.fields {
+		var b []byte
+		if at := find(jv.members, name); at >= 0 && jsonKind(jv.members[at].val) != "null" {
+			x, from, err := jsonPrim(jv.members[at].val)
+			if err != nil {
+				return fmt.Errorf("field %q: %w: hdfs-sink writes only primitives into headers", name, err)
+			}
+			b = []byte(javaString(x, from))
+		}
+		headers = append(headers, kgo.RecordHeader{Key: t.headers[j], Value: b})
+	}
+	r.Headers = headers
+	if !t.move {
+		return nil
+	}
+	kept := jv.members[:0]
+	for _, m := range jv.members {
+		if !slices.Contains(t.fields, string(m.name())) {
+			kept = append(kept, m)
+		}
+	}
+	jv.members = kept
+	out, _ := jv.appendTo(r.buffer(len(v.Bytes)))
+	r.keep(out)
+	*v = Value{Bytes: out}
+	return nil
 }

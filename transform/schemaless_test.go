@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/hdfs-sink/hdfs-sink/configs"
 )
 
@@ -297,6 +299,68 @@ func TestTimestampConverterSchemaless(t *testing.T) {
 	})
 }
 
+// TestHeaderFromSchemaless: HeaderFromTest.schemaless's cases ("basic
+// copy", "basic move", "copy with preexisting header", "two headers from
+// same field"): the header is the field's string form, after the existing
+// headers; move takes the field out of the value. A missing field is a
+// null header (value.get). An object field is refused, as on the schema
+// path (Connect would write the Map through SimpleHeaderConverter).
+func TestHeaderFromSchemaless(t *testing.T) {
+	const value = `{"field1":"field1-value","field2":"field2-value","n":42,"d":1.5,"o":{"a":1}}`
+	for _, tc := range []struct {
+		name, fields, headers, op string
+		key                       bool
+		want                      string
+		wantHeaders               []string // key=value; "key=<nil>" for null
+		wantErr                   string
+	}{
+		{name: "basic copy", fields: "field1", headers: "inserted1", op: "copy", want: value, wantHeaders: []string{"header1=existing-value", "inserted1=field1-value"}},
+		{name: "basic move", fields: "field1", headers: "inserted1", op: "move",
+			want: `{"field2":"field2-value","n":42,"d":1.5,"o":{"a":1}}`, wantHeaders: []string{"header1=existing-value", "inserted1=field1-value"}},
+		{name: "basic move (key)", key: true, fields: "field1", headers: "inserted1", op: "move",
+			want: `{"field2":"field2-value","n":42,"d":1.5,"o":{"a":1}}`, wantHeaders: []string{"header1=existing-value", "inserted1=field1-value"}},
+		{name: "two headers from same field", fields: "field1,field1", headers: "inserted1,inserted2", op: "move",
+			want: `{"field2":"field2-value","n":42,"d":1.5,"o":{"a":1}}`, wantHeaders: []string{"header1=existing-value", "inserted1=field1-value", "inserted2=field1-value"}},
+		{name: "numbers and a missing field", fields: "n,d,x", headers: "n,d,x", op: "copy", want: value,
+			wantHeaders: []string{"header1=existing-value", "n=42", "d=1.5", "x=<nil>"}},
+		{name: "an object field", fields: "o", headers: "o", op: "copy", wantErr: "only primitives into headers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			class := "HeaderFrom$Value"
+			if tc.key {
+				class = "HeaderFrom$Key"
+			}
+			c := chainOf(t, class, "fields", tc.fields, "headers", tc.headers, "operation", tc.op)
+			r := &Record{Headers: []kgo.RecordHeader{{Key: "header1", Value: []byte("existing-value")}}}
+			side := &r.Value
+			if tc.key {
+				r.Value, side = Value{Bytes: []byte(`{}`)}, &r.Key
+			}
+			*side = Value{Bytes: []byte(value)}
+			_, err := c.Apply(r)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Apply err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			equal(t, "value", string(side.Bytes), tc.want)
+			var hs []string
+			for _, h := range r.Headers {
+				v := string(h.Value)
+				if h.Value == nil {
+					v = "<nil>"
+				}
+				hs = append(hs, h.Key+"="+v)
+			}
+			equal(t, "headers", hs, tc.wantHeaders)
+		})
+	}
+}
+
 // TestSchemalessChainParsesOnce: InsertField, ReplaceField and MaskField
 // without predicates are fused, and the fused step runs their schemaless
 // branches in order on one parse.
@@ -322,7 +386,7 @@ func TestSchemalessChainParsesOnce(t *testing.T) {
 // bytes, every one that needs fields.
 func TestNeedsSchemasSchemaless(t *testing.T) {
 	supported := []string{"InsertField$Value", "ReplaceField$Value", "MaskField$Value", "HoistField$Value", "ExtractField$Value", "ValueToKey",
-		"Flatten$Value", "Cast$Value", "TimestampConverter$Value"}
+		"Flatten$Value", "Cast$Value", "TimestampConverter$Value", "HeaderFrom$Value"}
 	props := []string{"topic.field", "t", "exclude", "x", "fields", "f", "field", "f", "spec", "f:int32", "target.type", "unix",
 		"schema.name", "n", "headers", "h", "operation", "copy"}
 	for _, class := range supported {
@@ -337,7 +401,7 @@ func TestNeedsSchemasSchemaless(t *testing.T) {
 			t.Errorf("%s: NeedsSchemas(RawBytes) = %q, want t", class, got)
 		}
 	}
-	for _, class := range []string{"SetSchemaMetadata$Value", "HeaderFrom$Value"} {
+	for _, class := range []string{"SetSchemaMetadata$Value"} {
 		c, err := New(specOf(smt+class, props...), nil)
 		if err != nil {
 			t.Fatal(err)
