@@ -303,23 +303,24 @@ func skipValue(b []byte, i int) (int, error) {
 	return j, nil
 }
 
-// appendCompact copies JSON text without the spaces between tokens.
+// appendCompact copies JSON text without the spaces between tokens, run
+// by run (a producer's compact JSON is one run).
 func appendCompact(dst, b []byte) []byte {
+	start := 0
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
+		switch c := b[i]; {
 		case c == '"':
 			end, err := skipString(b, i)
 			if err != nil {
-				return append(dst, b[i:]...)
+				return append(dst, b[start:]...)
 			}
-			dst = append(dst, b[i:end]...)
 			i = end - 1
-		case !isSpace(c):
-			dst = append(dst, c)
+		case isSpace(c):
+			dst = append(dst, b[start:i]...)
+			start = i + 1
 		}
 	}
-	return dst
+	return append(dst, b[start:]...)
 }
 
 // appendJSONString writes s as a JSON string as Jackson does: quotes,
