@@ -73,8 +73,16 @@ var predicates = map[string]func(p props) (predicate, error){
 
 // New builds a connector's chain from its configuration (configs resolved
 // the class names); nil when there are no transforms. Every key that is
-// wrong is reported, by its full name.
+// wrong is reported, by its full name. Values are taken to have a schema;
+// NewForValues says what they are.
 func New(ts []configs.TransformSpec, ps []configs.PredicateSpec) (*Chain, error) {
+	return NewForValues(ts, ps, WithSchema)
+}
+
+// NewForValues is New for a connector whose values are of form values:
+// only values with a schema have schema ids, so only they need a value
+// transform's predicate to hold for a whole topic (checkSchemas).
+func NewForValues(ts []configs.TransformSpec, ps []configs.PredicateSpec, values Form) (*Chain, error) {
 	if len(ts) == 0 {
 		return nil, nil
 	}
@@ -104,7 +112,7 @@ func New(ts []configs.TransformSpec, ps []configs.PredicateSpec) (*Chain, error)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if err := c.checkSchemas(); err != nil {
+	if err := c.checkSchemas(values); err != nil {
 		return nil, err
 	}
 	c.steps = fuseSteps(c.steps)
@@ -139,10 +147,11 @@ type schemaMapper interface {
 // checkSchemas refuses a value-schema change gated by a predicate that
 // differs between records of one topic (HasHeaderKey): records of one
 // registry id would then be written with two schemas under that id, and
-// schema.compatibility and recovery know a schema by its id.
-func (c *Chain) checkSchemas() error {
+// schema.compatibility and recovery know a schema by its id. Schemaless
+// values have no schema id: any predicate may gate their transforms.
+func (c *Chain) checkSchemas(values Form) error {
 	for _, s := range c.steps {
-		if _, ok := s.pred.(*topicNameMatches); ok || s.pred == nil {
+		if _, ok := s.pred.(*topicNameMatches); ok || s.pred == nil || values != WithSchema {
 			continue
 		}
 		if m, ok := s.t.(schemaMapper); ok && !m.onKey() {

@@ -450,3 +450,25 @@ func TestSchemalessUnsupportedFails(t *testing.T) {
 		t.Fatalf("Apply err = %v", err)
 	}
 }
+
+// TestHeaderPredicateOnSchemalessAccepted: schemaless values have no
+// schema id, so a header predicate may choose whether a value transform
+// runs (refused for values with a schema:
+// TestHeaderPredicateOnSchemaChangeRefused); it runs per record.
+func TestHeaderPredicateOnSchemalessAccepted(t *testing.T) {
+	specs := []configs.TransformSpec{{Alias: "i", Class: "InsertField$Value", Props: propsOf("topic.field", "t"), Predicate: "p"}}
+	preds := []configs.PredicateSpec{{Alias: "p", Class: "HasHeaderKey", Props: propsOf("name", "h")}}
+	c, err := NewForValues(specs, preds, SchemalessJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := &Record{Topic: "test", Value: Value{Bytes: []byte(`{"a":1}`)}, Headers: []kgo.RecordHeader{{Key: "h"}}}
+	without := &Record{Topic: "test", Value: Value{Bytes: []byte(`{"a":1}`)}}
+	mustApply(t, c, with)
+	mustApply(t, c, without)
+	equal(t, "with the header", string(with.Value.Bytes), `{"a":1,"t":"test"}`)
+	equal(t, "without", string(without.Value.Bytes), `{"a":1}`)
+	if _, err := NewForValues(specs, preds, WithSchema); err == nil {
+		t.Fatal("NewForValues(WithSchema) accepted a header predicate on InsertField")
+	}
+}

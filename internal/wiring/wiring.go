@@ -333,7 +333,7 @@ func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []e
 // transformChain builds the connector's transforms. Routers (RegexRouter,
 // TimestampRouter) are refused: see docs/decisions.md, D31.
 func transformChain(c *configs.Connector) (*transform.Chain, error) {
-	chain, err := transform.New(c.Transforms, c.Predicates)
+	chain, err := transform.NewForValues(c.Transforms, c.Predicates, valueForm(c))
 	if err != nil {
 		return nil, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 	}
