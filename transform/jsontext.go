@@ -95,6 +95,17 @@ func jsonKind(text []byte) string {
 	return "a number"
 }
 
+// objectError is why text could not be read as an object: not one
+// (requireMap), or not JSON.
+func objectError(purpose string, text []byte, err error) error {
+	if errors.Is(err, errNotAnObject) {
+		return errNotObject(purpose, text)
+	}
+	return fmt.Errorf("%w (%s)", err, purpose)
+}
+
+var errNotAnObject = errors.New("not an object")
+
 // object makes v's members current: the text is parsed the first time a
 // transform of the run needs an object.
 func (v *jsonValue) object(purpose string) error {
@@ -103,7 +114,7 @@ func (v *jsonValue) object(purpose string) error {
 	}
 	ms, err := parseObject(v.text, v.members[:0])
 	if err != nil {
-		return errors.Join(errNotObject(purpose, v.text), err)
+		return objectError(purpose, v.text, err)
 	}
 	v.members, v.isObj = ms, true
 	return nil
@@ -209,7 +220,7 @@ var errBadJSON = errors.New("the value is not valid JSON")
 func parseObject(b []byte, dst []member) ([]member, error) {
 	i := skipSpace(b, 0)
 	if i == len(b) || b[i] != '{' {
-		return dst, errors.New("not an object")
+		return dst, errNotAnObject
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {

@@ -34,11 +34,11 @@ func applyJSON(val *Value, edits []jsonEdit, r *Record) error {
 			return err
 		}
 	}
-	out, ok := jv.appendTo(r.buffer(len(val.Bytes) + 64))
-	if !ok {
-		*val = Value{}
+	if !jv.isObj && jv.text == nil {
+		*val = Value{} // made null: before taking a buffer it would not fill
 		return nil
 	}
+	out, _ := jv.appendTo(r.buffer(len(val.Bytes) + 64))
 	r.keep(out)
 	*val = Value{Bytes: out}
 	return nil
@@ -247,7 +247,7 @@ func (t *extractField) editJSON(v *jsonValue, _ *Record) error {
 		}
 		var err error
 		if v.nested, err = parseObject(ms[at].val, v.nested[:0]); err != nil {
-			return errors.Join(errNotObject("nested field access", ms[at].val), err)
+			return objectError("nested field access", ms[at].val, err)
 		}
 		ms = v.nested
 	}
@@ -334,7 +334,7 @@ func (t *flatten) flattenJSON(v *jsonValue, out []member, prefix string, ms []me
 		}
 		sub, err := parseObject(m.val, nil)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("field %q", name), err)
+			return nil, fmt.Errorf("field %q: %w", name, err)
 		}
 		if out, err = t.flattenJSON(v, out, name, sub); err != nil {
 			return nil, err
