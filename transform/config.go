@@ -73,8 +73,16 @@ var predicates = map[string]func(p props) (predicate, error){
 
 // New builds a connector's chain from its configuration (configs resolved
 // the class names); nil when there are no transforms. Every key that is
-// wrong is reported, by its full name.
+// wrong is reported, by its full name. Values are taken to have a schema;
+// NewForValues says what they are.
 func New(ts []configs.TransformSpec, ps []configs.PredicateSpec) (*Chain, error) {
+	return NewForValues(ts, ps, WithSchema)
+}
+
+// NewForValues is New for a connector whose values are of form values:
+// only values with a schema have schema ids, so only they need a value
+// transform's predicate to hold for a whole topic (checkSchemas).
+func NewForValues(ts []configs.TransformSpec, ps []configs.PredicateSpec, values Form) (*Chain, error) {
 	if len(ts) == 0 {
 		return nil, nil
 	}
@@ -104,7 +112,7 @@ func New(ts []configs.TransformSpec, ps []configs.PredicateSpec) (*Chain, error)
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	if err := c.checkSchemas(); err != nil {
+	if err := c.checkSchemas(values); err != nil {
 		return nil, err
 	}
 	c.steps = fuseSteps(c.steps)
@@ -139,10 +147,11 @@ type schemaMapper interface {
 // checkSchemas refuses a value-schema change gated by a predicate that
 // differs between records of one topic (HasHeaderKey): records of one
 // registry id would then be written with two schemas under that id, and
-// schema.compatibility and recovery know a schema by its id.
-func (c *Chain) checkSchemas() error {
+// schema.compatibility and recovery know a schema by its id. Schemaless
+// values have no schema id: any predicate may gate their transforms.
+func (c *Chain) checkSchemas(values Form) error {
 	for _, s := range c.steps {
-		if _, ok := s.pred.(*topicNameMatches); ok || s.pred == nil {
+		if _, ok := s.pred.(*topicNameMatches); ok || s.pred == nil || values != WithSchema {
 			continue
 		}
 		if m, ok := s.t.(schemaMapper); ok && !m.onKey() {
@@ -186,51 +195,84 @@ func (c *Chain) ValueSchema(topic string, s *schema.Schema) (*schema.Schema, err
 	return s, nil
 }
 
-// NeedsKeySchemas names the first $Key transform that needs keys with a
-// schema (every one but the header transforms), unless ValueToKey comes
-// before it (its keys have a schema): with a key converter that leaves
-// keys as bytes (ByteArrayConverter) it would fail every record with a
-// key. "": none.
-func (c *Chain) NeedsKeySchemas() string {
-	if c == nil {
+// Form is what a connector's keys or values are when the transforms get
+// them, by their converter.
+type Form int
+
+const (
+	// WithSchema: a converter that gives a schema (AvroConverter,
+	// JsonConverter with schemas.enable=true, …): Avro datums.
+	WithSchema Form = iota
+	// SchemalessJSON: JsonConverter with schemas.enable=false: JSON text,
+	// which the transforms with a schemaless branch work on (Connect's
+	// applySchemaless on a Map).
+	SchemalessJSON
+	// RawBytes: StringConverter, ByteArrayConverter: no fields at all.
+	RawBytes
+)
+
+// needs names the transform of step s that cannot work on a side (key
+// or value) of form f; "": it can (or it does not touch that side).
+func needs(s step, onKey bool, f Form) string {
+	if f == WithSchema {
 		return ""
 	}
-	for _, s := range c.steps {
-		switch t := s.t.(type) {
-		case *valueToKey:
-			return ""
-		case *valueRewriter:
-			if t.key {
+	switch t := s.t.(type) {
+	case *valueRewriter:
+		if t.key == onKey && (f == RawBytes || t.json == nil) {
+			return s.name
+		}
+	case *fused:
+		if !onKey {
+			if f == RawBytes {
 				return s.name
 			}
-		case *headerFrom:
-			if t.key {
-				return s.name
-			}
+			return t.withoutJSON()
+		}
+	case *valueToKey:
+		if !onKey && f == RawBytes {
+			return s.name
+		}
+	case *headerFrom:
+		if t.key == onKey && f == RawBytes {
+			return s.name
 		}
 	}
 	return ""
 }
 
-// NeedsSchemas names the first transform that needs values with a schema
-// (every one but Filter, the header transforms and the routers): on a
-// schemaless connector it would fail every record. "": none.
-func (c *Chain) NeedsSchemas() string {
+// NeedsKeySchemas names the first $Key transform that cannot work on the
+// connector's keys (of form keys; ValueToKey makes them the value's form):
+// on keys a converter leaves as bytes every one but the header transforms
+// would fail every record with a key; on schemaless JSON keys, those
+// without a schemaless branch. "": none.
+func (c *Chain) NeedsKeySchemas(keys, values Form) string {
 	if c == nil {
 		return ""
 	}
 	for _, s := range c.steps {
-		switch t := s.t.(type) {
-		case *valueRewriter:
-			if !t.key {
-				return s.name
-			}
-		case *fused, *valueToKey:
-			return s.name
-		case *headerFrom:
-			if !t.key {
-				return s.name
-			}
+		if _, ok := s.t.(*valueToKey); ok {
+			keys = values
+			continue
+		}
+		if name := needs(s, true, keys); name != "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// NeedsSchemas names the first transform that cannot work on the
+// connector's values of form values: on raw bytes every one but Filter,
+// the header transforms and the routers; on schemaless JSON those without
+// a schemaless branch. It would fail every record. "": none.
+func (c *Chain) NeedsSchemas(values Form) string {
+	if c == nil {
+		return ""
+	}
+	for _, s := range c.steps {
+		if name := needs(s, false, values); name != "" {
+			return name
 		}
 	}
 	return ""

@@ -113,14 +113,20 @@ type maskField struct {
 	fields      []string
 	replacement string
 	hasRepl     bool
+	// For schemaless values (prepareJSON): the fields' names as JSON
+	// strings, and the replacement's text as each type it can mask (nil:
+	// it cannot).
+	keys                           [][]byte
+	replText, replLong, replDouble []byte
 }
 
 func newMaskField(key bool, p props) (transformer, error) {
 	t := &maskField{fields: p.required("fields"), replacement: p.get("replacement")}
 	_, t.hasRepl = p.m["replacement"]
+	t.prepareJSON()
 	return newValueRewriter(key, func(s *schema.Schema) (*rewrite, error) {
 		return convertFields(s, t.fields, t.plan)
-	}), p.err()
+	}).withJSON(t), p.err()
 }
 
 func (t *maskField) plan(_ string, ft fieldType) (fieldConv, error) {
@@ -189,7 +195,7 @@ func newCast(key bool, p props) (transformer, error) {
 	}
 	return newValueRewriter(key, func(s *schema.Schema) (*rewrite, error) {
 		return convertFields(s, t.order, t.plan)
-	}), p.err()
+	}).withJSON(t), p.err()
 }
 
 func (t *cast) plan(name string, ft fieldType) (fieldConv, error) {

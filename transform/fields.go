@@ -10,30 +10,40 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
-var errSchemaless = errors.New("a schemaless value (raw bytes) is not supported by this transform: it needs an Avro record")
+var errSchemaless = errors.New("a schemaless value is not supported by this transform in hdfs-sink: it needs a value with a schema")
 
 // insertField is InsertField: Kafka metadata and a static value appended
 // as fields. A name ending in "!" is required, "?" (or nothing) optional.
 type insertField struct {
 	topic, partition, offset, timestamp, static insertSpec
 	staticValue                                 string
+	// hasStaticValue: static.value is set (Connect's default is null: the
+	// schemaless branch then inserts no static field); staticText is it
+	// as a JSON string.
+	hasStaticValue bool
+	staticText     []byte
 }
 
 type insertSpec struct {
 	name     string // "": not inserted
 	optional bool
+	key      []byte // name as a JSON string, for schemaless values
 }
 
 func parseInsertSpec(v string) insertSpec {
+	var sp insertSpec
 	switch {
 	case v == "":
 		return insertSpec{}
 	case strings.HasSuffix(v, "!"):
-		return insertSpec{name: strings.TrimSuffix(v, "!")}
+		sp = insertSpec{name: strings.TrimSuffix(v, "!")}
 	case strings.HasSuffix(v, "?"):
-		return insertSpec{name: strings.TrimSuffix(v, "?"), optional: true}
+		sp = insertSpec{name: strings.TrimSuffix(v, "?"), optional: true}
+	default:
+		sp = insertSpec{name: v, optional: true}
 	}
-	return insertSpec{name: v, optional: true}
+	sp.key = appendJSONString(nil, sp.name)
+	return sp
 }
 
 func newInsertField(key bool, p props) (transformer, error) {
@@ -42,7 +52,9 @@ func newInsertField(key bool, p props) (transformer, error) {
 		offset: parseInsertSpec(p.get("offset.field")), timestamp: parseInsertSpec(p.get("timestamp.field")),
 		static: parseInsertSpec(p.get("static.field")), staticValue: p.get("static.value"),
 	}
-	return newValueRewriter(key, t.compile), p.err()
+	_, t.hasStaticValue = p.m["static.value"]
+	t.staticText = appendJSONString(nil, t.staticValue)
+	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }
 
 // compile appends the fields in Connect's order: topic, partition, offset,
@@ -108,6 +120,10 @@ func appendString(dst []byte, s string) []byte {
 type replaceField struct {
 	exclude, include []string
 	renames          map[string]string
+	// The same for schemaless values: sets, and each new name as a JSON
+	// string.
+	excludeSet, includeSet map[string]bool
+	renameKeys             map[string][]byte
 }
 
 func newReplaceField(key bool, p props) (transformer, error) {
@@ -122,7 +138,19 @@ func newReplaceField(key bool, p props) (transformer, error) {
 		}
 		t.renames[from] = to
 	}
-	return newValueRewriter(key, t.compile), p.err()
+	t.excludeSet, t.includeSet, t.renameKeys = setOf(t.exclude), setOf(t.include), map[string][]byte{}
+	for from, to := range t.renames {
+		t.renameKeys[from] = appendJSONString(nil, to)
+	}
+	return newValueRewriter(key, t.compile).withJSON(t), p.err()
+}
+
+func setOf(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 func (t *replaceField) keeps(name string) bool {

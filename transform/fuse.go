@@ -11,13 +11,35 @@ import (
 // not the input's) are applied one after the other.
 type fused struct {
 	parts []*valueRewriter
+	names []string // the parts' aliases
 	plans planCache[[]*rewrite]
+	// jsonRun is the parts' schemaless branches, run on one parse of a
+	// schemaless JSON value; nil when a part has none.
+	jsonRun []jsonEdit
 }
 
-func newFused(parts []*valueRewriter) *fused {
-	f := &fused{parts: parts}
+func newFused(parts []*valueRewriter, names []string) *fused {
+	f := &fused{parts: parts, names: names}
 	f.plans.compile = f.compile
+	for _, p := range parts {
+		if p.json == nil {
+			f.jsonRun = nil
+			break
+		}
+		f.jsonRun = append(f.jsonRun, p.json)
+	}
 	return f
+}
+
+// withoutJSON is the alias of the first part without a schemaless
+// branch; "": none.
+func (f *fused) withoutJSON() string {
+	for i, p := range f.parts {
+		if p.json == nil {
+			return f.names[i]
+		}
+	}
+	return ""
 }
 
 // compile is the parts' plans for s, composed where they can be.
@@ -77,7 +99,13 @@ func (f *fused) apply(r *Record) (bool, error) {
 		return true, nil
 	}
 	if r.Value.Schema == nil {
-		return false, errSchemaless
+		if f.jsonRun == nil {
+			return false, errSchemaless
+		}
+		if err := applyJSON(&r.Value, f.jsonRun, r); err != nil {
+			return false, err
+		}
+		return true, nil
 	}
 	plans, err := f.plans.get(r.Value.Schema)
 	if err != nil {
@@ -120,7 +148,11 @@ func fuseSteps(steps []step) []step {
 			i++
 			continue
 		}
-		st := step{t: newFused(parts)}
+		var names []string
+		for k := i; k < j; k++ {
+			names = append(names, steps[k].name)
+		}
+		st := step{t: newFused(parts, names)}
 		for k := i; k < j; k++ {
 			st.name, st.class = joinName(st.name, steps[k].name), joinName(st.class, steps[k].class)
 		}

@@ -1,6 +1,7 @@
 package transform
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -112,6 +113,9 @@ func (t *headerFrom) compile(s *schema.Schema) (*headerPlan, error) {
 func (t *headerFrom) apply(r *Record) (bool, error) {
 	v, ok, err := recordSide(r, t.key)
 	if !ok {
+		if errors.Is(err, errSchemaless) {
+			err = t.applyJSON(r, v)
+		}
 		return err == nil, err
 	}
 	hp, err := t.plans.get(v.Schema)

@@ -166,6 +166,16 @@ func withID(err error, s *schema.Schema) error {
 type valueRewriter struct {
 	key   bool // $Key: operate on the key
 	plans planCache[*rewrite]
+	// json is the transform's schemaless branch, for JSON values without
+	// a schema (nil: they are refused); jsonRun is it as a run of one.
+	json    jsonEdit
+	jsonRun []jsonEdit
+}
+
+// withJSON gives t the schemaless branch e.
+func (t *valueRewriter) withJSON(e jsonEdit) *valueRewriter {
+	t.json, t.jsonRun = e, []jsonEdit{e}
+	return t
 }
 
 // recordSide is the key or the value a $Key / $Value transform works on.
@@ -199,6 +209,9 @@ func newValueRewriter(key bool, compile func(*schema.Schema) (*rewrite, error)) 
 func (t *valueRewriter) apply(r *Record) (bool, error) {
 	v, ok, err := recordSide(r, t.key)
 	if !ok {
+		if errors.Is(err, errSchemaless) && t.json != nil {
+			err = applyJSON(v, t.jsonRun, r)
+		}
 		return err == nil, err
 	}
 	w, err := t.plans.get(v.Schema)

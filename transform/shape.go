@@ -31,7 +31,10 @@ func newExtractField(key bool, p props) (transformer, error) {
 		p.fail("field", err.Error())
 	}
 	t.path = path
-	return newValueRewriter(key, t.compile), p.err()
+	if len(t.path) == 0 {
+		t.path = []string{""}
+	}
+	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }
 
 func (t *extractField) compile(s *schema.Schema) (*rewrite, error) {
@@ -68,14 +71,18 @@ func (t *extractField) outSchema(s *schema.Schema, typ any) (*schema.Schema, err
 
 // hoistField is HoistField: the value becomes the one field of a new
 // record. A record of one field encodes as that field: the datum stays.
-type hoistField struct{ field string }
+type hoistField struct {
+	field string
+	key   []byte // field as a JSON string, for schemaless values
+}
 
 func newHoistField(key bool, p props) (transformer, error) {
 	t := &hoistField{field: p.get("field")}
 	if t.field == "" {
 		p.fail("field", "is required")
 	}
-	return newValueRewriter(key, t.compile), p.err()
+	t.key = appendJSONString(nil, t.field)
+	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }
 
 func (t *hoistField) compile(s *schema.Schema) (*rewrite, error) {
@@ -145,7 +152,7 @@ type flatten struct{ delim string }
 
 func newFlatten(key bool, p props) (transformer, error) {
 	t := &flatten{delim: p.getDefault("delimiter", ".")}
-	return newValueRewriter(key, t.compile), p.err()
+	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }
 
 func (t *flatten) compile(s *schema.Schema) (*rewrite, error) {
@@ -209,11 +216,15 @@ func (t *flatten) flattenInto(out *[]map[string]any, prefix string, n *avsc.Node
 // fields, copied from the value's encodings.
 type valueToKey struct {
 	fields []string
+	keys   [][]byte // fields as JSON strings, for schemaless values
 	plans  planCache[*rewrite]
 }
 
 func newValueToKey(_ bool, p props) (transformer, error) {
 	t := &valueToKey{fields: p.required("fields")}
+	for _, f := range t.fields {
+		t.keys = append(t.keys, appendJSONString(nil, f))
+	}
 	t.plans.compile = t.compile
 	return t, p.err()
 }
@@ -244,7 +255,10 @@ func (t *valueToKey) apply(r *Record) (bool, error) {
 		return true, nil
 	}
 	if r.Value.Schema == nil {
-		return false, errSchemaless
+		if err := t.applyJSON(r); err != nil {
+			return false, err
+		}
+		return true, nil
 	}
 	w, err := t.plans.get(r.Value.Schema)
 	if err != nil {

@@ -45,7 +45,7 @@ func newTimestampConverter(key bool, p props) (transformer, error) {
 	}
 	return newValueRewriter(key, func(s *schema.Schema) (*rewrite, error) {
 		return convertFields(s, []string{t.field}, t.plan)
-	}), p.err()
+	}).withJSON(t), p.err()
 }
 
 var unixUnits = map[string]time.Duration{"seconds": time.Second, "milliseconds": time.Millisecond, "microseconds": time.Microsecond, "nanoseconds": time.Nanosecond}

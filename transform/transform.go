@@ -2,7 +2,10 @@
 // and predicates as hdfs-sink applies them: after the value is decoded,
 // before the record is partitioned, as Connect does. A record here is
 // Connect's ConnectRecord in hdfs-sink's own form: a key and a value are an
-// Avro writer schema plus its binary datum, or schemaless raw bytes, or nil.
+// Avro writer schema plus its binary datum, or schemaless bytes, or nil.
+// Schemaless bytes that are JSON text (JsonConverter without schemas) are
+// what the transforms' schemaless branches work on, as Connect's
+// applySchemaless works on a Map (jsontext.go, schemaless.go).
 //
 // Transforms that change a value's shape compile one plan per input schema
 // (cached by schema pointer: the registry's cache hands out one *Schema per

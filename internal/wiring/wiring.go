@@ -341,7 +341,7 @@ func checkConnector(c *configs.Connector, h *hostOnly) (warns []string, errs []e
 // TopicNameMatches) is refused: see docs/decisions.md, D31 and the router
 // decision after it.
 func transformChain(c *configs.Connector) (*transform.Chain, error) {
-	chain, err := transform.New(c.Transforms, c.Predicates)
+	chain, err := transform.NewForValues(c.Transforms, c.Predicates, valueForm(c))
 	if err != nil {
 		return nil, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 	}
@@ -355,16 +355,48 @@ func transformChain(c *configs.Connector) (*transform.Chain, error) {
 			return nil, fmt.Errorf("connector %q (%s): %w", c.Name, c.Source, err)
 		}
 	}
-	if name := chain.NeedsSchemas(); name != "" && c.Schemaless {
+	values, keys := valueForm(c), keyForm(c.KeyConverter)
+	if name := chain.NeedsSchemas(values); name != "" {
+		if values == transform.SchemalessJSON {
+			return nil, fmt.Errorf("connector %q (%s): transforms.%s has no schemaless support in hdfs-sink yet, and this connector's values are "+
+				"schemaless JSON (JsonConverter with schemas.enable=false): every record would fail it", c.Name, c.Source, name)
+		}
 		return nil, fmt.Errorf("connector %q (%s): transforms.%s needs values with a schema (Avro), and this connector's values are "+
 			"schemaless (StringConverter or ByteArrayConverter): every record would fail it", c.Name, c.Source, name)
 	}
-	if name := chain.NeedsKeySchemas(); name != "" && !keysHaveSchema(c.KeyConverter) {
+	if name := chain.NeedsKeySchemas(keys, values); name != "" {
+		if keys == transform.SchemalessJSON {
+			return nil, fmt.Errorf("connector %q (%s): transforms.%s works on keys with a schema (it has no schemaless support in hdfs-sink yet), "+
+				"and key.converter %s gives schemaless JSON keys: every record with a key would fail it", c.Name, c.Source, name, keyConverterName(c.KeyConverter))
+		}
 		return nil, fmt.Errorf("connector %q (%s): transforms.%s works on keys with a schema, and key.converter %s leaves keys "+
 			"as their bytes: every record with a key would fail it (set key.converter to one that reads them: StringConverter, "+
 			"a Number converter, JsonConverter, AvroConverter, ProtobufConverter or JsonSchemaConverter)", c.Name, c.Source, name, keyConverterName(c.KeyConverter))
 	}
 	return chain, nil
+}
+
+// valueForm is what the transforms get as values: schemaless JSON is
+// text they can work on, String and ByteArray values have no fields.
+func valueForm(c *configs.Connector) transform.Form {
+	switch {
+	case !c.Schemaless:
+		return transform.WithSchema
+	case c.ValueConverter.Kind == configs.ConverterJSON:
+		return transform.SchemalessJSON
+	}
+	return transform.RawBytes
+}
+
+// keyForm is what the transforms get as keys (keysHaveSchema).
+func keyForm(k configs.Converter) transform.Form {
+	switch {
+	case keysHaveSchema(k):
+		return transform.WithSchema
+	case k.Kind == configs.ConverterJSON:
+		return transform.SchemalessJSON
+	}
+	return transform.RawBytes
 }
 
 // keysHaveSchema: every key converter but ByteArrayConverter (the default)
