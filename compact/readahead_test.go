@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -73,9 +74,10 @@ func TestParquetMergeReadsAhead(t *testing.T) {
 	}
 }
 
-// TestParquetReadAheadStops: whichever step fails — reading an input, or
-// an input that is not Parquet while the next is being read — the merge
-// fails naming it and no reading goroutine outlives it.
+// TestParquetReadAheadStops: whichever step fails — reading an input, an
+// input that is not Parquet while the next is being read, or the output
+// while inputs are read and decoded ahead — the merge fails naming it and
+// no reading or decoding goroutine outlives it.
 func TestParquetReadAheadStops(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -91,6 +93,9 @@ func TestParquetReadAheadStops(t *testing.T) {
 			}
 			touch(t, mem, run.Inputs[1].Path)
 		}, "not a Parquet file"},
+		{"the output cannot be created", func(mem *storagetest.MemFS, run Run) {
+			mem.FailNext(storagetest.OpCreate, storagetest.PathContains("/stage/"), errors.New("namenode in safe mode"))
+		}, "namenode in safe mode"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -117,5 +122,58 @@ func TestParquetMergeEndsWithItsContext(t *testing.T) {
 	_, err := newTestCompactor(mem, ".parquet").mergeRun(ctx, run, "/stage/m")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("merge: %v, want context.Canceled", err)
+	}
+}
+
+// TestParquetMergeDecodesAhead: the next input is decoded while a batch
+// of the previous one is being encoded (the two halves of the merge's CPU
+// overlap on two cores): with the first input's last batch taken and not
+// yet released, decodeAhead takes the second input from the read-ahead by
+// itself. Then every part comes, in order, and the goroutine ends.
+func TestParquetMergeDecodesAhead(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	mem := storagetest.NewMemFS()
+	run := parquetRun(t, mem, 2)
+	var data [2][]byte
+	for i, in := range run.Inputs {
+		var err error
+		if data[i], err = newTestCompactor(mem, ".parquet").readAll(bg, in.Path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := make(chan readInput)
+	ctx, cancel := context.WithCancel(bg)
+	parts, wait := decodeAhead(ctx, run.Inputs, read)
+	defer func() { cancel(); wait() }()
+	read <- readInput{data: data[0]}
+	if p := <-parts; p.shape == nil {
+		t.Fatalf("first part %+v, want the first input's shape", p)
+	}
+	encoding := <-parts
+	if encoding.rec == nil || encoding.rec.NumRows() != 3 {
+		t.Fatalf("second part %+v, want the first input's 3 rows", encoding)
+	}
+	select {
+	case read <- readInput{data: data[1]}:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second input was not taken while the first one's rows were encoded: no decode-ahead")
+	}
+	encoding.rec.Release()
+	var got []string
+	for p := range parts {
+		switch {
+		case p.err != nil:
+			t.Fatal(p.err)
+		case p.shape != nil:
+			got = append(got, "shape")
+		case p.complete:
+			got = append(got, "complete")
+		default:
+			got = append(got, fmt.Sprintf("%d rows", p.rec.NumRows()))
+			p.rec.Release()
+		}
+	}
+	if want := "[shape 3 rows complete]"; fmt.Sprint(got) != want {
+		t.Fatalf("then %v, want %s", got, want)
 	}
 }
