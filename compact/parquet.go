@@ -8,7 +8,6 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	pq "github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -22,6 +21,8 @@ const parquetBatchRows = 4096
 
 // DefaultRowGroupBytes is the output row group size the merge aims at.
 const DefaultRowGroupBytes = 64 << 20
+
+var readPool = &poolAlloc{}
 
 // parquetShape is what the output needs to know of an input: its rows'
 // schema and the writer settings that keep the sink's file shape.
@@ -45,7 +46,7 @@ func openParquet(data []byte, name string) (*parquetInput, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %w", name, err)
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: parquetBatchRows}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: parquetBatchRows}, readPool)
 	if err != nil {
 		pf.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
