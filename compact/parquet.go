@@ -42,7 +42,7 @@ type parquetInput struct {
 }
 
 func openParquet(data []byte, name string) (*parquetInput, error) {
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	pf, err := file.NewParquetReader(bytes.NewReader(data), file.WithReadProps(pq.NewReaderProperties(readPool)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %w", name, err)
 	}
