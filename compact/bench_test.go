@@ -89,9 +89,10 @@ func BenchmarkMergeParquet1KB(b *testing.B) {
 	for i := range int64(files) {
 		start := i * rows
 		name := path.Join(mergeLayout.Dir(), "d=1", layout.FinalName(mergeLayout.Name, 0, start, start+rows-1, 10, f.Extension()))
-		size += writeDatums(b, mem, f, s, name, pool, start, rows)
+		n := writeDatums(b, mem, f, s, name, pool, start, rows)
+		size += n
 		r, _ := layout.ParseFinalName(name)
-		run.Inputs = append(run.Inputs, Input{Path: name, Range: r})
+		run.Inputs = append(run.Inputs, Input{Path: name, Range: r, Bytes: n})
 	}
 	c := newTestCompactor(mem, ".parquet")
 	c.o.RowGroupBytes = 32 << 20

@@ -2,6 +2,7 @@ package compact
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -271,7 +272,7 @@ func (c *Compactor) readAhead(ctx context.Context, inputs []Input) (read <-chan 
 		defer close(done)
 		defer close(ch) // a merge waiting for an input that will not come learns it
 		for _, in := range inputs {
-			data, err := c.readAll(ctx, in.Path)
+			data, err := c.readAll(ctx, in)
 			select {
 			case ch <- readInput{data: data, err: err}:
 			case <-ctx.Done():
@@ -285,15 +286,18 @@ func (c *Compactor) readAhead(ctx context.Context, inputs []Input) (read <-chan 
 	return ch, func() { <-done }
 }
 
-func (c *Compactor) readAll(ctx context.Context, name string) ([]byte, error) {
-	rc, err := c.o.FS.Open(ctx, name)
+// readAll reads an input whole into a buffer of the size its listing
+// gave (io.ReadAll's doubling from 512 bytes would allocate it about
+// twice over); a file that is not that size is still read whole.
+func (c *Compactor) readAll(ctx context.Context, in Input) ([]byte, error) {
+	rc, err := c.o.FS.Open(ctx, in.Path)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+	buf := bytes.NewBuffer(make([]byte, 0, max(in.Bytes, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(rc); err != nil {
+		return nil, fmt.Errorf("read %s: %w", in.Path, err)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }

@@ -1,6 +1,7 @@
 package compact
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -137,7 +138,7 @@ func TestParquetMergeDecodesAhead(t *testing.T) {
 	var data [2][]byte
 	for i, in := range run.Inputs {
 		var err error
-		if data[i], err = newTestCompactor(mem, ".parquet").readAll(bg, in.Path); err != nil {
+		if data[i], err = newTestCompactor(mem, ".parquet").readAll(bg, in); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -175,5 +176,36 @@ func TestParquetMergeDecodesAhead(t *testing.T) {
 	}
 	if want := "[shape 3 rows complete]"; fmt.Sprint(got) != want {
 		t.Fatalf("then %v, want %s", got, want)
+	}
+}
+
+// TestReadAllWhateverTheListedSize: an input is read whole whether its
+// listed size (the buffer's hint) is right, unknown, short or long.
+func TestReadAllWhateverTheListedSize(t *testing.T) {
+	mem := storagetest.NewMemFS()
+	name := parquetRun(t, mem, 1).Inputs[0].Path
+	fi, err := mem.Stat(bg, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := mem.Open(bg, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		bytes int64
+	}{{"right", fi.Size()}, {"unknown", 0}, {"short", fi.Size() / 3}, {"long", 2 * fi.Size()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := newTestCompactor(mem, ".parquet").readAll(bg, Input{Path: name, Bytes: tc.bytes})
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("read %d bytes, %v; want the file's %d", len(got), err, len(want))
+			}
+		})
 	}
 }
