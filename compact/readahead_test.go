@@ -209,3 +209,32 @@ func TestReadAllWhateverTheListedSize(t *testing.T) {
 		})
 	}
 }
+
+// detachedFS creates files whose writes do not follow the caller's
+// context, so a merge whose context ended could still finish its output.
+type detachedFS struct{ storage.FS }
+
+func (d detachedFS) Create(ctx context.Context, name string) (storage.File, error) {
+	return d.FS.Create(context.WithoutCancel(ctx), name)
+}
+
+// TestParquetMergeCutShortIsNotAShortOutput: when the context ends while
+// inputs are still to come, the merge fails even if its output could be
+// finished: the decoding stopping (it may stop without passing an error
+// on) is never taken for the end of the run. Repeated, since which of the
+// reading and decoding goroutines notices the end first varies.
+func TestParquetMergeCutShortIsNotAShortOutput(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	for range 20 {
+		mem := storagetest.NewMemFS()
+		run := parquetRun(t, mem, 5)
+		ctx, cancel := context.WithCancel(bg)
+		hung := mem.HangNext(storagetest.OpOpen, storagetest.PathContains(run.Inputs[3].Path))
+		go func() { <-hung; cancel() }()
+		outs, err := newTestCompactor(detachedFS{mem}, ".parquet").mergeRun(ctx, run, "/stage/m")
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("merge: %v (outputs %+v), want context.Canceled", err, outs)
+		}
+	}
+}
