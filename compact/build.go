@@ -2,6 +2,7 @@ package compact
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -207,40 +208,45 @@ func (c *Compactor) mergeParquet(ctx context.Context, run Run, prefix string) ([
 		return m.records, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	read, wait := c.readAhead(ctx, run.Inputs)
-	defer func() { cancel(); wait() }()
-	for _, in := range run.Inputs {
-		err := func() error {
-			got, ok := <-read // the inputs come in run order, each read once
-			if !ok {
-				return fmt.Errorf("merge: reading %s: %w", in.Path, context.Cause(ctx))
-			}
-			if got.err != nil {
-				return got.err
-			}
-			pin, err := openParquet(got.data, in.Path)
-			if err != nil {
-				return err
-			}
-			defer pin.pf.Close()
-			if outs.cur != nil && !m.sameSchema(pin) {
-				if err := outs.finish(end); err != nil {
-					return err
+	read, waitRead := c.readAhead(ctx, run.Inputs)
+	decoded, waitDecode := decodeAhead(ctx, run.Inputs, read)
+	defer func() { cancel(); waitDecode(); waitRead() }()
+	next, complete := 0, false // the input whose rows come next; every input decoded
+	for part := range decoded {
+		var err error
+		switch {
+		case part.err != nil:
+			err = part.err
+		case part.complete:
+			complete = true
+		case part.shape != nil:
+			in := run.Inputs[next]
+			next++
+			if outs.cur != nil && !m.sameSchema(part.shape) {
+				if err = outs.finish(end); err != nil {
+					break
 				}
 			}
 			if outs.cur == nil {
-				if err := outs.start(ctx, in); err != nil {
-					return err
+				if err = outs.start(ctx, in); err != nil {
+					break
 				}
 				m = newParquetMerger(outs.cur.file, c.o.RowGroupBytes)
 			}
 			outs.cur.end = in.Range.End
-			return m.add(ctx, pin, in.Path)
-		}()
+			err = m.begin(part.shape)
+		default:
+			err = m.write(part.rec, run.Inputs[next-1].Path)
+			part.rec.Release()
+		}
 		if err != nil {
 			outs.abort()
 			return nil, err
 		}
+	}
+	if !complete { // decoding stopped early, without an error: the context ended
+		outs.abort()
+		return nil, fmt.Errorf("merge stopped at %s: %w", run.Inputs[max(next-1, 0)].Path, context.Cause(ctx))
 	}
 	err := outs.finish(end)
 	return outs.done, err
@@ -252,11 +258,11 @@ type readInput struct {
 	err  error
 }
 
-// readAhead reads inputs whole, in order, one ahead of the Parquet merge:
-// while input i is decoded and encoded, input i+1 is read, so the store's
-// round trips overlap the merge's CPU instead of adding to it (measured:
-// docs/benchmarks.md, "Compaction"). The merge thus holds at most two
-// inputs' bytes at once (Policy.MaxInputBytes is set for two). It stops
+// readAhead reads inputs whole, in order, one ahead of the Parquet
+// decoding (decodeAhead): while input i is decoded, input i+1 is read, so
+// the store's round trips overlap the merge's CPU instead of adding to it
+// (measured: docs/benchmarks.md, "Compaction"). The merge thus holds at
+// most two inputs' bytes at once (Policy.MaxInputBytes is set for two). It stops
 // at the first failure (sent as the next input) or when ctx ends, and
 // closes read; wait returns once it has stopped.
 func (c *Compactor) readAhead(ctx context.Context, inputs []Input) (read <-chan readInput, wait func()) {
@@ -266,7 +272,7 @@ func (c *Compactor) readAhead(ctx context.Context, inputs []Input) (read <-chan 
 		defer close(done)
 		defer close(ch) // a merge waiting for an input that will not come learns it
 		for _, in := range inputs {
-			data, err := c.readAll(ctx, in.Path)
+			data, err := c.readAll(ctx, in)
 			select {
 			case ch <- readInput{data: data, err: err}:
 			case <-ctx.Done():
@@ -280,15 +286,18 @@ func (c *Compactor) readAhead(ctx context.Context, inputs []Input) (read <-chan 
 	return ch, func() { <-done }
 }
 
-func (c *Compactor) readAll(ctx context.Context, name string) ([]byte, error) {
-	rc, err := c.o.FS.Open(ctx, name)
+// readAll reads an input whole into a buffer of the size its listing
+// gave (io.ReadAll's doubling from 512 bytes would allocate it about
+// twice over); a file that is not that size is still read whole.
+func (c *Compactor) readAll(ctx context.Context, in Input) ([]byte, error) {
+	rc, err := c.o.FS.Open(ctx, in.Path)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
+	buf := bytes.NewBuffer(make([]byte, 0, max(in.Bytes, 0)+bytes.MinRead))
+	if _, err := buf.ReadFrom(rc); err != nil {
+		return nil, fmt.Errorf("read %s: %w", in.Path, err)
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }

@@ -23,9 +23,10 @@ type Policy struct {
 	// Compactor's (Options.MinAge).
 	Complete func(ctx context.Context, encoded string) (bool, error)
 	// MaxInputBytes leaves a Parquet directory one of whose inputs is
-	// larger: its merge holds two inputs whole (the one merged and the
-	// next, read ahead) and one output row group, within the connector's
-	// memory ceiling. 0: no bound.
+	// larger: its merge holds two inputs whole (the one decoded and the
+	// next, read ahead), two decoded batches of parquetBatchRows rows (the
+	// one encoded and the next, decoded ahead) and one output row group,
+	// within the connector's memory ceiling. 0: no bound.
 	MaxInputBytes int64
 	// Pace is the least time from the end of a compaction that fenced
 	// the topic's writers to the start of the next compaction of the
