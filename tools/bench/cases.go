@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,7 +119,7 @@ func sinkConfig(spec caseSpec, mem memory.Plan, store storage.FS) (sink.Config, 
 			Pad:       10, FlushSize: spec.FlushSize, RotateInterval: spec.Rotate, Location: time.UTC,
 		},
 		Registry: reg, MemoryMax: mem.FileBudget,
-		RetryBackoff: benchRetryBackoff, ShutdownTimeout: 30 * time.Second,
+		RetryBackoff: cmp.Or(spec.RetryBackoff, benchRetryBackoff), ShutdownTimeout: 30 * time.Second,
 		Logger: log, KafkaOpts: mem.FetchOpts(),
 	}
 	if spec.Transforms {

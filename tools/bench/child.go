@@ -39,6 +39,9 @@ type caseSpec struct {
 	Round       int  // which round of a repeated workload (its own consumer group)
 	Size        string
 	Transforms  bool // sink: a chain of three transforms (cases.go, benchTransforms)
+	// RetryBackoff: sink: retry.backoff.ms (0: benchRetryBackoff), how long
+	// a partition fenced by a compaction waits before it recovers.
+	RetryBackoff time.Duration
 	// compactloop: after each compaction, fence every partition of this
 	// topic that has a WAL under FenceDir (the sink case's Dir) as a
 	// compaction of the sink's own topic does (compaction.go).

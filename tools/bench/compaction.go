@@ -238,7 +238,8 @@ func (e *env) sinkBeside(o options, dirs map[string]string) (besideCase, error) 
 	bc := besideCase{Workload: w, Drop: map[string]float64{}, CPUChange: map[string]float64{}, Variants: o.compBeside,
 		PaceSeconds: o.compPace.Seconds()}
 	base := caseSpec{Kind: "sink", Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
-		Partitioner: w.Partitioner, FlushSize: max(1000, int64(n/w.Partitions)/5), MemoryMax: o.memoryMax, Rotate: 3 * time.Second, Size: w.Size}
+		Partitioner: w.Partitioner, FlushSize: max(1000, int64(n/w.Partitions)/5), MemoryMax: o.memoryMax, Rotate: 3 * time.Second, Size: w.Size,
+		RetryBackoff: o.retryBackoff}
 	group := 3000 // consumer groups of their own, apart from the matrix's
 	for i := range max(o.repeat, 1) {
 		r := besideRounds{Alone: map[string]caseResult{}, With: map[string]caseResult{}, Loop: map[string]caseResult{}}

@@ -58,7 +58,9 @@ type options struct {
 	// compPace is the fenced loop's pace (hdfs.sink.compaction.pace.ms);
 	// compBeside the variants beside the sink; compBesideOnly skips the
 	// rate rounds.
-	compPace       time.Duration
+	compPace time.Duration
+	// retryBackoff is the beside cases' sink retry.backoff.ms.
+	retryBackoff   time.Duration
 	compBeside     []string
 	compBesideOnly bool
 	// The assignment case (assign.go): partition counts, rotate.interval.ms
@@ -97,7 +99,9 @@ func main() {
 	flag.IntVar(&o.compRecords, "compaction-records", 400, "1 KB records per file of the compacted directory")
 	flag.StringVar(&o.compProfile, "compaction-cpuprofile", "", "CPU profile of the first round's compaction to this file (.avro, .parquet appended)")
 	flag.DurationVar(&o.compPace, "compaction-pace", configs.DefaultCompactionPace(benchRetryBackoff),
-		"the fenced variant's pace: after a compaction that fenced the sink's topic, the loop waits this long before the next, as the daemon's policy does (hdfs.sink.compaction.pace.ms; the default is the daemon's for the sink case's retry.backoff.ms); 0: back to back")
+		"the fenced variant's pace: after a compaction that fenced the sink's topic, the loop waits this long before the next, as the daemon's policy does (hdfs.sink.compaction.pace.ms; the default is the daemon's for -compaction-retry-backoff); 0: back to back")
+	flag.DurationVar(&o.retryBackoff, "compaction-retry-backoff", benchRetryBackoff,
+		"with -compaction: retry.backoff.ms of the sink beside a compaction, how long a fenced partition waits (the daemon's default is 5s)")
 	beside := flag.String("compaction-beside", strings.Join(besideVariants, ","), "with -compaction: the compactions run beside the sink (comma list of "+strings.Join(besideVariants, ", ")+")")
 	flag.BoolVar(&o.compBesideOnly, "compaction-beside-only", false, "with -compaction: skip the rate rounds, run only the sink alone and beside a compaction")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
@@ -109,6 +113,9 @@ func main() {
 	flag.IntVar(&o.assignParallel, "assignment-parallelism", 0, "partitions processed at once by the assignment case's members (0: the daemon's 8)")
 	flag.DurationVar(&o.assignTrickle, "assignment-trickle", 100*time.Millisecond, "the assignment case produces one record to every partition this often")
 	flag.Parse()
+	if !flagSet("compaction-pace") {
+		o.compPace = configs.DefaultCompactionPace(o.retryBackoff)
+	}
 	o.compBeside = strings.Split(*beside, ",")
 	for _, v := range o.compBeside {
 		if !slices.Contains(besideVariants, v) {
@@ -336,4 +343,11 @@ func child(bin string, spec caseSpec) (caseResult, error) {
 		return res, fmt.Errorf("%s case on %s: bad result %q: %w", spec.Kind, spec.Topic, out, err)
 	}
 	return res, nil
+}
+
+// flagSet reports whether the command line set flag name.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
