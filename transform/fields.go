@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hdfs-sink/hdfs-sink/format/jsonstr"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -42,7 +43,7 @@ func parseInsertSpec(v string) insertSpec {
 	default:
 		sp = insertSpec{name: v, optional: true}
 	}
-	sp.key = appendJSONString(nil, sp.name)
+	sp.key = jsonstr.Append(nil, sp.name)
 	return sp
 }
 
@@ -53,7 +54,7 @@ func newInsertField(key bool, p props) (transformer, error) {
 		static: parseInsertSpec(p.get("static.field")), staticValue: p.get("static.value"),
 	}
 	_, t.hasStaticValue = p.m["static.value"]
-	t.staticText = appendJSONString(nil, t.staticValue)
+	t.staticText = jsonstr.Append(nil, t.staticValue)
 	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }
 
@@ -140,7 +141,7 @@ func newReplaceField(key bool, p props) (transformer, error) {
 	}
 	t.excludeSet, t.includeSet, t.renameKeys = setOf(t.exclude), setOf(t.include), map[string][]byte{}
 	for from, to := range t.renames {
-		t.renameKeys[from] = appendJSONString(nil, to)
+		t.renameKeys[from] = jsonstr.Append(nil, to)
 	}
 	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/hdfs-sink/hdfs-sink/format/jsonstr"
 )
 
 // Schemaless values (JsonConverter with schemas.enable=false) are JSON
@@ -164,7 +165,7 @@ func (v *jsonValue) put(keyText []byte, name string, val []byte) {
 // madeString is s as a JSON string, in made.
 func (v *jsonValue) madeString(s string) []byte {
 	start := len(v.made)
-	v.made = appendJSONString(v.made, s)
+	v.made = jsonstr.Append(v.made, s)
 	return v.made[start:]
 }
 
@@ -332,40 +333,4 @@ func appendCompact(dst, b []byte) []byte {
 		}
 	}
 	return append(dst, b[start:]...)
-}
-
-// appendJSONString writes s as a JSON string as Jackson does: quotes,
-// backslashes and control characters escaped, other characters as they
-// are; invalid UTF-8 becomes U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c < 0x20:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-			} else {
-				dst = append(dst, s[i:i+n]...)
-			}
-			i += n
-			continue
-		}
-		i++
-	}
-	return append(dst, '"')
 }

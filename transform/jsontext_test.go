@@ -58,22 +58,3 @@ func TestParseObject(t *testing.T) {
 }
 
 func errorIsNotObject(err error) bool { return err == errNotAnObject }
-
-// TestAppendJSONString: strings a transform makes are escaped as JSON
-// needs (and as Jackson writes them), invalid UTF-8 replaced.
-func TestAppendJSONString(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":        `"plain"`,
-		`q"b\`:         `"q\"b\\"`,
-		"nl\n\t\r\x01": `"nl\n\t\r\u0001"`,
-		"wörld ✓":      `"wörld ✓"`,
-		"bad\xffutf8":  `"bad` + "\uFFFD" + `utf8"`,
-	} {
-		got := string(appendJSONString(nil, in))
-		equal(t, in, got, want)
-		var back string
-		if err := json.Unmarshal([]byte(got), &back); err != nil {
-			t.Errorf("%q: %s does not decode: %v", in, got, err)
-		}
-	}
-}

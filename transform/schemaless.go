@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/hdfs-sink/hdfs-sink/format/jsonstr"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
@@ -200,12 +201,12 @@ func isIntegral(num []byte) bool {
 func (t *maskField) prepareJSON() {
 	t.keys = make([][]byte, len(t.fields))
 	for i, f := range t.fields {
-		t.keys[i] = appendJSONString(nil, f)
+		t.keys[i] = jsonstr.Append(nil, f)
 	}
 	if !t.hasRepl {
 		return
 	}
-	t.replText = appendJSONString(nil, t.replacement)
+	t.replText = jsonstr.Append(nil, t.replacement)
 	if n, err := strconv.ParseInt(t.replacement, 10, 64); err == nil {
 		t.replLong = strconv.AppendInt(nil, n, 10)
 	} else if f, err := strconv.ParseFloat(t.replacement, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && math.Abs(f) < 1<<63 {
@@ -384,13 +385,13 @@ func appendPrimJSON(dst []byte, v any, to string) []byte {
 		}
 		s := javaFloat(x, bits)
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return appendJSONString(dst, s)
+			return jsonstr.Append(dst, s)
 		}
 		return append(dst, s...)
 	case bool:
 		return strconv.AppendBool(dst, x)
 	case string:
-		return appendJSONString(dst, x)
+		return jsonstr.Append(dst, x)
 	}
 	return append(dst, "null"...)
 }
@@ -405,7 +406,7 @@ func (t *cast) editJSON(v *jsonValue, _ *Record) error {
 	for _, name := range t.order {
 		at := find(v.members, name)
 		if at < 0 {
-			v.put(appendJSONString(nil, name), name, jsonNull)
+			v.put(jsonstr.Append(nil, name), name, jsonNull)
 			continue
 		}
 		val := v.members[at].val
@@ -440,7 +441,7 @@ func (t *timestampConverter) editJSON(v *jsonValue, _ *Record) error {
 	}
 	at := find(v.members, t.field)
 	if at < 0 {
-		v.put(appendJSONString(nil, t.field), t.field, jsonNull)
+		v.put(jsonstr.Append(nil, t.field), t.field, jsonNull)
 		return nil
 	}
 	val := v.members[at].val
@@ -485,7 +486,7 @@ func (t *timestampConverter) appendJSONTime(dst []byte, ms int64) []byte {
 	const day = 86400000
 	switch t.target {
 	case "string":
-		return appendJSONString(dst, time.UnixMilli(ms).UTC().Format(t.layout))
+		return jsonstr.Append(dst, time.UnixMilli(ms).UTC().Format(t.layout))
 	case "unix":
 		unit := unixUnits[t.precision]
 		if unit >= time.Millisecond {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/hdfs-sink/hdfs-sink/format/jsonstr"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
@@ -81,7 +82,7 @@ func newHoistField(key bool, p props) (transformer, error) {
 	if t.field == "" {
 		p.fail("field", "is required")
 	}
-	t.key = appendJSONString(nil, t.field)
+	t.key = jsonstr.Append(nil, t.field)
 	return newValueRewriter(key, t.compile).withJSON(t), p.err()
 }
 
@@ -223,7 +224,7 @@ type valueToKey struct {
 func newValueToKey(_ bool, p props) (transformer, error) {
 	t := &valueToKey{fields: p.required("fields")}
 	for _, f := range t.fields {
-		t.keys = append(t.keys, appendJSONString(nil, f))
+		t.keys = append(t.keys, jsonstr.Append(nil, f))
 	}
 	t.plans.compile = t.compile
 	return t, p.err()

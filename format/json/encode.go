@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
+	"github.com/hdfs-sink/hdfs-sink/format/jsonstr"
 	"github.com/hdfs-sink/hdfs-sink/schema/avsc"
 )
 
@@ -73,7 +73,7 @@ func appendPrimitive(dst []byte, n *avsc.Node, v any, path string) ([]byte, erro
 		}
 	case string:
 		if n.Kind == avsc.String || n.Kind == avsc.Enum {
-			return appendString(dst, x), nil
+			return jsonstr.Append(dst, x), nil
 		}
 	case []byte:
 		if n.Kind == avsc.Bytes || n.Kind == avsc.Fixed {
@@ -125,7 +125,7 @@ func appendRecord(dst []byte, n *avsc.Node, v any, path string) ([]byte, error) 
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, f.Name)
+		dst = jsonstr.Append(dst, f.Name)
 		dst = append(dst, ':')
 		var err error
 		if dst, err = appendValue(dst, f.Type, m[f.Name], join(path, f.Name)); err != nil {
@@ -168,7 +168,7 @@ func appendMap(dst []byte, n *avsc.Node, v any, path string) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = jsonstr.Append(dst, k)
 		dst = append(dst, ':')
 		var err error
 		if dst, err = appendValue(dst, n.Values, m[k], path+"{}"); err != nil {
@@ -197,7 +197,7 @@ func appendLogical(dst []byte, n *avsc.Node, v any, path string) ([]byte, error)
 		return appendLocal(dst, n, x, path)
 	case string: // uuid
 		if n.Logical == avsc.UUID {
-			return appendString(dst, x), nil
+			return jsonstr.Append(dst, x), nil
 		}
 	}
 	return dst, &format.ValueError{Path: path, Msg: fmt.Sprintf("%T is not a %s with logical type %d", v, n.Kind, n.Logical)}
@@ -266,42 +266,6 @@ func appendDecimal(dst []byte, n *avsc.Node, r *big.Rat, path string) ([]byte, e
 	dst = append(dst, '"')
 	dst = append(dst, avsc.DecimalString(u, n.Scale)...)
 	return append(dst, '"'), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string without HTML escaping.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				dst = append(dst, '\\', c)
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, `\ufffd`...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
 }
 
 func join(path, name string) string {
