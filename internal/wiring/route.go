@@ -5,6 +5,7 @@ import (
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/layout"
+	"github.com/hdfs-sink/hdfs-sink/sink"
 	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
@@ -30,10 +31,10 @@ func RoutedTopic(c *configs.Connector, topic string) string {
 }
 
 // TopicLayout is where connector c keeps the consumed topic's files and WALs:
-// under its routed name, topics.dir and logs.dir expanded for that name.
+// under its routed name, topics.dir and logs.dir expanded for that name, as
+// the sink lays them out (sink.WriteSettings.Layout).
 func TopicLayout(c *configs.Connector, topic string) layout.Topic {
-	name := RoutedTopic(c, topic)
-	return layout.Topic{TopicsDir: c.TopicsDir(name), LogsDir: c.LogsDir(name), Name: name}
+	return sink.WriteSettings{TopicsDir: c.TopicsDir, LogsDir: c.LogsDir, Route: TopicRoute(c)}.Layout(topic)
 }
 
 // routesLine is what check says of a RegexRouter: where each listed topic
