@@ -405,8 +405,8 @@ func (t *cast) editJSON(v *jsonValue, _ *Record) error {
 	}
 	for _, name := range t.order {
 		at := find(v.members, name)
-		if at < 0 {
-			v.put(jsonstr.Append(nil, name), name, jsonNull)
+		if at < 0 { // absent: put with null (find said so, no second search)
+			v.members = append(v.members, member{key: v.madeString(name), val: jsonNull})
 			continue
 		}
 		val := v.members[at].val
@@ -417,12 +417,13 @@ func (t *cast) editJSON(v *jsonValue, _ *Record) error {
 		if err != nil {
 			return fmt.Errorf("field %q: Cast does not support casting from %w", name, err)
 		}
-		out, err := castValue(in, from, t.targets[name])
+		to := t.targets[name]
+		out, err := castValue(in, from, to)
 		if err != nil {
 			return fmt.Errorf("field %q: value (%s) %w", name, val, err)
 		}
 		start := len(v.made)
-		v.made = appendPrimJSON(v.made, out, t.targets[name])
+		v.made = appendPrimJSON(v.made, out, to)
 		v.members[at].val = v.made[start:]
 	}
 	return nil
@@ -440,8 +441,8 @@ func (t *timestampConverter) editJSON(v *jsonValue, _ *Record) error {
 		return err
 	}
 	at := find(v.members, t.field)
-	if at < 0 {
-		v.put(jsonstr.Append(nil, t.field), t.field, jsonNull)
+	if at < 0 { // absent: put with null (find said so, no second search)
+		v.members = append(v.members, member{key: v.madeString(t.field), val: jsonNull})
 		return nil
 	}
 	val := v.members[at].val
@@ -510,11 +511,11 @@ func (t *headerFrom) applyJSON(r *Record, v *Value) error {
 	jv := jsonValuePool.Get().(*jsonValue)
 	defer jv.release()
 	jv.reset(v.Bytes)
-	op := "copy"
+	purpose := "header copy" // a constant: no string built per record
 	if t.move {
-		op = "move"
+		purpose = "header move"
 	}
-	if err := jv.object("header " + op); err != nil {
+	if err := jv.object(purpose); err != nil {
 		return err
 	}
 	headers := slices.Clip(r.Headers)
