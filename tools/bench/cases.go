@@ -29,6 +29,7 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/sink/memory"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
+	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 	"github.com/hdfs-sink/hdfs-sink/transform"
 )
 
@@ -38,23 +39,28 @@ const benchRetryBackoff = time.Second
 
 // runSinkCase runs the real sink in-process on a pre-produced backlog and
 // times it from partition assignment to the commit of the last offset.
+// The store counts its calls: those made before the first commit are the
+// start-up recovery of every partition.
 func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	store, err := hdfs.New(hdfs.Options{URL: itest.HDFSURI(), User: itest.DefaultHDFSUser})
 	if err != nil {
 		return caseResult{}, err
 	}
 	defer store.Close()
+	counted := storagetest.NewCounting(store)
 	mem := memory.NewPlan(spec.MemoryMax, 1)
-	cfg, watch, err := sinkConfig(spec, mem, store)
+	cfg, watch, err := sinkConfig(spec, mem, counted)
 	if err != nil {
 		return caseResult{}, err
 	}
+	var res caseResult
+	watch.onFirst = func() { res.StartupCalls = callsOf(counted) }
 	if mem.Ceiling > 0 {
 		// As hdfs-sink run --memory-max-bytes does: the GC keeps the heap
 		// under the ceiling instead of letting it double (GOGC=100).
 		debug.SetMemoryLimit(mem.GoLimit)
 	}
-	ends, err := endOffsets(ctx, spec.Topic)
+	ends, err := endOffsets(ctx, spec.topics()...)
 	if err != nil {
 		return caseResult{}, err
 	}
@@ -63,33 +69,118 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	if err != nil {
 		return caseResult{}, err
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- conn.Run(runCtx) }()
-	defer func() { stop(); <-done }()
+	shutdown := runConnector(ctx, conn)
+	defer shutdown.stop()
 
-	var res caseResult
-	if err := watch.waitAssigned(ctx, done); err != nil {
+	if err := watch.waitAssigned(ctx, shutdown.done); err != nil {
 		return res, err
 	}
-	res.StartupSec = time.Since(started).Seconds()
+	assigned := time.Now()
+	res.StartupSec = assigned.Sub(started).Seconds()
 	m := startMeter()
-	if err := watch.waitCommitted(ctx, ends, done); err != nil {
+	if err := watch.waitCommitted(ctx, ends, shutdown.done); err != nil {
 		return res, err
 	}
 	m.stop(&res)
 	res.Records, res.Bytes = spec.Records, spec.Bytes
+	first, firstRecords := watch.first()
+	res.FirstCommitSec = first.Sub(assigned).Seconds()
+	res.SteadySec, res.SteadyRecords = watch.last().Sub(first).Seconds(), spec.Records-firstRecords
+	res.Calls = callsOf(counted)
 	res.PeakBuffered, res.MemRotations = conn.Stats.PeakBuffered.Load(), conn.Stats.MemoryRotations.Load()
 	res.PeakOpenFiles = conn.Stats.PeakOpenFiles.Load()
 	res.BufferCeiling = cfg.MemoryMax
 	if spec.TailProbe {
-		if res.TailSeconds, err = tailProbe(ctx, spec, watch, done); err != nil {
+		if res.TailSeconds, err = tailProbe(ctx, spec, watch, shutdown.done); err != nil {
 			return res, err
 		}
 	}
 	files, err := countFiles(ctx, store, spec.Dir+"/topics")
 	res.Files = files
+	if err != nil || !spec.Restart {
+		return res, err
+	}
+	if err := shutdown.stop(); err != nil && !errors.Is(err, context.Canceled) {
+		return res, fmt.Errorf("stop before restart: %w", err)
+	}
+	res.Restart, err = restartSink(ctx, spec, mem, store, len(ends))
 	return res, err
+}
+
+// running is a connector running in its own goroutine; stop cancels it
+// and waits for Run to return (once; later calls return the same error).
+type running struct {
+	done   chan error
+	cancel context.CancelFunc
+	once   sync.Once
+	err    error
+}
+
+func runConnector(ctx context.Context, conn *sink.Connector) *running {
+	runCtx, cancel := context.WithCancel(ctx)
+	r := &running{done: make(chan error, 1), cancel: cancel}
+	go func() { r.done <- conn.Run(runCtx) }()
+	return r
+}
+
+func (r *running) stop() error {
+	r.once.Do(func() { r.cancel(); r.err = <-r.done })
+	return r.err
+}
+
+// restartResult is a second start of the sink on what the first left: the
+// WALs and committed files of every partition.
+type restartResult struct {
+	Partitions   int     `json:"partitions"`
+	AssignedSec  float64 `json:"start_to_assigned_seconds"`
+	RecoveredSec float64 `json:"start_to_all_recovered_seconds"`
+	// Calls are the store calls from start to every partition recovered.
+	Calls map[string]int64 `json:"store_calls"`
+}
+
+// restartSink starts a new connector in the same group on the same
+// directory and times it to every one of parts partitions recovered (the
+// connector's Recoveries count), counting the store calls made by then.
+func restartSink(ctx context.Context, spec caseSpec, mem memory.Plan, store storage.FS, parts int) (*restartResult, error) {
+	counted := storagetest.NewCounting(store)
+	cfg, watch, err := sinkConfig(spec, mem, counted)
+	if err != nil {
+		return nil, err
+	}
+	rr := &restartResult{Partitions: parts}
+	started := time.Now()
+	conn, err := sink.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	r := runConnector(ctx, conn)
+	defer r.stop()
+	if err := watch.waitAssigned(ctx, r.done); err != nil {
+		return rr, fmt.Errorf("restart: %w", err)
+	}
+	rr.AssignedSec = time.Since(started).Seconds()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for conn.Stats.Recoveries.Load() < int64(parts) {
+		select {
+		case <-tick.C:
+		case err := <-r.done:
+			return rr, fmt.Errorf("restart: %w: %v", errStopped, err)
+		case <-ctx.Done():
+			return rr, fmt.Errorf("restart: %d of %d partitions recovered: %w", conn.Stats.Recoveries.Load(), parts, ctx.Err())
+		}
+	}
+	rr.RecoveredSec = time.Since(started).Seconds()
+	rr.Calls = callsOf(counted)
+	return rr, nil
+}
+
+// topics are all the topics a case reads.
+func (s caseSpec) topics() []string {
+	if len(s.Topics) > 0 {
+		return s.Topics
+	}
+	return []string{s.Topic}
 }
 
 // sinkConfig wires the connector as internal/wiring/wiring.go does for a
@@ -111,7 +202,7 @@ func sinkConfig(spec caseSpec, mem memory.Plan, store storage.FS) (sink.Config, 
 	watch := newCommitWatch()
 	log := slog.New(&watchHandler{w: watch, next: slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})})
 	cfg := sink.Config{
-		Name: "bench", Brokers: []string{itest.KafkaAddr()}, GroupID: fmt.Sprintf("connect-%s-r%d", spec.Topic, spec.Round), Topics: []string{spec.Topic},
+		Name: "bench", Brokers: []string{itest.KafkaAddr()}, GroupID: fmt.Sprintf("connect-%s-r%d", spec.Topic, spec.Round), Topics: spec.topics(),
 		WriteSettings: sink.WriteSettings{
 			FS: store, Format: f, Partitioner: part,
 			TopicsDir: func(string) string { return spec.Dir + "/topics" },
@@ -191,19 +282,22 @@ func tailProbe(ctx context.Context, spec caseSpec, watch *commitWatch, done <-ch
 	return watch.last().Sub(produced).Seconds(), nil
 }
 
-// endOffsets are the topic's high watermarks per partition.
-func endOffsets(ctx context.Context, topic string) (map[int32]int64, error) {
+// endOffsets are the topics' high watermarks per partition.
+func endOffsets(ctx context.Context, topics ...string) (map[topicPart]int64, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(itest.KafkaAddr()))
 	if err != nil {
 		return nil, err
 	}
 	defer cl.Close()
-	lo, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
-	if err != nil {
-		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
+	lo, err := kadm.NewClient(cl).ListEndOffsets(ctx, topics...)
+	if err == nil {
+		err = lo.Error()
 	}
-	out := map[int32]int64{}
-	lo.Each(func(o kadm.ListedOffset) { out[o.Partition] = o.Offset })
+	if err != nil {
+		return nil, fmt.Errorf("end offsets of %v: %w", topics, err)
+	}
+	out := map[topicPart]int64{}
+	lo.Each(func(o kadm.ListedOffset) { out[topicPart{o.Topic, o.Partition}] = o.Offset })
 	return out, nil
 }
 

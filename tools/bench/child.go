@@ -19,8 +19,15 @@ import (
 // caseSpec is what the parent asks one child process to run. Each case runs
 // in a fresh process so that its peak RSS (VmHWM) and CPU are its own.
 type caseSpec struct {
-	Kind        string // "sink", "consume", "hdfswrite", "compact", "compactraw", "compactloop", "assign" or "member" (assign.go)
-	Topic       string
+	Kind  string // "sink", "consume", "hdfswrite", "compact", "compactraw", "compactloop", "assign" or "member" (assign.go)
+	Topic string
+	// Topics, when set, are all the topics the sink case reads (Topic is
+	// the first): the many-partitions case spread over topics (-mem-topics).
+	Topics []string
+	// Restart: the sink case then stops the connector and starts a new one
+	// on the same directory and group, and measures its start-up: the time
+	// to every partition recovered and the store calls made by then.
+	Restart     bool
 	Partitions  int
 	Records     int64 // produced (the whole topic)
 	Bytes       int64 // sum of record value sizes
@@ -80,6 +87,19 @@ type caseResult struct {
 	Passes      int64            `json:"passes,omitempty"`
 	Fences      int64            `json:"fences,omitempty"`
 	FenceErrors int64            `json:"fence_errors,omitempty"`
+	// FirstCommitSec is the sink case's partitions assigned → first commit:
+	// the start-up recovery of every partition (fetching starts after it).
+	FirstCommitSec float64 `json:"first_commit_seconds,omitempty"`
+	// SteadySec is first commit → last commit, SteadyRecords the records
+	// committed in it (the steady rate's window).
+	SteadySec     float64 `json:"steady_seconds,omitempty"`
+	SteadyRecords int64   `json:"steady_records,omitempty"`
+	// StartupCalls are the store calls made from start to the first commit
+	// (the start-up recovery of every partition; each is one NameNode
+	// RPC or more); Calls (above) all the sink case's calls.
+	StartupCalls map[string]int64 `json:"startup_store_calls,omitempty"`
+	// Restart is the second start of the sink case (caseSpec.Restart).
+	Restart *restartResult `json:"restart,omitempty"`
 	// Assign is the assignment case's round (assign.go).
 	Assign *assignResult `json:"assign,omitempty"`
 }

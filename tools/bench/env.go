@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -29,6 +30,8 @@ type env struct {
 	topics   []string
 	n        int
 	memTopic string // reused by the 1,000-partition recovery case
+	// memTopics are all the memory case's topics (memTopic is the first).
+	memTopics []string
 }
 
 func newEnv() (*env, error) {
@@ -64,19 +67,64 @@ func (e *env) topic(size string, parts, n int) (name string, bytes int64, err er
 	name = fmt.Sprintf("%s-%d-%s-%dp", e.run, e.n, strings.ToLower(size), parts)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	resp, err := e.adm.CreateTopic(ctx, int32(parts), 1, map[string]*string{"retention.ms": ptr("-1")}, name)
-	if err == nil {
-		err = resp.Err
+	if err := e.createTopic(ctx, name, parts); err != nil {
+		return "", 0, err
 	}
-	if err != nil {
-		return "", 0, fmt.Errorf("create topic %s: %w", name, err)
-	}
-	e.topics = append(e.topics, name)
 	bytes, err = produce(ctx, name, size, parts, n)
 	return name, bytes, err
 }
 
 func ptr(s string) *string { return &s }
+
+// partitionsPerRequest is how many partitions one request creates: the
+// KRaft controller writes a topic's creation as one batch of records and
+// refuses batches over 10,000 (BoundedListTooLongException, reported as
+// POLICY_VIOLATION), so a 10,000-partition topic is created in steps.
+const partitionsPerRequest = 5000
+
+// createTopic creates name with parts partitions, in steps of
+// partitionsPerRequest.
+func (e *env) createTopic(ctx context.Context, name string, parts int) error {
+	first := min(parts, partitionsPerRequest)
+	resp, err := e.adm.CreateTopic(ctx, int32(first), 1, map[string]*string{"retention.ms": ptr("-1")}, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", name, err)
+	}
+	e.topics = append(e.topics, name)
+	for have := first; have < parts; {
+		add := min(parts-have, partitionsPerRequest)
+		rs, err := e.adm.CreatePartitions(ctx, add, name)
+		if err == nil {
+			err = rs.Error()
+		}
+		if err != nil {
+			return fmt.Errorf("create topic %s: add %d partitions to %d: %w", name, add, have, err)
+		}
+		have += add
+	}
+	return e.waitPartitions(ctx, name, parts)
+}
+
+// waitPartitions waits until the broker's metadata shows all parts
+// partitions of topic: a producer told of fewer fails the others' records.
+func (e *env) waitPartitions(ctx context.Context, topic string, parts int) error {
+	for {
+		td, err := e.adm.ListTopics(ctx, topic)
+		if err == nil {
+			if t, ok := td[topic]; ok && t.Err == nil && len(t.Partitions) == parts {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("topic %s: waiting for %d partitions in the metadata: %w", topic, parts, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
 
 func registerSchema(topic, size string) (int32, error) {
 	_, text, err := datumPool(size)
@@ -114,7 +162,7 @@ func produce(ctx context.Context, topic, size string, parts, n int) (int64, erro
 	var mu sync.Mutex
 	var firstErr error
 	var total int64
-	for i := range n {
+	for _, i := range produceOrder(n, parts) {
 		v := framed[i%len(framed)]
 		total += int64(len(v))
 		cl.Produce(ctx, &kgo.Record{Partition: int32(i % parts), Value: v}, func(_ *kgo.Record, err error) {
@@ -134,6 +182,31 @@ func produce(ctx context.Context, topic, size string, parts, n int) (int64, erro
 		return 0, fmt.Errorf("produce to %s: %w", topic, firstErr)
 	}
 	return total, nil
+}
+
+// groupedAbove is the partition count past which records are produced one
+// partition after another: round-robin over 10,000 partitions puts one
+// record in each batch (the producer buffers 10,000 records), and the
+// sink would then be measured reading two million one-record batches.
+const groupedAbove = 1000
+
+// produceOrder is the order of the record numbers 0..n-1, record i going
+// to partition i%parts: in turn (round-robin), or partition by partition
+// above groupedAbove partitions (each partition gets the same records).
+func produceOrder(n, parts int) []int {
+	order := make([]int, 0, n)
+	if parts <= groupedAbove {
+		for i := range n {
+			order = append(order, i)
+		}
+		return order
+	}
+	for p := range parts {
+		for i := p; i < n; i += parts {
+			order = append(order, i)
+		}
+	}
+	return order
 }
 
 // records is the count that takes roughly 10–20 s through the sink here.
@@ -318,22 +391,37 @@ func rate(r caseResult) float64 {
 	return float64(r.Records) / r.Seconds
 }
 
-// runMemory is the many-partitions case: Parquet, Hourly, one topic of
-// o.memParts partitions; its peak RSS is compared with the ceiling.
+// runMemory is the many-partitions case: by default Parquet, Hourly, one
+// topic of o.memParts partitions; its peak RSS is compared with the ceiling.
+// -mem-topics spreads the partitions over that many topics.
 func (e *env) runMemory(o options, prof profiles) (caseReport, error) {
-	w := workload{"1KB", o.memParts, "parquet", "hourly"}
-	n := o.memParts * o.memRecords
-	fmt.Fprintf(os.Stderr, "bench: memory %s: producing %d records\n", w, n)
-	topic, bytes, err := e.topic(w.Size, w.Partitions, n)
-	if err != nil {
-		return caseReport{}, err
+	w := workload{"1KB", o.memParts, o.memFormat, o.memPartitioner}
+	topics, perTopic := max(o.memTopics, 1), o.memParts/max(o.memTopics, 1)
+	if perTopic*topics != o.memParts {
+		return caseReport{}, fmt.Errorf("-mem-partitions %d is not a multiple of -mem-topics %d", o.memParts, topics)
 	}
-	e.memTopic = topic
-	cr := caseReport{Workload: w, FlushSize: int64(o.memRecords) * 10, MemoryMax: o.memoryMax}
-	spec := caseSpec{Kind: "sink", Topic: topic, Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
-		Partitioner: w.Partitioner, FlushSize: cr.FlushSize, MemoryMax: o.memoryMax, Rotate: 10 * time.Second, Size: w.Size,
-		Dir: e.dir(topic), CPUProfile: prof.cpu, Trace: prof.trace, HeapProfile: prof.heap}
+	n := o.memParts * o.memRecords
+	fmt.Fprintf(os.Stderr, "bench: memory %s: producing %d records to %d topic(s)\n", w, n, topics)
+	var names []string
+	var bytes int64
+	for range topics {
+		topic, b, err := e.topic(w.Size, perTopic, perTopic*o.memRecords)
+		if err != nil {
+			return caseReport{}, err
+		}
+		names, bytes = append(names, topic), bytes+b
+	}
+	e.memTopic, e.memTopics = names[0], names
+	ceiling := cmp.Or(o.memMemoryMax, o.memoryMax)
+	cr := caseReport{Workload: w, FlushSize: int64(cmp.Or(o.memFlush, o.memRecords*10)), MemoryMax: ceiling}
+	spec := caseSpec{Kind: "sink", Topic: names[0], Partitions: w.Partitions, Records: int64(n), Bytes: bytes, Format: w.Format,
+		Partitioner: w.Partitioner, FlushSize: cr.FlushSize, MemoryMax: ceiling, Rotate: 10 * time.Second, Size: w.Size,
+		Dir: e.dir(names[0]), CPUProfile: prof.cpu, Trace: prof.trace, HeapProfile: prof.heap, Restart: o.memRestart}
+	if topics > 1 {
+		spec.Topics = names
+	}
 	fmt.Fprintf(os.Stderr, "bench: memory %s: sink\n", w)
+	var err error
 	cr.Sink, err = child(o.binary, spec)
 	return cr, err
 }
@@ -401,13 +489,11 @@ func printReport(w io.Writer, r report) {
 			s.TailSeconds, rate(c.Consume), rate(c.HDFSWrite), c.Ratio, roundRatios(c.Rounds))
 	}
 	if m := r.Memory; m != nil {
-		s := m.Sink
-		fmt.Fprintf(w, "\nmemory %s: %d records in %.1f s (%.0f rec/s), peak RSS %.0f MB vs hdfs.sink.memory.max.bytes %.0f MB (file buffers %.0f MB, peak buffered %.0f MB, up to %d files open at once, %d memory rotations, %d files)\n",
-			m.Workload, s.Records, s.Seconds, rate(s), mb(s.PeakRSSBytes), mb(m.MemoryMax), mb(s.BufferCeiling), mb(s.PeakBuffered), s.PeakOpenFiles, s.MemRotations, s.Files)
+		printMemory(w, m)
 	}
 	for _, rc := range r.Recovery {
-		fmt.Fprintf(w, "recovery %d partitions, static membership %v: start→assigned %.2f s, start→first commit %.2f s (killed after %d commits)\n",
-			rc.Partitions, rc.Static, rc.AssignedSec, rc.FirstCommitSec, rc.CommitsBeforeKill)
+		fmt.Fprintf(w, "recovery %d partitions (%d topics), static membership %v: start→assigned %.2f s, start→first commit %.2f s, start→all recovered %.2f s (killed after %d commits)\n",
+			rc.Partitions, max(rc.Topics, 1), rc.Static, rc.AssignedSec, rc.FirstCommitSec, rc.RecoveredSec, rc.CommitsBeforeKill)
 	}
 	printAssignment(w, r.Assignment)
 	if r.Base != "" {
@@ -419,4 +505,37 @@ func printReport(w io.Writer, r report) {
 	for _, e := range r.Errors {
 		fmt.Fprintln(w, "ERROR:", e)
 	}
+}
+
+// printMemory prints the many-partitions case: memory, rates, and what its
+// start-up (and with -mem-restart a second start) cost the NameNode.
+func printMemory(w io.Writer, m *caseReport) {
+	s := m.Sink
+	fmt.Fprintf(w, "\nmemory %s: %d records in %.1f s (%.0f rec/s), peak RSS %.0f MB vs hdfs.sink.memory.max.bytes %.0f MB (file buffers %.0f MB, peak buffered %.0f MB, up to %d files open at once, %d memory rotations, %d files)\n",
+		m.Workload, s.Records, s.Seconds, rate(s), mb(s.PeakRSSBytes), mb(m.MemoryMax), mb(s.BufferCeiling), mb(s.PeakBuffered), s.PeakOpenFiles, s.MemRotations, s.Files)
+	steady := 0.0
+	if s.SteadySec > 0 {
+		steady = float64(s.SteadyRecords) / s.SteadySec
+	}
+	parts := float64(max(m.Workload.Partitions, 1))
+	fmt.Fprintf(w, "memory %s: start→assigned %.2f s, assigned→first commit %.2f s (%d store calls, %.1f per partition), steady %.0f rec/s over %.1f s, %d store calls in all (%s)\n",
+		m.Workload, s.StartupSec, s.FirstCommitSec, sumCalls(s.StartupCalls), float64(sumCalls(s.StartupCalls))/parts, steady, s.SteadySec, sumCalls(s.Calls), callList(s.Calls))
+	if rr := s.Restart; rr != nil {
+		fmt.Fprintf(w, "memory %s restart: start→assigned %.2f s, start→all %d partitions recovered %.2f s, %d store calls (%.1f per partition: %s)\n",
+			m.Workload, rr.AssignedSec, rr.Partitions, rr.RecoveredSec, sumCalls(rr.Calls), float64(sumCalls(rr.Calls))/float64(max(rr.Partitions, 1)), callList(rr.Calls))
+	}
+}
+
+// callList is "create 10, readdir 4, …" in name order.
+func callList(calls map[string]int64) string {
+	names := make([]string, 0, len(calls))
+	for k := range calls {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %d", k, calls[k])
+	}
+	return strings.Join(parts, ", ")
 }

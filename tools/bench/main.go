@@ -48,9 +48,17 @@ type options struct {
 	scale                   float64
 	repeat                  int
 	memParts, memRecords    int
-	recovParts              []int
-	memoryMax               int64
-	transforms              bool
+	// The many-partitions case's shape (issue 25's 10,000 partitions):
+	// topics it is spread over, format, partitioner, flush.size (0:
+	// ten times the records per partition) and a second start measured.
+	memTopics, memFlush       int
+	memFormat, memPartitioner string
+	memRestart                bool
+	recovParts                []int
+	recovMembership           []bool // static membership of each recovery run (false: dynamic)
+	memoryMax                 int64
+	memMemoryMax              int64
+	transforms                bool
 	// -compaction: the compaction cases (compaction.go).
 	compaction, compNoSink bool
 	compFiles, compRecords int
@@ -90,6 +98,12 @@ func main() {
 	flag.BoolVar(&o.noRecov, "no-recovery", false, "skip the SIGKILL recovery cases")
 	flag.IntVar(&o.memParts, "mem-partitions", 1000, "partitions of the memory case")
 	flag.IntVar(&o.memRecords, "mem-records", 200, "records per partition in the memory case")
+	flag.IntVar(&o.memTopics, "mem-topics", 1, "topics the memory case's partitions are spread over (-mem-partitions 10000 -mem-topics 100: 100 topics × 100 partitions)")
+	flag.StringVar(&o.memFormat, "mem-format", "parquet", "format of the memory case (avro or parquet)")
+	flag.StringVar(&o.memPartitioner, "mem-partitioner", "hourly", "partitioner of the memory case (default or hourly)")
+	flag.IntVar(&o.memFlush, "mem-flush", 0, "flush.size of the memory case (0: 10 × -mem-records)")
+	flag.BoolVar(&o.memRestart, "mem-restart", false, "the memory case then restarts the sink on what it wrote and measures the time to every partition recovered and the store calls made")
+	flag.Int64Var(&o.memMemoryMax, "mem-memory-max", 0, "hdfs.sink.memory.max.bytes of the memory case (0: -memory-max)")
 	flag.Int64Var(&o.memoryMax, "memory-max", 256<<20, "hdfs.sink.memory.max.bytes for every sink case")
 	flag.StringVar(&o.base, "base", "", "bench binary built from a base commit: every round also runs its sink case, interleaved, and the table compares (make bench-compare)")
 	flag.BoolVar(&o.transforms, "transforms", false, "each round also runs the sink with a chain of three transforms (issue 23: at most 15 % slower)")
@@ -105,6 +119,7 @@ func main() {
 	beside := flag.String("compaction-beside", strings.Join(besideVariants, ","), "with -compaction: the compactions run beside the sink (comma list of "+strings.Join(besideVariants, ", ")+")")
 	flag.BoolVar(&o.compBesideOnly, "compaction-beside-only", false, "with -compaction: skip the rate rounds, run only the sink alone and beside a compaction")
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
+	membership := flag.String("recovery-membership", "both", "group membership of the recovery cases: dynamic, static or both")
 	flag.BoolVar(&o.noAssign, "no-assignment", false, "skip the assignment case (first commit after assignment; a second member joining and leaving)")
 	assign := flag.String("assignment-partitions", "8,1000", "partition counts of the assignment case")
 	flag.DurationVar(&o.assignRotate, "assignment-rotate", 10*time.Second, "rotate.interval.ms of the assignment case")
@@ -131,6 +146,15 @@ func main() {
 		return
 	}
 	o.recovParts = counts(*recov)
+	switch *membership {
+	case "both":
+		o.recovMembership = []bool{false, true}
+	case "dynamic", "static":
+		o.recovMembership = []bool{*membership == "static"}
+	default:
+		fmt.Fprintf(os.Stderr, "bench: -recovery-membership %q: want dynamic, static or both\n", *membership)
+		os.Exit(2)
+	}
 	o.assignParts = counts(*assign)
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: FAILED:", err)

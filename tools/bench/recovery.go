@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/itest"
@@ -19,7 +20,11 @@ type recoveryCase struct {
 	CommitsBeforeKill int     `json:"commits_before_kill"`
 	AssignedSec       float64 `json:"start_to_assigned_seconds"`
 	FirstCommitSec    float64 `json:"start_to_first_commit_seconds"`
-	FlushSize         int     `json:"flush_size"`
+	// RecoveredSec is restart → every partition recovered (its "start
+	// position from HDFS" or "nothing committed" line); 0: not seen.
+	RecoveredSec float64 `json:"start_to_all_recovered_seconds,omitempty"`
+	Topics       int     `json:"topics,omitempty"`
+	FlushSize    int     `json:"flush_size"`
 }
 
 // runRecovery builds the daemon and, for each partition count, runs it on a
@@ -37,17 +42,21 @@ func (e *env) runRecovery(o options) ([]recoveryCase, error) {
 	}
 	var out []recoveryCase
 	for _, parts := range o.recovParts {
-		topic, perPart := e.memTopic, o.memRecords
-		if parts != o.memParts || topic == "" {
+		topics, perPart, ceiling := e.memTopics, o.memRecords, int64(0)
+		if parts != o.memParts || len(topics) == 0 {
 			perPart = max(200, 100_000/parts)
 			fmt.Fprintf(os.Stderr, "bench: recovery %dp: producing %d records\n", parts, perPart*parts)
-			if topic, _, err = e.topic("1KB", parts, perPart*parts); err != nil {
+			topic, _, err := e.topic("1KB", parts, perPart*parts)
+			if err != nil {
 				return out, err
 			}
+			topics = []string{topic}
+		} else {
+			ceiling = o.memMemoryMax // the memory case's topics: its ceiling too
 		}
-		for _, static := range []bool{false, true} {
+		for _, static := range o.recovMembership {
 			dir := e.dir(fmt.Sprintf("recovery-%d-static-%v", parts, static))
-			rc, err := recoverOnce(bin, tmp, dir, topic, parts, max(10, perPart/10), static)
+			rc, err := recoverOnce(bin, tmp, dir, topics, parts, max(10, perPart/10), static, ceiling)
 			if err != nil {
 				return out, fmt.Errorf("%d partitions (static membership %v): %w", parts, static, err)
 			}
@@ -58,10 +67,11 @@ func (e *env) runRecovery(o options) ([]recoveryCase, error) {
 	return out, nil
 }
 
-func recoverOnce(bin, tmp, hdfsDir, topic string, parts, flush int, static bool) (recoveryCase, error) {
-	rc := recoveryCase{Partitions: parts, FlushSize: flush, Static: static}
+func recoverOnce(bin, tmp, hdfsDir string, topics []string, parts, flush int, static bool, ceiling int64) (recoveryCase, error) {
+	rc := recoveryCase{Partitions: parts, FlushSize: flush, Static: static, Topics: len(topics)}
+	topic := topics[0]
 	cfgPath := filepath.Join(tmp, fmt.Sprintf("%s-%v.json", topic, static))
-	if err := writeConnector(cfgPath, hdfsDir, topic, flush, static); err != nil {
+	if err := writeConnector(cfgPath, hdfsDir, topics, flush, static, ceiling); err != nil {
 		return rc, err
 	}
 	logA := filepath.Join(tmp, fmt.Sprintf("%s-%v-1.log", topic, static))
@@ -69,7 +79,8 @@ func recoverOnce(bin, tmp, hdfsDir, topic string, parts, flush int, static bool)
 	if err != nil {
 		return rc, err
 	}
-	_, err = waitLog(logA, "files committed", min(parts, 20), 3*time.Minute)
+	limit := waitLimit(parts)
+	_, err = waitLog(logA, "files committed", min(parts, 20), limit)
 	time.Sleep(2 * time.Second) // let more partitions get open, uncommitted files
 	_ = first.Process.Kill()    // SIGKILL
 	_ = first.Wait()
@@ -84,27 +95,59 @@ func recoverOnce(bin, tmp, hdfsDir, topic string, parts, flush int, static bool)
 		return rc, err
 	}
 	defer func() { _ = second.Process.Kill(); _ = second.Wait() }()
-	if t, err := waitLog(logB, "partitions assigned", 1, 3*time.Minute); err == nil {
+	if t, err := waitLog(logB, "partitions assigned", 1, limit); err == nil {
 		rc.AssignedSec = t.Sub(start).Seconds()
 	}
-	t, err := waitLog(logB, "files committed", 1, 3*time.Minute)
+	t, err := waitLog(logB, "files committed", 1, limit)
 	if err != nil {
 		return rc, fmt.Errorf("after restart: %w (log %s)", err, tail(logB))
 	}
 	rc.FirstCommitSec = t.Sub(start).Seconds()
+	if t, err := waitRecovered(logB, parts, limit); err == nil {
+		rc.RecoveredSec = t.Sub(start).Seconds()
+	} else {
+		fmt.Fprintf(os.Stderr, "bench: recovery %dp: %v\n", parts, err)
+	}
 	return rc, nil
+}
+
+// waitLimit is how long a recovery step may take with parts partitions:
+// 3 minutes, or 30 ms a partition (10,000: 5 minutes).
+func waitLimit(parts int) time.Duration {
+	return max(3*time.Minute, time.Duration(parts)*30*time.Millisecond)
+}
+
+// recoveredLines are the daemon's log lines for a partition whose recovery
+// returned where to start (sink.Connector.startOffset).
+var recoveredLines = []string{"start position from HDFS", "nothing committed in HDFS for this partition"}
+
+// waitRecovered polls the log until parts partitions logged their start.
+func waitRecovered(path string, parts int, limit time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(limit)
+	n := 0
+	for time.Now().Before(deadline) {
+		n = 0
+		for _, msg := range recoveredLines {
+			n += countLog(path, msg)
+		}
+		if n >= parts {
+			return time.Now(), nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Time{}, fmt.Errorf("%d of %d partitions recovered in %s after %v", n, parts, path, limit)
 }
 
 // writeConnector writes the connector file; with static set it has its own
 // group (a killed member of the other variant must not linger in it) and
 // a group.instance.id.
-func writeConnector(path, hdfsDir, topic string, flush int, static bool) error {
-	name := "bench-" + topic
+func writeConnector(path, hdfsDir string, topics []string, flush int, static bool, ceiling int64) error {
+	name := "bench-" + topics[0]
 	if static {
 		name += "-static"
 	}
 	cfg := map[string]string{
-		"connector.class": "io.confluent.connect.hdfs.HdfsSinkConnector", "topics": topic,
+		"connector.class": "io.confluent.connect.hdfs.HdfsSinkConnector", "topics": strings.Join(topics, ","),
 		"hdfs.url": itest.HDFSURI() + hdfsDir, "topics.dir": "topics", "logs.dir": "logs",
 		"flush.size": fmt.Sprint(flush), "rotate.interval.ms": "600000",
 		"format.class": "io.confluent.connect.hdfs.avro.AvroFormat", "avro.codec": "snappy",
@@ -114,6 +157,9 @@ func writeConnector(path, hdfsDir, topic string, flush int, static bool) error {
 	}
 	if static {
 		cfg["consumer.override.group.instance.id"] = name + "-1"
+	}
+	if ceiling > 0 {
+		cfg["hdfs.sink.memory.max.bytes"] = fmt.Sprint(ceiling)
 	}
 	b, err := json.Marshal(map[string]any{"name": name, "config": cfg})
 	if err != nil {

@@ -14,20 +14,40 @@ import (
 // measuring, which offsets are committed and when.
 type commitWatch struct {
 	mu         sync.Mutex
-	ends       map[int32]int64 // partition → last committed offset (inclusive)
+	ends       map[topicPart]int64 // partition → last committed offset (inclusive)
 	lastCommit time.Time
-	assigned   chan struct{}
-	once       sync.Once
+	// firstCommit is when the first "files committed" record came; the
+	// steady rate is measured from it (the start-up recovery is before).
+	firstCommit time.Time
+	// firstRecords is what the first commit committed (its partition's
+	// records up to its end offset, the backlog starting at 0).
+	firstRecords int64
+	// onFirst, when set, is called at the first commit (under mu).
+	onFirst  func()
+	assigned chan struct{}
+	once     sync.Once
 }
 
 func newCommitWatch() *commitWatch {
-	return &commitWatch{ends: map[int32]int64{}, assigned: make(chan struct{})}
+	return &commitWatch{ends: map[topicPart]int64{}, assigned: make(chan struct{})}
 }
 
 func (w *commitWatch) last() time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lastCommit
+}
+
+func (w *commitWatch) first() (time.Time, int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.firstCommit, w.firstRecords
+}
+
+// topicPart names one partition of one topic: a case may read many topics.
+type topicPart struct {
+	Topic     string
+	Partition int32
 }
 
 var errStopped = errors.New("bench: connector stopped early")
@@ -45,7 +65,7 @@ func (w *commitWatch) waitAssigned(ctx context.Context, done <-chan error) error
 
 // waitCommitted returns once every partition's committed offset reached its
 // high watermark (hw, exclusive).
-func (w *commitWatch) waitCommitted(ctx context.Context, hw map[int32]int64, done <-chan error) error {
+func (w *commitWatch) waitCommitted(ctx context.Context, hw map[topicPart]int64, done <-chan error) error {
 	t := time.NewTicker(20 * time.Millisecond)
 	defer t.Stop()
 	for !w.reached(hw) {
@@ -60,7 +80,7 @@ func (w *commitWatch) waitCommitted(ctx context.Context, hw map[int32]int64, don
 	return nil
 }
 
-func (w *commitWatch) reached(hw map[int32]int64) bool {
+func (w *commitWatch) reached(hw map[topicPart]int64) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for p, end := range hw {
@@ -95,10 +115,13 @@ func (h *watchHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h *watchHandler) committed(r slog.Record) {
-	part, end := int64(-1), int64(-1)
+	part, end, topic := int64(-1), int64(-1), ""
 	for _, a := range h.attrs {
-		if a.Key == "partition" {
+		switch a.Key {
+		case "partition":
 			part = a.Value.Int64()
+		case "topic":
+			topic = a.Value.String()
 		}
 	}
 	r.Attrs(func(a slog.Attr) bool {
@@ -112,8 +135,15 @@ func (h *watchHandler) committed(r slog.Record) {
 	}
 	h.w.mu.Lock()
 	defer h.w.mu.Unlock()
-	h.w.ends[int32(part)] = max(h.w.ends[int32(part)], end)
+	k := topicPart{topic, int32(part)}
+	h.w.ends[k] = max(h.w.ends[k], end)
 	h.w.lastCommit = time.Now()
+	if h.w.firstCommit.IsZero() {
+		h.w.firstCommit, h.w.firstRecords = h.w.lastCommit, end+1
+		if h.w.onFirst != nil {
+			h.w.onFirst()
+		}
+	}
 }
 
 func (h *watchHandler) WithAttrs(as []slog.Attr) slog.Handler {
