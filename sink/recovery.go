@@ -64,7 +64,7 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 	p.enter(WALApplied)
 	p.removeOrphans(ctx)
 	p.enter(OffsetReset)
-	if err := p.log.Prune(ctx, p.seq); err != nil {
+	if err := p.log.PruneListed(ctx, p.claimListing, p.seq); err != nil {
 		// Housekeeping: old segments cost nothing, the next prune removes them.
 		p.cfg.Logger.Warn("prune WAL after claiming", "err", err)
 	}
@@ -121,6 +121,7 @@ func (p *partition) claim(ctx context.Context, scans *topicScans) error {
 	}
 	s := c.carried
 	p.seq, p.committed, p.epoch, p.topicID, p.restore, p.refused, p.refusal = c.seq, s.committed, s.epoch, s.topicID, s.schemaID, s.refused, ""
+	p.claimListing = c.listing
 	p.recordMillis = s.recordMillis
 	p.cfg.Logger.Info("partition claimed", "seq", p.seq, "committed_offset", p.committed, "epoch", p.cfg.Epoch,
 		"topic_id", topicIDString(p.topicID), "refused", p.refused != "")
@@ -151,6 +152,9 @@ func (p *partition) carryOn(head uint64, found standing) (standing, error) {
 type claimed struct {
 	seq            uint64
 	found, carried standing
+	// listing is the WAL directory as listed right after the claim
+	// stood: recovery prunes and removes staging directories from it.
+	listing wal.Listing
 }
 
 // claimAs rolls the head forward and publishes a claim after it carrying
@@ -171,7 +175,7 @@ func (p *partition) claimAs(ctx context.Context, scans *topicScans, carry func(h
 			return claimed{}, err
 		}
 		c := claimed{seq: head + 1, found: found, carried: carried}
-		err = p.publishClaim(ctx, c.seq, c.carried)
+		c.listing, err = p.publishClaim(ctx, c.seq, c.carried)
 		if errors.Is(err, wal.ErrSeqTaken) && attempt < claimAttempts {
 			p.cfg.Logger.Info("WAL segment taken while claiming; another owner is active, re-reading", "seq", c.seq, "err", err)
 			continue
@@ -185,18 +189,22 @@ func (p *partition) claimAs(ctx context.Context, scans *topicScans, carry func(h
 
 // publishClaim publishes a claim at seq and checks that it is the newest
 // segment; otherwise it reports wal.ErrSeqTaken, and the caller re-reads.
-func (p *partition) publishClaim(ctx context.Context, seq uint64, s standing) error {
+// It returns the listing that showed the claim standing.
+func (p *partition) publishClaim(ctx context.Context, seq uint64, s standing) (wal.Listing, error) {
 	if err := p.log.Publish(ctx, seq, p.walEntry(entry.KindClaim, s, nil)); err != nil {
-		return err
+		return wal.Listing{}, err
 	}
-	head, err := p.newestSegment(ctx)
+	ls, err := p.log.List(ctx)
 	if err != nil {
-		return fmt.Errorf("list WAL after claiming %d: %w", seq, err)
+		return ls, fmt.Errorf("list WAL after claiming %d: %w", seq, err)
 	}
-	if head != seq {
-		return fmt.Errorf("%w: claim %d published below the newest segment %d (a number freed by pruning)", wal.ErrSeqTaken, seq, head)
+	if len(ls.Segments) == 0 {
+		return ls, fmt.Errorf("list WAL after claiming %d: WAL directory %s is empty right after a publish: was it deleted?", seq, p.log.Dir())
 	}
-	return nil
+	if head := ls.Segments[len(ls.Segments)-1]; head != seq {
+		return ls, fmt.Errorf("%w: claim %d published below the newest segment %d (a number freed by pruning)", wal.ErrSeqTaken, seq, head)
+	}
+	return ls, nil
 }
 
 // epochBefore is the leader epoch of the record before offset next, when
@@ -354,7 +362,7 @@ func (p *partition) removeOrphans(ctx context.Context) {
 			p.cfg.Logger.Warn("remove orphaned temp files", "path", root+"/"+fi.Name(), "err", err)
 		}
 	}
-	if err := p.log.RemoveStaging(ctx); err != nil {
+	if err := p.log.RemoveStagingListed(ctx, p.claimListing); err != nil {
 		p.cfg.Logger.Warn("remove WAL staging directories", "err", err)
 	}
 }

@@ -190,7 +190,7 @@ func Repair(ctx context.Context, s WriteSettings, plan RepairPlan, log *slog.Log
 	seq := plan.Head.Seq + 1
 	// The damaged head's topic id, leader epoch and schema are unknown: the
 	// next owner adopts what it fetches.
-	if err := part.publishClaim(ctx, seq, standing{committed: plan.Committed, epoch: -1}); err != nil {
+	if _, err := part.publishClaim(ctx, seq, standing{committed: plan.Committed, epoch: -1}); err != nil {
 		return fmt.Errorf("publish the repair claim at segment %d: %w", seq, err)
 	}
 	log.Info("WAL repaired", "topic", plan.Topic, "partition", plan.Partition, "claim", seq, "committed_offset", plan.Committed, "copy", plan.Copy)

@@ -84,20 +84,38 @@ func (l *Log) SegmentPath(seq uint64) string {
 // directory is an empty log. Staging directories and foreign names are
 // ignored.
 func (l *Log) Segments(ctx context.Context) ([]uint64, error) {
+	ls, err := l.List(ctx)
+	return ls.Segments, err
+}
+
+// Listing is one listing of the log's directory: its published segments in
+// ascending order and the names of its staging directories. A recovery
+// that just listed the log to check its claim prunes and removes staging
+// directories from that listing instead of listing twice more (a NameNode
+// call each, per partition: issue 25's 10,000 partitions).
+type Listing struct {
+	Segments []uint64
+	Staging  []string
+}
+
+// List lists the log's directory once. A missing directory is an empty log.
+func (l *Log) List(ctx context.Context) (Listing, error) {
 	infos, err := l.fsys.ReadDir(ctx, l.dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return Listing{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("wal: list %s: %w", l.dir, err)
+		return Listing{}, fmt.Errorf("wal: list %s: %w", l.dir, err)
 	}
-	var seqs []uint64
+	var ls Listing
 	for _, info := range infos {
 		if seq, ok := parseSeq(info); ok {
-			seqs = append(seqs, seq) // ReadDir sorts, and names are fixed-width
+			ls.Segments = append(ls.Segments, seq) // ReadDir sorts, and names are fixed-width
+		} else if IsStaging(info.Name()) {
+			ls.Staging = append(ls.Staging, info.Name())
 		}
 	}
-	return seqs, nil
+	return ls, nil
 }
 
 func parseSeq(info fs.FileInfo) (uint64, bool) {
@@ -265,10 +283,18 @@ func (l *Log) writeFile(ctx context.Context, name string, data []byte) error {
 // its entry the state a new owner starts from, and an emptied log would let
 // a new owner restart at 0 below a fenced writer's next number.
 func (l *Log) Prune(ctx context.Context, below uint64) error {
-	seqs, err := l.Segments(ctx)
+	ls, err := l.List(ctx)
 	if err != nil {
 		return err
 	}
+	return l.PruneListed(ctx, ls, below)
+}
+
+// PruneListed is Prune on the segments of an earlier listing: a segment
+// published since is left for the next prune (removing fewer is always
+// safe), and the newest listed one is never removed.
+func (l *Log) PruneListed(ctx context.Context, ls Listing, below uint64) error {
+	seqs := ls.Segments
 	if len(seqs) > 0 {
 		below = min(below, seqs[len(seqs)-1])
 	}
@@ -288,19 +314,19 @@ func (l *Log) Prune(ctx context.Context, below uint64) error {
 // fenced writer still publishing loses its staging directory and fails,
 // which is the desired outcome.
 func (l *Log) RemoveStaging(ctx context.Context) error {
-	infos, err := l.fsys.ReadDir(ctx, l.dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	ls, err := l.List(ctx)
 	if err != nil {
-		return fmt.Errorf("wal: list %s: %w", l.dir, err)
+		return err
 	}
-	for _, info := range infos {
-		if !IsStaging(info.Name()) {
-			continue
-		}
-		if err := l.fsys.RemoveAll(ctx, path.Join(l.dir, info.Name())); err != nil {
-			return fmt.Errorf("wal: remove staging %s in %s: %w", info.Name(), l.dir, err)
+	return l.RemoveStagingListed(ctx, ls)
+}
+
+// RemoveStagingListed is RemoveStaging on the staging directories of a
+// listing made after claiming; one created since is the next recovery's.
+func (l *Log) RemoveStagingListed(ctx context.Context, ls Listing) error {
+	for _, name := range ls.Staging {
+		if err := l.fsys.RemoveAll(ctx, path.Join(l.dir, name)); err != nil {
+			return fmt.Errorf("wal: remove staging %s in %s: %w", name, l.dir, err)
 		}
 	}
 	return nil
