@@ -614,8 +614,19 @@ func (c *Connector) committed(t tp, next int64) {
 	})
 }
 
+// tickAll lets the timers of every partition with open files rotate them.
+// Only those get a worker: a partition with nothing open has nothing to
+// rotate, and with 10,000 assigned (issue 25) a worker for each was 10,000
+// goroutines on every poll.
 func (c *Connector) tickAll(ctx context.Context) error {
 	parts := c.parts.all()
+	open := parts[:0]
+	for _, o := range parts {
+		if o.broken == nil && !o.p.w.Empty() {
+			open = append(open, o)
+		}
+	}
+	parts = open
 	return c.parallel(len(parts), func(i int) error {
 		o := parts[i]
 		if o.broken != nil {
