@@ -509,3 +509,40 @@ func BenchmarkReadLocal(b *testing.B) {
 		}
 	}
 }
+
+// TestListedCleanupLeavesLaterEntries: pruning and staging removal from an
+// earlier listing delete what it listed and leave what appeared since (a
+// fenced writer's late staging directory or segment) to the next pass.
+func TestListedCleanupLeavesLaterEntries(t *testing.T) {
+	for name, newFS := range backends {
+		t.Run(name, func(t *testing.T) {
+			fsys := newFS(t)
+			l := Open(fsys, logDir)
+			for seq := uint64(2); seq < 5; seq++ {
+				publish(t, l, seq, claim("a"))
+			}
+			writeRaw(t, fsys, logDir+"/"+stagingPrefix+"old/"+segmentFile, []byte("partial"))
+			ls, err := l.List(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(ls.Segments, []uint64{2, 3, 4}) || !reflect.DeepEqual(ls.Staging, []string{stagingPrefix + "old"}) {
+				t.Fatalf("List = %+v, want segments [2 3 4] and one staging directory", ls)
+			}
+			publish(t, l, 1, claim("late")) // at a number pruning had freed
+			writeRaw(t, fsys, logDir+"/"+stagingPrefix+"late/"+segmentFile, []byte("partial"))
+			if err := l.PruneListed(t.Context(), ls, 100); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.RemoveStagingListed(t.Context(), ls); err != nil {
+				t.Fatal(err)
+			}
+			if got := segments(t, l); !reflect.DeepEqual(got, []uint64{1, 4}) {
+				t.Fatalf("Segments = %v, want [1 4]: the listed ones pruned but the newest, the late one left", got)
+			}
+			if s := stagingDirs(t, fsys, l); len(s) != 1 {
+				t.Fatalf("staging dirs = %v, want only the late one", s)
+			}
+		})
+	}
+}
