@@ -65,21 +65,18 @@ const defaultPruneEvery = 8
 // resume, write, commit or discard, and hears of commits through OnCommit.
 // One goroutine drives it at a time (the connector's poll loop or a recovery).
 type partition struct {
-	cfg   partitionConfig
-	log   *wal.Log
-	w     *writer.Writer
-	state State
-	seq   uint64 // the last WAL segment this owner published
-	// claimListing is the WAL directory as the claim left it: recovery
-	// prunes and removes staging directories from it, a listing each less.
-	claimListing wal.Listing
-	committed    int64 // highest Kafka offset durably committed; -1: none
-	epoch        int32 // leader epoch of the record at committed; -1: unknown
-	next         time.Time
-	firstSeen    int64          // first offset fetched since the last recovery; -1: none
-	expect       int64          // the offset the next fetched record should have; -1: unknown
-	current      *schema.Schema // the schema of the files written (schema.compatibility)
-	restore      int32          // schema id to make current again after a recovery; 0: none
+	cfg       partitionConfig
+	log       *wal.Log
+	w         *writer.Writer
+	state     State
+	seq       uint64 // the last WAL segment this owner published
+	committed int64  // highest Kafka offset durably committed; -1: none
+	epoch     int32  // leader epoch of the record at committed; -1: unknown
+	next      time.Time
+	firstSeen int64          // first offset fetched since the last recovery; -1: none
+	expect    int64          // the offset the next fetched record should have; -1: unknown
+	current   *schema.Schema // the schema of the files written (schema.compatibility)
+	restore   int32          // schema id to make current again after a recovery; 0: none
 
 	// topicID is Kafka's id of the topic whose records HDFS holds and the
 	// open files hold; zero until known (a WAL before version 2, or
@@ -113,6 +110,9 @@ type partition struct {
 	// next resume must seek to where the start policy says (after a reset
 	// to "nothing committed").
 	seekStart bool
+	// claimListing is the WAL directory as the claim left it: recovery
+	// prunes and removes staging directories from it, a listing each less.
+	claimListing wal.Listing
 }
 
 func newPartition(cfg partitionConfig) *partition {
