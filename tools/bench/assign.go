@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -180,9 +179,7 @@ func startMember(ctx context.Context, spec caseSpec, store storage.FS, obs sink.
 		return nil, err
 	}
 	cfg.Observer, cfg.Parallelism = obs, spec.Parallelism
-	if mem.Ceiling > 0 {
-		debug.SetMemoryLimit(mem.GoLimit)
-	}
+	mem.Govern() // as hdfs-sink run does
 	conn, err := sink.New(cfg)
 	if err != nil {
 		return nil, err
