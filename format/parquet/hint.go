@@ -118,8 +118,12 @@ func (w *Writer) reserveAhead() {
 		}
 		// room for a few more values of the average size so far
 		margin := 4*n/max(b.Len(), 1) + 64
-		if b.DataCap()-n < margin {
-			b.ReserveData(nextStep(h.data, n+margin) - n)
+		step := nextStep(h.data, n+margin)
+		// A step that would close the row group by itself (held bytes
+		// decide it) is left to arrow: row groups stay as large as
+		// without a hint.
+		if b.DataCap()-n < margin && w.mem.held()+step-b.DataCap() < w.opts.RowGroupBytes {
+			b.ReserveData(step - n)
 		}
 	}
 }
