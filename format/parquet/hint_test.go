@@ -141,8 +141,9 @@ func TestHintChangesMemoryNotTheFile(t *testing.T) {
 	_, wantRows := dump(t, want)
 	wantGroups := readMeta(t, want).NumRowGroups()
 	for name, h := range map[string]format.SizeHint{
-		"hint":                hintFrom(t, s, 3000),
-		"other schema's hint": hintFrom(t, other, 3000),
+		"hint":                          hintFrom(t, s, 3000),
+		"hint of four row groups' data": hintFrom(t, s, 4500), // one row group of 4.3 MB
+		"other schema's hint":           hintFrom(t, other, 3000),
 	} {
 		got := write(h)
 		if _, rows := dump(t, got); rows != wantRows {
