@@ -1,6 +1,8 @@
 package parquet
 
 import (
+	"math"
+
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/hdfs-sink/hdfs-sink/format"
@@ -77,6 +79,7 @@ func (w *Writer) UseHint(h format.SizeHint) {
 		return
 	}
 	w.hint = ph.cols
+	w.due = make([]int, len(w.bins))
 }
 
 // Hint is the hint for the partition's next file: per column the most a
@@ -102,30 +105,45 @@ func (w *Writer) noteSizes() {
 		w.seen[i].rows = max(w.seen[i].rows, b.Len())
 		w.seen[i].data = max(w.seen[i].data, b.DataLen())
 	}
+	clear(w.due) // the builders start again from nothing
+
 }
 
-// reserveAhead moves each binary builder that is about to fill up to the
-// next step toward its hint. Past the hint arrow grows it as before.
+// reserveAhead moves each binary builder whose data reached its due
+// length to the next step toward its hint. One compare per column and
+// record otherwise: 100-byte records have little time to spare.
 func (w *Writer) reserveAhead() {
 	for i, b := range w.bins {
-		h := w.hint[i]
-		if n := b.Len(); h.rows > b.Cap() && b.Cap()-n < 2 {
-			b.Resize(nextStep(h.rows, n+2))
-		}
-		n := b.DataLen()
-		if h.data <= b.DataCap() || n == 0 {
-			continue
-		}
-		// room for a few more values of the average size so far
-		margin := 4*n/max(b.Len(), 1) + 64
-		step := nextStep(h.data, n+margin)
-		// A step that would close the row group by itself (held bytes
-		// decide it) is left to arrow: row groups stay as large as
-		// without a hint.
-		if b.DataCap()-n < margin && w.mem.held()+step-b.DataCap() < w.opts.RowGroupBytes {
-			b.ReserveData(step - n)
+		if b.DataLen() >= w.due[i] {
+			w.due[i] = w.reserveStep(b, w.hint[i])
 		}
 	}
+}
+
+// reserveStep reserves b's next step toward h, and its rows in
+// proportion, and returns the data length at which to look again. Past
+// the hint arrow grows it as before.
+func (w *Writer) reserveStep(b *array.BinaryBuilder, h colSize) (due int) {
+	n := b.DataLen()
+	if b.DataCap() >= h.data {
+		return math.MaxInt // the last step is taken (or arrow grew past it)
+	}
+	// room for a few more values of the average size so far
+	margin := 4*n/max(b.Len(), 1) + 64
+	if b.DataCap()-n >= margin {
+		return b.DataCap() - margin + 1
+	}
+	step := nextStep(h.data, n+margin)
+	// A step that would close the row group by itself (held bytes decide
+	// it) is left to arrow: row groups stay as large as without a hint.
+	if w.mem.held()+step-b.DataCap() >= w.opts.RowGroupBytes {
+		return n + margin
+	}
+	b.ReserveData(step - n)
+	if rows := max(h.rows/max(h.data/step, 1), b.Len()+1); rows > b.Cap() {
+		b.Resize(rows)
+	}
+	return step - margin + 1
 }
 
 // nextStep is the smallest hint>>(k·hintStepShift) that is at least need,

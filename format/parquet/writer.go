@@ -38,6 +38,7 @@ type Writer struct {
 	// steps toward (nil: none), seen the most they held (hint.go).
 	bins []*array.BinaryBuilder
 	hint []colSize
+	due  []int // per column, the data length at which to reserve again
 	seen []colSize
 }
 
