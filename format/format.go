@@ -73,16 +73,3 @@ func (d defined[W, O]) NewWriter(w io.Writer, s *schema.Schema) (RecordWriter, e
 	}
 	return rw, nil
 }
-
-// SizeHint is what a RecordWriter learned of its file's sizes, for the
-// next file of the same partition to size its buffers from. Its content
-// belongs to the format; Bytes is how much it would reserve in full.
-type SizeHint interface{ Bytes() int }
-
-// Hinted is a RecordWriter that sizes its buffers from the file before
-// it: UseHint before the first WriteDatum (a hint it cannot use is
-// ignored), Hint after Close for the next file.
-type Hinted interface {
-	UseHint(SizeHint)
-	Hint() SizeHint
-}

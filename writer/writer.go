@@ -61,11 +61,6 @@ type Writer struct {
 	// committed into: the directory itself, or its compacted generation
 	// once that exists. Asked once per directory and writer.
 	compacted map[string]string
-	// hint is what the partition's largest file of the last rotation
-	// learned of its sizes (format.Hinted), so the next file sizes its
-	// buffers from it rather than from nothing; kept across files,
-	// never shared with another partition.
-	hint format.SizeHint
 }
 
 type tempFile struct {
@@ -178,9 +173,6 @@ func (w *Writer) file(ctx context.Context, encoded string, s *schema.Schema, now
 		w.opts.FS.Remove(ctx, temp)
 		return nil, fmt.Errorf("start %s file %s: %w", w.opts.Format.Name(), temp, err)
 	}
-	if h, ok := rw.(format.Hinted); ok && w.hint != nil {
-		h.UseHint(w.hint)
-	}
 	f := &tempFile{ctx: ctx, encoded: encoded, temp: temp, file: file, written: cw, rw: rw}
 	if len(w.files) == 0 {
 		w.schemaID, w.opened = schemaID(s), now
@@ -195,7 +187,6 @@ func (w *Writer) file(ctx context.Context, encoded string, s *schema.Schema, now
 // nothing may be committed.
 func (w *Writer) Close() ([]Closed, error) {
 	out := make([]Closed, 0, len(w.order))
-	var hint format.SizeHint
 	for _, enc := range w.order {
 		if err := w.followCompaction(w.files[enc]); err != nil {
 			return nil, err
@@ -206,7 +197,6 @@ func (w *Writer) Close() ([]Closed, error) {
 		if err := f.rw.Close(); err != nil {
 			return nil, fmt.Errorf("finish %s: %w", f.temp, err)
 		}
-		hint = largerHint(hint, f.rw)
 		if err := f.file.Close(); err != nil {
 			return nil, fmt.Errorf("close %s: %w", f.temp, err)
 		}
@@ -215,24 +205,8 @@ func (w *Writer) Close() ([]Closed, error) {
 			Temp: f.temp, Final: final, Encoded: enc, Start: f.start, End: f.end, Records: f.count,
 		})
 	}
-	if hint != nil {
-		w.hint = hint
-	}
 	w.reset()
 	return out, nil
-}
-
-// largerHint is the larger of h and the hint of the finished file rw, if
-// its format gives one.
-func largerHint(h format.SizeHint, rw format.RecordWriter) format.SizeHint {
-	hw, ok := rw.(format.Hinted)
-	if !ok {
-		return h
-	}
-	if next := hw.Hint(); next != nil && (h == nil || next.Bytes() > h.Bytes()) {
-		return next
-	}
-	return h
 }
 
 // followCompaction learns, once per directory, whether a compaction

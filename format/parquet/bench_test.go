@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/format"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -101,8 +100,7 @@ func BenchmarkOpenWriters500(b *testing.B) {
 // BenchmarkWriteFiles is the sink's Parquet case: each file a new writer
 // that takes fileRows records of about 1 KB and is closed, as a partition
 // under the memory ceiling rotates them (bench's 1KB×8p×parquet files hold
-// about 14,000 records, one row group each), each file started from the
-// previous one's Hint as writer.Writer does. One op is one record;
+// about 14,000 records, one row group each). One op is one record;
 // cpu-ns/op is the process's CPU time (the GC's and the kernel's page
 // faults included), the figure to compare on a shared machine.
 func BenchmarkWriteFiles(b *testing.B) {
@@ -115,7 +113,6 @@ func BenchmarkWriteFiles(b *testing.B) {
 	b.SetBytes(int64(len(datums[0])))
 	b.ReportAllocs()
 	var w *Writer
-	var hint format.SizeHint
 	n := 0
 	cpu := processCPU(b)
 	for b.Loop() {
@@ -124,14 +121,10 @@ func BenchmarkWriteFiles(b *testing.B) {
 				if err := w.Close(); err != nil {
 					b.Fatal(err)
 				}
-				hint = w.Hint()
 			}
 			var err error
 			if w, err = NewWriter(io.Discard, s, Options{Codec: "snappy"}); err != nil {
 				b.Fatal(err)
-			}
-			if hint != nil {
-				w.UseHint(hint)
 			}
 		}
 		if err := w.WriteDatum(datums[n%len(datums)]); err != nil {

@@ -34,18 +34,9 @@ type Writer struct {
 	fw     *pqarrow.FileWriter
 	rows   int // rows staged in rb
 	status sticky.State
-	// bins are the binary builders; hint the sizes to reserve them in
-	// steps toward (nil: none), seen the most they held (hint.go).
-	bins []*array.BinaryBuilder
-	hint []colSize
-	due  []int // per column, the data length at which to reserve again
-	seen []colSize
 }
 
-var (
-	_ format.RecordWriter = (*Writer)(nil)
-	_ format.Hinted       = (*Writer)(nil)
-)
+var _ format.RecordWriter = (*Writer)(nil)
 
 // sinkOnly hides w's Close: arrow-go closes an io.Closer sink when the
 // file is finished, and the caller owns w.
@@ -76,13 +67,8 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parquet: schema %d: start file: %w", s.ID, err)
 	}
-	rb := array.NewRecordBuilder(mem, as)
-	var bins []*array.BinaryBuilder
-	for _, f := range rb.Fields() {
-		bins = binaryBuilders(f, bins)
-	}
-	return &Writer{s: s, opts: opts, mem: mem, cols: cols, fw: fw, rb: rb,
-		bins: bins, seen: make([]colSize, len(bins))}, nil
+	return &Writer{s: s, opts: opts, mem: mem, cols: cols, fw: fw,
+		rb: array.NewRecordBuilder(mem, as)}, nil
 }
 
 // forWriter checks what a Writer is made with and fills in the defaults.
@@ -140,9 +126,6 @@ func (w *Writer) WriteDatum(datum []byte) error {
 		return err
 	}
 	w.rows++
-	if w.hint != nil {
-		w.reserveAhead()
-	}
 	if w.mem.held() >= w.opts.RowGroupBytes {
 		return w.writeRowGroup()
 	}
@@ -201,7 +184,6 @@ func (w *Writer) writeRowGroup() error {
 	if w.rows == 0 {
 		return nil
 	}
-	w.noteSizes()
 	rec := w.rb.NewRecordBatch()
 	defer rec.Release()
 	n := w.rows
