@@ -182,7 +182,7 @@ func startMember(ctx context.Context, spec caseSpec, store storage.FS, obs sink.
 	if err != nil {
 		return nil, err
 	}
-	cfg.Observer, cfg.Parallelism = obs, spec.Parallelism
+	cfg.Observer, cfg.Parallelism, cfg.TimedRotationsPerPoll = obs, spec.Parallelism, spec.TimedPerPoll
 	if mem.Ceiling > 0 {
 		debug.SetMemoryLimit(mem.GoLimit)
 	}
