@@ -73,6 +73,9 @@ type options struct {
 	// connections (D12) and the connector's partitions at once (D13) in
 	// the assignment case; 0: the daemon's defaults.
 	assignConns, assignParallel int
+	// assignTimedPerPoll overrides the members' budget of timed rotations
+	// per poll (sink.Config.TimedRotationsPerPoll).
+	assignTimedPerPoll int
 }
 
 func main() {
@@ -111,6 +114,7 @@ func main() {
 	flag.StringVar(&o.assignProfile, "assignment-profile", "", "CPU profile (<file>.cpu) and execution trace (<file>.trace) of the assignment case's first round (member A's process)")
 	flag.IntVar(&o.assignConns, "assignment-hdfs-connections", 0, "NameNode connections of the assignment case's members (0: the daemon's 4)")
 	flag.IntVar(&o.assignParallel, "assignment-parallelism", 0, "partitions processed at once by the assignment case's members (0: the daemon's 8)")
+	flag.IntVar(&o.assignTimedPerPoll, "assignment-timed-per-poll", 0, "time-driven commits a poll of the assignment case's members may start (0: the sink's default, 4 × parallelism; negative: no bound)")
 	flag.DurationVar(&o.assignTrickle, "assignment-trickle", 100*time.Millisecond, "the assignment case produces one record to every partition this often")
 	flag.Parse()
 	if !flagSet("compaction-pace") {
