@@ -305,7 +305,7 @@ func counters(s *sink.Stats) map[string]int64 {
 		"nulls_ignored": s.NullsIgnored.Load(), "recoveries": s.Recoveries.Load(), "fenced": s.Fenced.Load(),
 		"memory_rotations": s.MemoryRotations.Load(), "peak_buffered_bytes": s.PeakBuffered.Load(), "peak_open_files": s.PeakOpenFiles.Load(),
 		"rewinds": s.Rewinds.Load(), "retention_gaps": s.RetentionGaps.Load(), "missing_files": s.MissingFiles.Load(),
-		"late_records": s.LateRecords.Load(),
+		"late_records": s.LateRecords.Load(), "deferred_rotations": s.DeferredRotations.Load(),
 	}
 }
 

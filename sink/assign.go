@@ -220,6 +220,7 @@ func (c *Connector) newOwned(t tp) *owned {
 		Logger:        log,
 		Stats:         &c.Stats,
 		OnCommit:      func(next int64) { c.committed(t, next) },
+		MayRotate:     func() bool { return c.spread.take(t) },
 		PruneEvery:    defaultPruneEvery,
 		Observer:      obs,
 	})

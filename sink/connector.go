@@ -151,6 +151,12 @@ type Config struct {
 	Observer     Observer      // nil: nobody observes
 	TickInterval time.Duration // how often idle partitions check their timers
 	Parallelism  int           // partitions processed at once
+	// TimedRotationsPerPoll bounds the commits one poll starts for
+	// rotate.interval.ms and rotate.schedule.interval.ms; the partitions
+	// past it write on into their open files and commit in the next polls,
+	// oldest refusal first (docs/design.md §4, "Spreading timed
+	// rotations"). 0: 4 × Parallelism; negative: no bound.
+	TimedRotationsPerPoll int
 }
 
 // Catalog registers committed data for queries (the Hive metastore). Its
@@ -178,6 +184,9 @@ type Stats struct {
 	MemoryRotations, PeakBuffered atomic.Int64
 	// PeakOpenFiles is the most temp files open at once, seen after a batch.
 	PeakOpenFiles atomic.Int64
+	// DeferredRotations counts time-driven rotations moved to a later poll
+	// by TimedRotationsPerPoll, once per partition and poll.
+	DeferredRotations atomic.Int64
 	// LateRecords counts records written to a time directory their
 	// partition had already passed by the lateness (docs/design.md §11).
 	LateRecords atomic.Int64
@@ -192,6 +201,7 @@ type Connector struct {
 	extras   *extras.Columns
 	kafka    *kafkawatch.Watch
 	parts    partitions
+	spread   *spread // the per-poll budget of time-driven commits
 	fetchLog logLimiter
 	epoch    string
 	owner    string
@@ -224,6 +234,7 @@ func New(cfg Config) (*Connector, error) {
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
 		extras: ext, unchecked: uncheckedValue(cfg, ext), ready: make(chan struct{}), pause: newPauseControl(),
 		kafka: kafkawatch.New(cfg.Logger, cfg.Now)}
+	c.spread = newSpread(cfg.TimedRotationsPerPoll, func() { c.Stats.DeferredRotations.Add(1) })
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
@@ -252,6 +263,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.Parallelism <= 0 {
 		cfg.Parallelism = 8
+	}
+	if cfg.TimedRotationsPerPoll == 0 {
+		cfg.TimedRotationsPerPoll = defaultTimedPerPollRounds * cfg.Parallelism
 	}
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = 5 * time.Second
@@ -354,6 +368,7 @@ func (c *Connector) poll(ctx, store context.Context, fetches kgo.Fetches) error 
 	if err := c.refusal(); err != nil {
 		return err // before writing anything this poll fetched
 	}
+	c.spread.begin(c.mayRotateLater)
 	err := c.process(ctx, store, fetches)
 	if err == nil {
 		err = c.tickAll(store)
@@ -609,9 +624,19 @@ func (c *Connector) writeRecord(ctx, store context.Context, o *owned, kr *kgo.Re
 // only (HDFS is the truth), follows each commit.
 func (c *Connector) committed(t tp, next int64) {
 	c.Stats.Commits.Add(1)
+	c.spread.forget(t) // whatever the reason, nothing of the deferred rotation is left open
 	c.cl.MarkCommitOffsets(map[string]map[int32]kgo.EpochOffset{
 		t.topic: {t.partition: {Epoch: -1, Offset: next}},
 	})
+}
+
+// mayRotateLater reports whether a partition refused a time-driven commit
+// is still owned and writing, so that the next poll owes it a slot. A
+// broken partition's files are dropped by its recovery; a released one's
+// committed or dropped by the release.
+func (c *Connector) mayRotateLater(t tp) bool {
+	o := c.parts.get(t)
+	return o != nil && o.broken == nil
 }
 
 // tickAll lets the timers of every partition with open files rotate them.

@@ -56,6 +56,11 @@ type partitionConfig struct {
 	PruneEvery uint64
 	// Observer hears of the partition's states and commits (nil: nobody).
 	Observer PartitionObserver
+	// MayRotate asks whether a time-driven rotation may commit in this
+	// poll (the connector's spread); nil: always. A refused partition
+	// writes on into its open files and asks again in a later batch or
+	// tick (docs/design.md §4, "Spreading timed rotations").
+	MayRotate func() bool
 }
 
 const defaultPruneEvery = 8
@@ -105,6 +110,9 @@ type partition struct {
 	placing      record
 	placingValue func() (any, error)
 	placingField func(path []string) (any, bool)
+	// held: a time-driven rotation was refused in the batch (or tick)
+	// under way; it is not asked for again before the next one.
+	held bool
 	// seekStart: a batch was refused since the last recovery, so Kafka's
 	// position for the partition says nothing; with nothing committed the
 	// next resume must seek to where the start policy says (after a reset
@@ -240,7 +248,7 @@ type fetchedBatch struct {
 // the WAL until an operator resets the partition (refuse).
 func (p *partition) beginBatch(b fetchedBatch) error {
 	p.enter(WritePartitionPaused)
-	p.batchAt = p.cfg.Now()
+	p.batchAt, p.held = p.cfg.Now(), false
 	if p.firstSeen < 0 {
 		p.firstSeen = b.First // before decoding, so a failed first batch is fetched again
 	}
@@ -488,6 +496,7 @@ func (p *partition) tick(ctx context.Context) error {
 		return nil
 	}
 	p.enter(WritePartitionPaused)
+	p.held = false
 	return p.endBatch(ctx)
 }
 
@@ -514,10 +523,21 @@ func (p *partition) maybeRotate(ctx context.Context, r *record) error {
 		return nil
 	}
 	reason := p.rotateReason(r)
-	if reason == "" {
+	if reason == "" || deferrable(reason) && !p.mayRotateNow() {
 		return nil
 	}
 	return p.rotate(ctx, reason)
+}
+
+// mayRotateNow asks the poll's budget for a time-driven rotation, once per
+// batch or tick: refused, the open files take this batch's records too, as
+// if the timer had fired later, and the rotation comes in a later poll.
+func (p *partition) mayRotateNow() bool {
+	if p.held {
+		return false
+	}
+	p.held = p.cfg.MayRotate != nil && !p.cfg.MayRotate()
+	return !p.held
 }
 
 func (p *partition) rotateReason(r *record) string {
@@ -530,9 +550,9 @@ func (p *partition) rotateReason(r *record) string {
 	case r != nil && p.schemaChanged(r.Schema):
 		return "schema change"
 	case p.cfg.RotateInterval > 0 && now.Sub(p.w.OpenedAt()) >= p.cfg.RotateInterval:
-		return "rotate.interval.ms"
+		return reasonInterval
 	case p.scheduleDue(now):
-		return "rotate.schedule.interval.ms"
+		return reasonSchedule
 	}
 	return ""
 }

@@ -2,8 +2,6 @@ package wiring
 
 import (
 	"log/slog"
-	"os"
-	"runtime/debug"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/metrics"
@@ -14,8 +12,8 @@ import (
 // process, however many connectors and partitions it runs. It is split as
 // memory.NewPlan says: the open files of all connectors share one
 // memory.Budget, the fetch share is divided evenly between connectors,
-// and Go's garbage collector is given a soft limit under the ceiling so the
-// heap does not double past it. Each connector's own
+// and Go's garbage collector is governed by the plan (memory.Plan.Govern:
+// a soft limit under the ceiling, GOGC raised). Each connector's own
 // hdfs.sink.memory.max.bytes still applies within it.
 type ProcessMemory struct {
 	plan   memory.Plan // zero without --memory-max-bytes
@@ -28,9 +26,7 @@ func NewProcessMemory(ceiling int64, conns int, log *slog.Logger) ProcessMemory 
 	if plan.Ceiling == 0 {
 		return ProcessMemory{}
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(plan.GoLimit)
-	}
+	plan.Govern()
 	log.Info("process memory ceiling", "memory_max_bytes", ceiling, "file_buffers_bytes", plan.FileBudget,
 		"fetch_bytes_per_connector", plan.FetchBytes)
 	return ProcessMemory{plan: plan, budget: memory.NewBudget(plan.FileBudget)}
@@ -60,9 +56,8 @@ func LimitBySum(memMax int64, conns []*configs.Connector, m *metrics.Metrics, lo
 	}
 	plan := memory.NewPlan(sum, 1)
 	m.SetMemory(plan.Ceiling, plan.GoLimit)
-	if plan.GoLimit <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+	if !plan.Govern() {
 		return
 	}
-	debug.SetMemoryLimit(plan.GoLimit)
 	log.Info("process memory bounded by the sum of the connectors' hdfs.sink.memory.max.bytes", "sum_bytes", sum, "go_limit_bytes", plan.GoLimit)
 }

@@ -62,8 +62,10 @@ func TestConnectorCeilingsBoundTheProcess(t *testing.T) {
 	// A GOMEMLIMIT of this machine's would win, by design; the limit the
 	// runtime took from it is restored below.
 	t.Setenv("GOMEMLIMIT", "")
+	t.Setenv("GOGC", "")
 	old := debug.SetMemoryLimit(-1)
 	defer debug.SetMemoryLimit(old)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	dir := t.TempDir()
 	a := conftest.Connector(t, dir, "a", map[string]string{"hdfs.sink.memory.max.bytes": "268435456"})
 	b := conftest.Connector(t, dir, "b", map[string]string{"hdfs.sink.memory.max.bytes": "134217728"})
@@ -71,6 +73,9 @@ func TestConnectorCeilingsBoundTheProcess(t *testing.T) {
 	LimitBySum(0, []*configs.Connector{a, b}, m, slog.New(slog.DiscardHandler))
 	if got, want := debug.SetMemoryLimit(-1), memory.NewPlan(384<<20, 1).GoLimit; got != want {
 		t.Fatalf("Go memory limit %d, want %d (the plan of 384 MiB)", got, want)
+	}
+	if got := debug.SetGCPercent(100); got != 400 {
+		t.Fatalf("GC percent %d, want 400: the heap grows toward the limit between collections", got)
 	}
 }
 

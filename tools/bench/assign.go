@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -65,6 +64,9 @@ type assignResult struct {
 	ACommits         int64 `json:"a_commits"`
 	AMemoryRotations int64 `json:"a_memory_rotations"`
 	APeakOpenFiles   int64 `json:"a_peak_open_files"`
+	// ADeferredRotations: time-driven rotations A moved to a later poll
+	// (sink.Config.TimedRotationsPerPoll), once per partition and poll.
+	ADeferredRotations int64 `json:"a_deferred_rotations"`
 }
 
 // phaseLatency is assignment → first commit over the partitions assigned
@@ -179,10 +181,8 @@ func startMember(ctx context.Context, spec caseSpec, store storage.FS, obs sink.
 	if err != nil {
 		return nil, err
 	}
-	cfg.Observer, cfg.Parallelism = obs, spec.Parallelism
-	if mem.Ceiling > 0 {
-		debug.SetMemoryLimit(mem.GoLimit)
-	}
+	cfg.Observer, cfg.Parallelism, cfg.TimedRotationsPerPoll = obs, spec.Parallelism, spec.TimedPerPoll
+	mem.Govern() // as hdfs-sink run does
 	conn, err := sink.New(cfg)
 	if err != nil {
 		return nil, err
@@ -248,6 +248,7 @@ func runAssignCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	res := sc.result(spec, startA, obsA.snapshot())
 	st := &a.conn.Stats
 	res.ACommits, res.AMemoryRotations, res.APeakOpenFiles = st.Commits.Load(), st.MemoryRotations.Load(), st.PeakOpenFiles.Load()
+	res.ADeferredRotations = st.DeferredRotations.Load()
 	return caseResult{Assign: &res}, nil
 }
 

@@ -45,7 +45,7 @@ func (e *env) assignRound(o options, parts, i int) (assignResult, error) {
 	defer e.dropTopic(topic)
 	spec := caseSpec{Kind: "assign", Topic: topic, Partitions: parts, Format: "avro", Partitioner: "default",
 		Dir: e.dir(topic), FlushSize: 1 << 40, MemoryMax: o.memoryMax, Rotate: o.assignRotate, Size: size,
-		Round: i, Trickle: o.assignTrickle, HDFSConns: o.assignConns, Parallelism: o.assignParallel}
+		Round: i, Trickle: o.assignTrickle, HDFSConns: o.assignConns, Parallelism: o.assignParallel, TimedPerPoll: o.assignTimedPerPoll}
 	if i == 0 && o.assignProfile != "" {
 		spec.CPUProfile, spec.Trace = fmt.Sprintf("%s-%dp.cpu", o.assignProfile, parts), fmt.Sprintf("%s-%dp.trace", o.assignProfile, parts)
 	}

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -55,11 +54,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	}
 	var res caseResult
 	watch.onFirst = func() { res.StartupCalls = callsOf(counted) }
-	if mem.Ceiling > 0 {
-		// As hdfs-sink run --memory-max-bytes does: the GC keeps the heap
-		// under the ceiling instead of letting it double (GOGC=100).
-		debug.SetMemoryLimit(mem.GoLimit)
-	}
+	mem.Govern() // as hdfs-sink run does: a soft limit under the ceiling, GOGC raised
 	ends, err := endOffsets(ctx, spec.topics()...)
 	if err != nil {
 		return caseResult{}, err

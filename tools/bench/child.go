@@ -63,6 +63,9 @@ type caseSpec struct {
 	// HDFSConns and Parallelism override the defaults (0: keep them):
 	// the assignment case's what-if runs.
 	HDFSConns, Parallelism int
+	// TimedPerPoll overrides sink.Config.TimedRotationsPerPoll (0: the
+	// default; negative: no bound).
+	TimedPerPoll int
 }
 
 // caseResult is what a child reports on stdout as JSON.

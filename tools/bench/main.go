@@ -81,6 +81,9 @@ type options struct {
 	// connections (D12) and the connector's partitions at once (D13) in
 	// the assignment case; 0: the daemon's defaults.
 	assignConns, assignParallel int
+	// assignTimedPerPoll overrides the members' budget of timed rotations
+	// per poll (sink.Config.TimedRotationsPerPoll).
+	assignTimedPerPoll int
 }
 
 func main() {
@@ -93,7 +96,7 @@ func main() {
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "CPU profile of the first sink case (1KB×8p×avro×default) to this file")
 	flag.StringVar(&o.trace, "trace", "", "execution trace (go tool trace) of the first sink case to this file")
 	flag.StringVar(&o.memprofile, "memprofile", "", "heap profile (in use, at the largest heap) of the first sink case (the memory case when -only matches nothing) to this file")
-	flag.StringVar(&o.only, "only", "", "run only these workloads (comma list of names as in the table, e.g. 1KB×64p×avro×default or 1KBx64pxavroxdefault)")
+	flag.StringVar(&o.only, "only", "", "run only these workloads, any of the full matrix, in this order (comma list of names as in the table, e.g. 1KB×64p×avro×default or 1KBx64pxavroxdefault; none: no sink workload)")
 	flag.BoolVar(&o.noMemory, "no-memory", false, "skip the many-partitions memory case")
 	flag.BoolVar(&o.noRecov, "no-recovery", false, "skip the SIGKILL recovery cases")
 	flag.IntVar(&o.memParts, "mem-partitions", 1000, "partitions of the memory case")
@@ -126,6 +129,7 @@ func main() {
 	flag.StringVar(&o.assignProfile, "assignment-profile", "", "CPU profile (<file>.cpu) and execution trace (<file>.trace) of the assignment case's first round (member A's process)")
 	flag.IntVar(&o.assignConns, "assignment-hdfs-connections", 0, "NameNode connections of the assignment case's members (0: the daemon's 4)")
 	flag.IntVar(&o.assignParallel, "assignment-parallelism", 0, "partitions processed at once by the assignment case's members (0: the daemon's 8)")
+	flag.IntVar(&o.assignTimedPerPoll, "assignment-timed-per-poll", 0, "time-driven commits a poll of the assignment case's members may start (0: the sink's default, 4 × parallelism; negative: no bound)")
 	flag.DurationVar(&o.assignTrickle, "assignment-trickle", 100*time.Millisecond, "the assignment case produces one record to every partition this often")
 	flag.Parse()
 	if !flagSet("compaction-pace") {
@@ -186,23 +190,35 @@ func defaultMatrix() []workload {
 	}
 }
 
-// selectWorkloads keeps the workloads named in only (all when empty); x
-// may stand for × so that names are easy to type.
-func selectWorkloads(m []workload, only string) []workload {
+// selectWorkloads is the matrix to run: the default workloads, every
+// workload with full, or those only names, in its order and from the full
+// matrix, so that -only reaches any workload without -full. x may stand for
+// × so that names are easy to type. "none" names no workload (only the
+// memory, recovery or assignment cases run); any other name that is not a
+// workload is an error, not a silently shorter run.
+func selectWorkloads(full bool, only string) ([]workload, error) {
 	if only == "" {
-		return m
+		if full {
+			return fullMatrix(), nil
+		}
+		return defaultMatrix(), nil
 	}
-	want := map[string]bool{}
-	for _, name := range strings.Split(strings.ReplaceAll(only, "x", "×"), ",") {
-		want[strings.TrimSpace(name)] = true
+	byName := map[string]workload{}
+	for _, w := range fullMatrix() {
+		byName[w.String()] = w
 	}
 	var out []workload
-	for _, w := range m {
-		if want[w.String()] {
+	for _, name := range strings.Split(strings.ReplaceAll(only, "x", "×"), ",") {
+		name = strings.TrimSpace(name)
+		w, ok := byName[name]
+		switch {
+		case ok:
 			out = append(out, w)
+		case name != "none":
+			return nil, fmt.Errorf("-only: no workload %q (names as in the table, e.g. 1KBx64pxparquetxdefault, or none)", name)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func fullMatrix() []workload {
@@ -279,11 +295,10 @@ func run(o options) error {
 	}
 	defer env.cleanup()
 	rep := report{Started: time.Now().UTC(), Machine: describeMachine(), Command: strings.Join(os.Args, " "), Base: baseName(o.base)}
-	matrix := defaultMatrix()
-	if o.full {
-		matrix = fullMatrix()
+	matrix, err := selectWorkloads(o.full, o.only)
+	if err != nil {
+		return err
 	}
-	matrix = selectWorkloads(matrix, o.only)
 	for i, w := range matrix {
 		var prof profiles
 		if i == 0 {
