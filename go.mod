@@ -58,3 +58,7 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 )
+
+// A fork of v2.4.0 that adds NameNode calls its public API lacks (D46,
+// third_party/colinmarc-hdfs/FORK.md).
+replace github.com/colinmarc/hdfs/v2 => ./third_party/colinmarc-hdfs
