@@ -6,6 +6,12 @@
 // what storage.FS promises: parents created on Create, Close retried while the
 // NameNode reports the last block still replicating, and names resolved under
 // the URL's path.
+//
+// Every call is one NameNode round trip: the client's Open, ReadDir, Rename,
+// Remove and MkdirAll each ask getFileInfo first, so this package uses the
+// *Direct calls our fork adds (third_party/colinmarc-hdfs, D46) and Create
+// uses CreateFile. The NameNode's round trips bound how fast many partitions
+// commit and recover (docs/benchmarks.md, "10,000 partitions").
 package hdfs
 
 import (
@@ -235,7 +241,7 @@ func withParent[T any](c *client, p string, op func() (T, error)) (T, error) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return v, err
 	}
-	if err := c.MkdirAll(path.Dir(p), 0o755); err != nil {
+	if err := c.MkdirAllDirect(path.Dir(p), 0o755); err != nil {
 		return v, err
 	}
 	return op()
@@ -245,7 +251,7 @@ func withParent[T any](c *client, p string, op func() (T, error)) (T, error) {
 func (f *FS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	p := f.abs(name)
 	c := f.client()
-	r, err := do(ctx, c, "open", p, func() (*hdfs.FileReader, error) { return c.Open(p) },
+	r, err := do(ctx, c, "open", p, func() (*hdfs.FileReader, error) { return c.OpenDirect(p) },
 		func(r *hdfs.FileReader, err error) {
 			if err == nil {
 				r.Close()
@@ -338,7 +344,7 @@ func (f *FS) Rename(ctx context.Context, oldpath, newpath string) error {
 	op, np := f.abs(oldpath), f.abs(newpath)
 	c := f.client()
 	_, err := do(ctx, c, "rename", op, func() (struct{}, error) {
-		return withParent(c, np, none(func() error { return c.Rename(op, np) }))
+		return withParent(c, np, none(func() error { return c.RenameDirect(op, np) }))
 	}, nil)
 	return err
 }
@@ -347,7 +353,7 @@ func (f *FS) Rename(ctx context.Context, oldpath, newpath string) error {
 func (f *FS) Remove(ctx context.Context, name string) error {
 	p := f.abs(name)
 	c := f.client()
-	_, err := do(ctx, c, "remove", p, none(func() error { return c.Remove(p) }), nil)
+	_, err := do(ctx, c, "remove", p, none(func() error { return c.RemoveDirect(p, false) }), nil)
 	return err
 }
 
@@ -355,15 +361,23 @@ func (f *FS) Remove(ctx context.Context, name string) error {
 func (f *FS) RemoveAll(ctx context.Context, name string) error {
 	p := f.abs(name)
 	c := f.client()
-	_, err := do(ctx, c, "removeall", p, none(func() error { return c.RemoveAll(p) }), nil)
+	_, err := do(ctx, c, "removeall", p, none(func() error { return removeAll(c, p) }), nil)
 	return err
+}
+
+// removeAll deletes the tree at p; a missing p is not an error.
+func removeAll(c *client, p string) error {
+	if err := c.RemoveDirect(p, true); !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // ReadDir lists a directory, sorted by name.
 func (f *FS) ReadDir(ctx context.Context, name string) ([]fs.FileInfo, error) {
 	p := f.abs(name)
 	c := f.client()
-	return do(ctx, c, "readdir", p, func() ([]fs.FileInfo, error) { return c.ReadDir(p) }, nil)
+	return do(ctx, c, "readdir", p, func() ([]fs.FileInfo, error) { return c.ReadDirDirect(p) }, nil)
 }
 
 // Stat describes name.
@@ -377,7 +391,7 @@ func (f *FS) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 func (f *FS) MkdirAll(ctx context.Context, name string) error {
 	p := f.abs(name)
 	c := f.client()
-	_, err := do(ctx, c, "mkdir", p, none(func() error { return c.MkdirAll(p, 0o755) }), nil)
+	_, err := do(ctx, c, "mkdir", p, none(func() error { return c.MkdirAllDirect(p, 0o755) }), nil)
 	return err
 }
 

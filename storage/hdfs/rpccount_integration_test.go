@@ -6,8 +6,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 
@@ -65,12 +68,10 @@ func (c *countingConn) scan(p []byte) {
 	}
 }
 
-// TestCreateIsOneNameNodeCall: creating a file whose directory exists is
-// one NameNode call, and a file that exists is still refused (fs.ErrExist).
-// colinmarc's Create asked getFileInfo first: with 10,000 partitions (issue
-// 25) that was one call more for every temp file and WAL segment.
-func TestCreateIsOneNameNodeCall(t *testing.T) {
-	t.Parallel()
+// countedFS is an FS on one NameNode connection whose RPC frames counter
+// counts.
+func countedFS(t *testing.T) (*FS, *rpcCounter) {
+	t.Helper()
 	cl := itest.HDFSClient(t)
 	dir := itest.HDFSDir(t, cl)
 	counter := &rpcCounter{}
@@ -89,7 +90,17 @@ func TestCreateIsOneNameNodeCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clients = append(f.clients, &client{Client: c})
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
+	return f, counter
+}
+
+// TestCreateIsOneNameNodeCall: creating a file whose directory exists is
+// one NameNode call, and a file that exists is still refused (fs.ErrExist).
+// colinmarc's Create asked getFileInfo first: with 10,000 partitions (issue
+// 25) that was one call more for every temp file and WAL segment.
+func TestCreateIsOneNameNodeCall(t *testing.T) {
+	t.Parallel()
+	f, counter := countedFS(t)
 	ctx := context.Background()
 	if err := f.MkdirAll(ctx, "d"); err != nil {
 		t.Fatal(err)
@@ -110,5 +121,112 @@ func TestCreateIsOneNameNodeCall(t *testing.T) {
 	}
 	if _, err := f.Create(ctx, "d"); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("Create over a directory = %v, want fs.ErrExist", err)
+	}
+}
+
+// TestEachCallIsOneNameNodeCall: the calls a commit and a recovery make
+// are one NameNode round trip each, where colinmarc's Open, ReadDir,
+// Rename, Remove, RemoveAll and MkdirAll sent getFileInfo first (two: more
+// than half of the NameNode calls per commit, docs/benchmarks.md), and
+// each still means what storage.FS promises, failures included.
+func TestEachCallIsOneNameNodeCall(t *testing.T) {
+	t.Parallel()
+	f, counter := countedFS(t)
+	ctx := context.Background()
+	put := func(name, body string) {
+		t.Helper()
+		w, err := f.Create(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("d/a", "alpha")
+	put("d/b", "")
+	put("full/x", "x")
+	read := func() error {
+		r, err := f.Open(ctx, "d/a")
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err == nil && string(b) != "alpha" {
+			err = fmt.Errorf("read %q, want %q", b, "alpha")
+		}
+		return err
+	}
+	list := func(name string, want ...string) func() error {
+		return func() error {
+			fis, err := f.ReadDir(ctx, name)
+			if err != nil {
+				return err
+			}
+			var got []string
+			for _, fi := range fis {
+				got = append(got, fi.Name())
+			}
+			if !slices.Equal(got, want) {
+				return fmt.Errorf("ReadDir(%s) = %v, want %v", name, got, want)
+			}
+			return nil
+		}
+	}
+	readEmpty := func() error {
+		r, err := f.Open(ctx, "d/b")
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		if b, err := io.ReadAll(r); err != nil || len(b) != 0 {
+			return fmt.Errorf("read %q, %v; want nothing", b, err)
+		}
+		return nil
+	}
+	errNotDir := errors.New("any error but fs.ErrNotExist")
+	cases := []struct {
+		name  string
+		call  func() error
+		calls int   // NameNode round trips
+		want  error // nil, an error it must match, or errNotDir
+	}{
+		{"open and read a file", read, 1, nil}, // getBlockLocations; the read goes to a DataNode
+		{"open an empty file", readEmpty, 1, nil},
+		{"open a missing file", func() error { _, err := f.Open(ctx, "d/none"); return err }, 1, fs.ErrNotExist},
+		{"list a directory", list("d", "a", "b"), 1, nil},
+		{"list a missing directory", list("none"), 1, fs.ErrNotExist},
+		{"list a file", list("d/a"), 1, errNotDir},
+		{"rename onto a new name", func() error { return f.Rename(ctx, "d/b", "d/c") }, 1, nil},
+		{"rename onto a file", func() error { return f.Rename(ctx, "d/c", "d/a") }, 1, nil},
+		{"rename onto a non-empty directory", func() error { return f.Rename(ctx, "d", "full") }, 1, errNotDir},
+		{"list after the renames", list("d", "a"), 1, nil},
+		{"make an existing directory", func() error { return f.MkdirAll(ctx, "d") }, 1, nil},
+		{"make a directory over a file", func() error { return f.MkdirAll(ctx, "d/a") }, 1, fs.ErrExist},
+		{"remove a missing file", func() error { return f.Remove(ctx, "d/none") }, 1, fs.ErrNotExist},
+		{"remove a non-empty directory", func() error { return f.Remove(ctx, "full") }, 1, errNotDir},
+		{"remove a file", func() error { return f.Remove(ctx, "full/x") }, 1, nil},
+		{"remove an empty directory", func() error { return f.Remove(ctx, "full") }, 1, nil},
+		{"remove a tree", func() error { return f.RemoveAll(ctx, "d") }, 1, nil},
+		{"remove a missing tree", func() error { return f.RemoveAll(ctx, "d") }, 1, nil},
+	}
+	for _, tc := range cases {
+		before := counter.count()
+		err := tc.call()
+		switch {
+		case tc.want == nil && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want == errNotDir && (err == nil || errors.Is(err, fs.ErrNotExist)):
+			t.Errorf("%s: err = %v, want an error other than fs.ErrNotExist", tc.name, err)
+		case tc.want != nil && tc.want != errNotDir && !errors.Is(err, tc.want):
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
+		}
+		if calls := counter.count() - before; calls != tc.calls {
+			t.Errorf("%s: %d NameNode calls, want %d", tc.name, calls, tc.calls)
+		}
 	}
 }
