@@ -203,7 +203,7 @@ func (f *FS) Create(ctx context.Context, name string) (storage.File, error) {
 	p := f.abs(name)
 	c := f.client()
 	w, err := do(ctx, c, "create", p, func() (*hdfs.FileWriter, error) {
-		return withParent(c, p, func() (*hdfs.FileWriter, error) { return createExclusive(c, p) })
+		return createExclusive(c, p)
 	}, func(w *hdfs.FileWriter, err error) {
 		if err == nil {
 			w.Close()
@@ -215,20 +215,22 @@ func (f *FS) Create(ctx context.Context, name string) (storage.File, error) {
 	return &file{w: w, ctx: ctx, c: c, name: p, retries: f.opts.CloseRetries}, nil
 }
 
-// createExclusive creates p, failing with fs.ErrExist if anything is
-// there, in one NameNode call. colinmarc's Create asks getFileInfo first,
-// though the create request (flag CREATE, no OVERWRITE) already refuses
-// an existing file or directory (FileAlreadyExistsException, or
+// createExclusive creates p and its missing parents, failing with
+// fs.ErrExist if anything is there, in one NameNode call. colinmarc's
+// Create asks getFileInfo first and refuses a missing parent, though the
+// create request (flag CREATE, no OVERWRITE) already refuses an existing
+// file or directory (FileAlreadyExistsException, or
 // AlreadyBeingCreatedException while another client writes it: both
-// os.ErrExist): one call less for every attempt to create a temp file or
-// a WAL segment, of which a commit makes two to four (issue 25's 10,000
-// partitions: 20 NameNode calls per partition's commit measured).
+// os.ErrExist) and can make the parents itself: a WAL segment in its new
+// staging directory, or a claim's first temp file, took a failed create,
+// a mkdirs and a create (issue 25's 10,000 partitions: 20 NameNode calls
+// per partition's commit measured).
 func createExclusive(c *client, p string) (*hdfs.FileWriter, error) {
 	d, err := c.ServerDefaults() // cached since connect
 	if err != nil {
 		return nil, err
 	}
-	return c.CreateFile(p, d.Replication, d.BlockSize, 0o644)
+	return c.CreateFileDirect(p, int(d.Replication), d.BlockSize, 0o644)
 }
 
 // withParent runs op, and once more after creating the parent of p if op

@@ -127,7 +127,8 @@ func TestCreateIsOneNameNodeCall(t *testing.T) {
 // TestEachCallIsOneNameNodeCall: the calls a commit and a recovery make
 // are one NameNode round trip each, where colinmarc's Open, ReadDir,
 // Rename, Remove, RemoveAll and MkdirAll sent getFileInfo first (two: more
-// than half of the NameNode calls per commit, docs/benchmarks.md), and
+// than half of the NameNode calls per commit, docs/benchmarks.md) and a
+// Create in a missing directory took three (create, mkdirs, create), and
 // each still means what storage.FS promises, failures included.
 func TestEachCallIsOneNameNodeCall(t *testing.T) {
 	t.Parallel()
@@ -189,12 +190,40 @@ func TestEachCallIsOneNameNodeCall(t *testing.T) {
 		return nil
 	}
 	errNotDir := errors.New("any error but fs.ErrNotExist")
+	createDeep := func() error {
+		w, err := f.Create(ctx, "new/deeper/file")
+		if err != nil {
+			return err
+		}
+		return w.Close()
+	}
+	// The NameNode gives the directories a create makes the mode of the
+	// nearest existing one, as for Java's FileSystem.create (which always
+	// asks CreateParent).
+	newDirMode := func() error {
+		base, err := f.Stat(ctx, ".")
+		if err != nil {
+			return err
+		}
+		for _, d := range []string{"new", "new/deeper"} {
+			fi, err := f.Stat(ctx, d)
+			if err == nil && fi.Mode() != base.Mode() {
+				err = fmt.Errorf("%s, made by Create, has mode %v, want its parent's %v", d, fi.Mode(), base.Mode())
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	cases := []struct {
 		name  string
 		call  func() error
 		calls int   // NameNode round trips
 		want  error // nil, an error it must match, or errNotDir
 	}{
+		{"create in missing directories", createDeep, 2, nil}, // create, and complete at Close
+		{"the directories it made", newDirMode, 3, nil},
 		{"open and read a file", read, 1, nil}, // getBlockLocations; the read goes to a DataNode
 		{"open an empty file", readEmpty, 1, nil},
 		{"open a missing file", func() error { _, err := f.Open(ctx, "d/none"); return err }, 1, fs.ErrNotExist},

@@ -151,3 +151,31 @@ func (c *Client) MkdirAllDirect(dirname string, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// CreateFileDirect is CreateFile that creates name's missing parent
+// directories in the same call (CreateParent), where CreateFile refuses a
+// name whose parent is missing and a caller must ask mkdirs and create
+// again: three calls for a file in a new directory, one here. Like
+// CreateFile it never overwrites (CreateFlag CREATE only).
+func (c *Client) CreateFileDirect(name string, replication int, blockSize int64, perm os.FileMode) (*FileWriter, error) {
+	req := &hdfs.CreateRequestProto{
+		Src:          proto.String(name),
+		Masked:       &hdfs.FsPermissionProto{Perm: proto.Uint32(uint32(perm))},
+		ClientName:   proto.String(c.namenode.ClientName),
+		CreateFlag:   proto.Uint32(uint32(hdfs.CreateFlagProto_CREATE)),
+		CreateParent: proto.Bool(true),
+		Replication:  proto.Uint32(uint32(replication)),
+		BlockSize:    proto.Uint64(uint64(blockSize)),
+	}
+	resp := &hdfs.CreateResponseProto{}
+	if err := c.namenode.Execute("create", req, resp); err != nil {
+		return nil, &os.PathError{Op: "create", Path: name, Err: interpretCreateException(err)}
+	}
+	return &FileWriter{
+		client:      c,
+		name:        name,
+		replication: replication,
+		blockSize:   blockSize,
+		fileId:      resp.Fs.FileId,
+	}, nil
+}
