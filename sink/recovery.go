@@ -68,6 +68,9 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 		// Housekeeping: old segments cost nothing, the next prune removes them.
 		p.cfg.Logger.Warn("prune WAL after claiming", "err", err)
 	}
+	// Used up: kept, it would be a stale listing (and its memory) on every
+	// partition for as long as it is held.
+	p.claimListing = wal.Listing{}
 	p.enter(WALTruncated)
 	if p.refused != "" {
 		return 0, &RefusedError{Topic: p.topic(), Partition: p.cfg.Partition, Seq: p.seq, Reason: p.refused}

@@ -62,5 +62,8 @@ func TestRecoveryListsTheWALTwice(t *testing.T) {
 	if _, err := mem.Stat(ctx, stale); err == nil {
 		t.Errorf("staging directory %s left after recovery", stale)
 	}
+	if l := p.claimListing; len(l.Segments)+len(l.Staging) != 0 {
+		t.Errorf("the claim's listing is kept after recovery used it: %d segments, %d staging names", len(l.Segments), len(l.Staging))
+	}
 	f.check(300)
 }
