@@ -7,7 +7,7 @@
 # calls (addBlock, complete). Anything else using the NameNode meanwhile is
 # counted too. docs/benchmarks.md, "One NameNode call per storage call".
 set -uo pipefail
-root=$(git rev-parse --show-toplevel)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 log=${NAMENODE_LOG:-$root/.testenv/logs/namenode.log}
 [ -f "$log" ] || { echo "nncalls.sh: no NameNode log at $log (testenv.sh up?)" >&2; exit 2; }
 before=$(wc -l < "$log")
