@@ -95,6 +95,12 @@ func (e *env) createTopic(ctx context.Context, name string, parts int) error {
 	}
 	e.topics = append(e.topics, name)
 	for have := first; have < parts; {
+		// kadm's CreatePartitions reads the current count from the
+		// metadata first: right after a creation the broker may not know
+		// the topic yet (UNKNOWN_TOPIC_OR_PARTITION).
+		if err := e.waitPartitions(ctx, name, have); err != nil {
+			return err
+		}
 		add := min(parts-have, partitionsPerRequest)
 		rs, err := e.adm.CreatePartitions(ctx, add, name)
 		if err == nil {
