@@ -223,6 +223,7 @@ func (c *Connector) newOwned(t tp) *owned {
 		MayRotate:     func() bool { return c.spread.take(t) },
 		PruneEvery:    defaultPruneEvery,
 		Observer:      obs,
+		Housekeep:     c.janitor.add,
 	})
 	if _, ok := c.schemaSource(); ok {
 		p.cfg.SchemaByID = func(ctx context.Context, id int32) (*schema.Schema, error) { return c.schemaForFiles(ctx, t.topic, id) }

@@ -201,7 +201,8 @@ type Connector struct {
 	extras   *extras.Columns
 	kafka    *kafkawatch.Watch
 	parts    partitions
-	spread   *spread // the per-poll budget of time-driven commits
+	spread   *spread  // the per-poll budget of time-driven commits
+	janitor  *janitor // removes recoveries' leftovers after the assignment
 	fetchLog logLimiter
 	epoch    string
 	owner    string
@@ -235,8 +236,10 @@ func New(cfg Config) (*Connector, error) {
 		extras: ext, unchecked: uncheckedValue(cfg, ext), ready: make(chan struct{}), pause: newPauseControl(),
 		kafka: kafkawatch.New(cfg.Logger, cfg.Now)}
 	c.spread = newSpread(cfg.TimedRotationsPerPoll, func() { c.Stats.DeferredRotations.Add(1) })
+	c.janitor = newJanitor(janitorWorkers)
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
 	if err != nil {
+		c.janitor.stop()
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
 	}
 	c.cl = cl
@@ -329,6 +332,7 @@ func (c *Connector) Run(ctx context.Context) error {
 	c.cfg.Logger.Info("connector starting", "group", c.cfg.GroupID, "epoch", c.epoch)
 	store, end := c.storeContext(ctx)
 	defer end()
+	defer c.janitor.stop()
 	for {
 		if ctx.Err() != nil {
 			return c.shutdown(store)
@@ -389,6 +393,7 @@ func (c *Connector) poll(ctx, store context.Context, fetches kgo.Fetches) error 
 // client: after a fatal error, or when whoever ran Run saw it panic. Run
 // must not be running. Closing twice is harmless.
 func (c *Connector) Close() {
+	c.janitor.stop()
 	c.abortAll()
 	c.cl.Close()
 }

@@ -33,7 +33,7 @@ func TestDelayedCleanupSparesNewerOwner(t *testing.T) {
 	slow := f.partition(late)
 	late[WALApplied] = func() { // claimed; its cleanup RPC is still on its way
 		newer := hookFaults{}
-		newer[WALAppended] = func() { slow.removeOrphans(t.Context()) } // ... and lands now
+		newer[WALAppended] = func() { slow.leftovers().remove(t.Context()) } // ... and lands now
 		if err := f.run(f.partition(newer), 150); err != nil {
 			t.Fatalf("newer owner: %v", err)
 		}

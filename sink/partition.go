@@ -56,6 +56,10 @@ type partitionConfig struct {
 	PruneEvery uint64
 	// Observer hears of the partition's states and commits (nil: nobody).
 	Observer PartitionObserver
+	// Housekeep, when set, takes what a recovery's claim fenced (its
+	// leftovers) to remove later, off the recovery's path: the connector's
+	// janitor. nil: the recovery removes them itself.
+	Housekeep func(*leftovers)
 	// MayRotate asks whether a time-driven rotation may commit in this
 	// poll (the connector's spread); nil: always. A refused partition
 	// writes on into its open files and asks again in a later batch or

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hdfs-sink/hdfs-sink/layout"
 	"github.com/hdfs-sink/hdfs-sink/partitioner"
 	"github.com/hdfs-sink/hdfs-sink/sink/inspect"
 	"github.com/hdfs-sink/hdfs-sink/wal"
@@ -62,15 +61,8 @@ func (p *partition) recover(ctx context.Context, scans *topicScans) (int64, erro
 	}
 	p.w = p.newWriter(p.cfg.Layout.ClaimTempDir(p.cfg.Partition, p.seq))
 	p.enter(WALApplied)
-	p.removeOrphans(ctx)
+	p.removeLeftovers(ctx)
 	p.enter(OffsetReset)
-	if err := p.log.PruneListed(ctx, p.claimListing, p.seq); err != nil {
-		// Housekeeping: old segments cost nothing, the next prune removes them.
-		p.cfg.Logger.Warn("prune WAL after claiming", "err", err)
-	}
-	// Used up: kept, it would be a stale listing (and its memory) on every
-	// partition for as long as it is held.
-	p.claimListing = wal.Listing{}
 	p.enter(WALTruncated)
 	if p.refused != "" {
 		return 0, &RefusedError{Topic: p.topic(), Partition: p.cfg.Partition, Seq: p.seq, Reason: p.refused}
@@ -343,31 +335,23 @@ func (p *partition) move(ctx context.Context, m entry.FileMove) error {
 	return nil
 }
 
-// removeOrphans deletes what lies in this partition's temp root apart from
-// the claim directories of our claim and newer ones, and stale WAL staging
-// directories. Everything older belongs to owners our claim fenced: their
-// one possibly unapplied commit, the head we found, was rolled forward
-// before we claimed, and no commit of theirs can be applied later. A newer
-// owner's directory has a higher number, so a cleanup that runs late never
-// touches it (docs/design.md §5). Failures are housekeeping: the orphans
-// are removed by the next recovery.
-func (p *partition) removeOrphans(ctx context.Context) {
-	root := p.cfg.Layout.TempRoot(p.cfg.Partition)
-	infos, err := p.cfg.FS.ReadDir(ctx, root)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		p.cfg.Logger.Warn("list temp files for cleanup", "dir", root, "err", err)
+// removeLeftovers removes what the owners our claim fenced left behind
+// (leftovers: older claims' temp files, WAL staging directories, segments
+// below the claim), or hands it to cfg.Housekeep to remove later. Either
+// is safe: their one possibly unapplied commit, the head we found, was
+// rolled forward before we claimed, no commit of theirs can be applied
+// later, and a removal that runs late never touches a newer owner's names,
+// which are numbered above our claim (docs/design.md §5).
+func (p *partition) removeLeftovers(ctx context.Context) {
+	l := p.leftovers()
+	// Used up: kept, it would be a stale listing (and its memory) on every
+	// partition for as long as it is held.
+	p.claimListing = wal.Listing{}
+	if p.cfg.Housekeep != nil {
+		p.cfg.Housekeep(l)
+		return
 	}
-	for _, fi := range infos {
-		if seq, ok := layout.ParseClaimDir(fi.Name()); ok && fi.IsDir() && seq >= p.seq {
-			continue
-		}
-		if err := p.cfg.FS.RemoveAll(ctx, root+"/"+fi.Name()); err != nil {
-			p.cfg.Logger.Warn("remove orphaned temp files", "path", root+"/"+fi.Name(), "err", err)
-		}
-	}
-	if err := p.log.RemoveStagingListed(ctx, p.claimListing); err != nil {
-		p.cfg.Logger.Warn("remove WAL staging directories", "err", err)
-	}
+	l.remove(ctx)
 }
 
 // scanCommitted finds the last committed offset from committed file names
