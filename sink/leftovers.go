@@ -133,13 +133,6 @@ func (j *janitor) next() *leftovers {
 	return l
 }
 
-// pending is how many leftovers wait for a worker.
-func (j *janitor) pending() int {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return len(j.queue)
-}
-
 // stop drops the queue, ends the removals under way and waits for them.
 // Stopping twice is harmless.
 func (j *janitor) stop() {
