@@ -158,6 +158,8 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 	}
 	starts := make([]kgo.Offset, len(assigned))
 	scans := newTopicScans()
+	c.janitor.hold() // the recoveries' leftovers wait for all of them
+	defer c.janitor.release()
 	_ = c.parallel(len(assigned), func(i int) error {
 		o := c.newOwned(assigned[i])
 		starts[i] = c.startOffset(ctx, o, scans)

@@ -65,8 +65,8 @@ func (l *leftovers) removeTemp(ctx context.Context) {
 }
 
 // janitor removes the leftovers of the recoveries of an assignment after
-// the assignment, a few at a time, so that fetching starts once every
-// partition has claimed: at 10,000 partitions the removals were a third
+// the assignment (it is held meanwhile), a few at a time, so that fetching
+// starts once every partition has claimed: at 10,000 partitions the removals were a third
 // of a restart's NameNode calls (docs/benchmarks.md, "Recovery
 // housekeeping after the assignment"). A stop drops what is still queued
 // and waits only for the removals under way.
@@ -78,6 +78,7 @@ type janitor struct {
 	mu      sync.Mutex
 	queue   []*leftovers
 	running int
+	held    int // holds under way: no removal starts while one is
 	stopped bool
 	wg      sync.WaitGroup
 }
@@ -101,11 +102,35 @@ func (j *janitor) add(l *leftovers) {
 		return
 	}
 	j.queue = append(j.queue, l)
-	if j.running < j.workers {
+	j.startWorkers()
+}
+
+// startWorkers starts workers for the queue, up to j.workers, unless held
+// or stopped. j.mu is held.
+func (j *janitor) startWorkers() {
+	for j.running < min(j.workers, len(j.queue)) && j.held == 0 && !j.stopped {
 		j.running++
 		j.wg.Add(1)
 		go j.work()
 	}
+}
+
+// hold keeps removals from starting until release: an assignment's
+// recoveries hold the janitor, so that its removals do not take the
+// NameNode's round trips from them (they share its connections). A
+// removal under way finishes.
+func (j *janitor) hold() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.held++
+}
+
+// release ends a hold.
+func (j *janitor) release() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.held--
+	j.startWorkers()
 }
 
 func (j *janitor) work() {
@@ -123,7 +148,7 @@ func (j *janitor) work() {
 func (j *janitor) next() *leftovers {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if len(j.queue) == 0 || j.stopped {
+	if len(j.queue) == 0 || j.stopped || j.held > 0 {
 		j.running--
 		return nil
 	}

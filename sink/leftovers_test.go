@@ -106,3 +106,27 @@ func TestJanitorStop(t *testing.T) {
 		}
 	}
 }
+
+// TestJanitorHold: while an assignment holds the janitor no removal
+// starts; its release starts them.
+func TestJanitorHold(t *testing.T) {
+	mem := storagetest.NewMemFS()
+	ctx := context.Background()
+	dir := "/tmp/a/00000000000000000000"
+	if err := mem.MkdirAll(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	j := newJanitor(2)
+	defer j.stop()
+	j.hold()
+	j.add(&leftovers{fs: mem, log: wal.Open(mem, "/logs/a"), logger: testLogger(), tempRoot: "/tmp/a", claim: 1})
+	j.idle() // no worker started: returns at once
+	if _, err := mem.Stat(ctx, dir); err != nil {
+		t.Fatalf("removed while held: %v", err)
+	}
+	j.release()
+	j.idle()
+	if _, err := mem.Stat(ctx, dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("after release: %v, want it removed", err)
+	}
+}
