@@ -269,7 +269,8 @@ func (c *Connector) startPolicy() kgo.Offset {
 }
 
 // onRevoked commits what revoked partitions hold: we still own them until
-// this returns, and committing beats re-reading.
+// this returns, and committing beats re-reading. The poll loop writes the
+// partitions kept meanwhile (pollGate).
 func (c *Connector) onRevoked(ctx context.Context, _ *kgo.Client, revoked map[string][]int32) {
 	<-c.ready
 	c.cfg.Logger.Info("partitions revoked", "partitions", revoked)
@@ -287,20 +288,30 @@ func (c *Connector) onLost(ctx context.Context, _ *kgo.Client, lost map[string][
 // release stops writing the given partitions, committing their open files
 // first if commit is set, all at once (Parallelism at a time): at shutdown
 // every partition commits within ShutdownTimeout, not one after the other.
-// A partition paused while broken is resumed here: franz-go keeps the pause
-// across reassignment, so a partition assigned back to us would never be
-// fetched again.
+// The partitions are taken out of the registry between two polls
+// (pollGate.exclusive); from then on the poll loop cannot reach them, and
+// their commits run beside it. A partition paused while broken is resumed
+// here: franz-go keeps the pause across reassignment, so a partition
+// assigned back to us would never be fetched again.
 func (c *Connector) release(ctx context.Context, parts map[string][]int32, commit bool) {
 	defer c.cl.ResumeFetchPartitions(parts)
 	var taken []*owned
-	for topic, ps := range parts {
-		for _, part := range ps {
-			if o := c.parts.take(tp{topic, part}); o != nil {
-				taken = append(taken, o)
+	var held []int64
+	c.gate.exclusive(func() {
+		for topic, ps := range parts {
+			for _, part := range ps {
+				if o := c.parts.take(tp{topic, part}); o != nil {
+					taken = append(taken, o)
+					held = append(held, o.p.buffered())
+				}
 			}
 		}
+	})
+	for _, n := range held {
+		c.releasing.Add(n)
 	}
 	_ = c.parallel(len(taken), func(i int) error {
+		defer c.releasing.Add(-held[i])
 		defer taken[i].obs.Released()
 		c.releaseOne(ctx, taken[i], commit)
 		return nil

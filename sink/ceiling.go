@@ -17,6 +17,9 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 		return
 	}
 	held, total := buffered(parts)
+	// Partitions a revocation took still hold their files until their
+	// commits end, beside the poll loop: they count, and cannot be picked.
+	total += c.releasing.Load()
 	limit := c.cfg.Budget.Allowance(c, total)
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)

@@ -211,6 +211,14 @@ type Connector struct {
 	// to New, and they use cl.
 	ready chan struct{}
 
+	// gate keeps a group callback's take of partitions apart from the
+	// poll loop's work on them (pollGate).
+	gate pollGate
+	// releasing is what the open files of partitions taken by a callback
+	// and not yet committed or dropped hold: the memory ceiling counts
+	// them while the poll loop writes beside their commits.
+	releasing atomic.Int64
+
 	pause   pauseControl
 	panicMu sync.Mutex
 	panic   *PanicError // the first panic recovered in a partition worker
@@ -299,7 +307,10 @@ func (c *Connector) kafkaOpts() []kgo.Opt {
 		kgo.SeedBrokers(c.cfg.Brokers...),
 		kgo.ConsumerGroup(c.cfg.GroupID),
 		kgo.ClientID("hdfs-sink-" + c.cfg.Name),
-		kgo.BlockRebalanceOnPoll(),
+		// Not kgo.BlockRebalanceOnPoll(): it kept the poll loop, and every
+		// partition a revocation keeps, waiting for the revocation's
+		// commits. The poll gate keeps only the revoked partitions apart
+		// from the poll loop (pollGate, D-next i25-revoke).
 		// Named rather than left to franz-go's default: a member joining or
 		// leaving moves only the partitions that change owner, and the
 		// others keep writing their open files (docs/design.md §6, "A
@@ -341,27 +352,42 @@ func (c *Connector) Run(ctx context.Context) error {
 			c.whilePaused(ctx)
 			continue
 		}
-		pollCtx, cancel := context.WithTimeout(ctx, c.cfg.TickInterval)
-		// All that is buffered: memory.Plan.FetchOpts bound it, and every poll ends
-		// in a barrier (all partitions written), so small polls with many
-		// partitions left each partition a few records per barrier.
-		fetches := c.cl.PollFetches(pollCtx)
-		cancel()
+		fetches, gone, err := c.pollOnce(ctx, store)
 		if fetches.IsClientClosed() {
 			return nil
 		}
-		gone, lost, err := c.fetchErrors(fetches)
-		c.breakTruncated(lost)
-		if err == nil {
-			err = c.poll(ctx, store, fetches)
-		}
-		c.cl.AllowRebalance()
 		if err != nil {
 			c.Close()
 			return err
 		}
 		c.followRecreated(gone)
 	}
+}
+
+// pollOnce fetches and writes one poll's records holding the poll gate:
+// a group callback takes the partitions it revokes or loses before or
+// after a poll, never during one (pollGate). It returns the topics to
+// subscribe to anew (followRecreated) and the error that stops the
+// connector.
+func (c *Connector) pollOnce(ctx, store context.Context) (kgo.Fetches, []string, error) {
+	gateCtx, leave := c.gate.enterPoll(ctx)
+	defer c.gate.leavePoll()
+	pollCtx, cancel := context.WithTimeout(gateCtx, c.cfg.TickInterval)
+	// All that is buffered: memory.Plan.FetchOpts bound it, and every poll ends
+	// in a barrier (all partitions written), so small polls with many
+	// partitions left each partition a few records per barrier.
+	fetches := c.cl.PollFetches(pollCtx)
+	cancel()
+	c.gate.polled(leave)
+	if fetches.IsClientClosed() {
+		return fetches, nil, nil
+	}
+	gone, lost, err := c.fetchErrors(fetches)
+	c.breakTruncated(lost)
+	if err == nil {
+		err = c.poll(ctx, store, fetches)
+	}
+	return fetches, gone, err
 }
 
 // poll writes one poll's records, then does what every poll does after

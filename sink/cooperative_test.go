@@ -3,13 +3,16 @@ package sink
 import (
 	"maps"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+	"github.com/hdfs-sink/hdfs-sink/storage"
 )
 
 // tenures records, per partition, how often a connector was assigned it
@@ -120,6 +123,170 @@ func TestJoinRevokesOnlyWhatMoves(t *testing.T) {
 		want[p] = next[p]
 	}
 	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want, SeqField: "seq"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hold stops, once armed, every storage call that matches until released:
+// a NameNode that does not answer one kind of call.
+type hold struct {
+	armed    atomic.Bool
+	once     sync.Once
+	blocked  chan struct{} // closed at the first call held
+	released chan struct{}
+}
+
+func newHold() *hold { return &hold{blocked: make(chan struct{}), released: make(chan struct{})} }
+
+// release lets every held call and every later one through; twice is harmless.
+func (h *hold) release() {
+	h.armed.Store(false)
+	select {
+	case <-h.released:
+	default:
+		close(h.released)
+	}
+}
+
+// heldFS is inner whose calls of kind op wait for h once h is armed; with
+// paths given, only the calls on a name that contains one of them.
+func heldFS(inner storage.FS, h *hold, op string, paths ...string) *opFS {
+	fs := newOpFS(inner)
+	fs.before = func(_ int, called, name string) {
+		if called != op || !h.armed.Load() || !containsAny(name, paths) {
+			return
+		}
+		h.once.Do(func() { close(h.blocked) })
+		<-h.released
+	}
+	return fs
+}
+
+func containsAny(name string, parts []string) bool {
+	if len(parts) == 0 {
+		return true
+	}
+	for _, p := range parts {
+		if strings.Contains(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *hold) isBlocked() bool {
+	select {
+	case <-h.blocked:
+		return true
+	default:
+		return false
+	}
+}
+
+// produceEach produces n records to each of parts partitions, numbered on
+// from next.
+func produceEach(k *kafkaFixture, parts int32, next map[int32]int64, n int64) {
+	var recs []*kgo.Record
+	for p := int32(0); p < parts; p++ {
+		for range n {
+			recs = append(recs, k.good(p, next[p]))
+			next[p]++
+		}
+	}
+	k.produce(recs...)
+}
+
+// TestKeptPartitionsWriteWhileRevokedCommit: when a member joins, the
+// partitions the first member keeps go on being written while the
+// revocation commits the moved ones (issue 25: the kept partitions stall
+// < 1 s; before, the poll loop waited for the revocation's commits). The
+// first member's renames are held from the join on, so its revocation
+// cannot finish until the test lets it; the kept partitions' records must
+// be written meanwhile, and every offset still lands once.
+func TestKeptPartitionsWriteWhileRevokedCommit(t *testing.T) {
+	const parts = 6
+	k := newKafkaFixture(t, parts, testTopic)
+	next := map[int32]int64{}
+	cfg := k.config("revoke-beside")
+	cfg.FlushSize, cfg.RotateInterval = 1_000_000, 0 // only a release commits
+	h := newHold()
+	cfgA := cfg
+	cfgA.FS = heldFS(k.fs, h, "rename")
+	a := start(t, cfgA)
+	produceEach(k, parts, next, 20)
+	waitFor(t, "the first member writing every partition", func() bool { return a.Stats.Records.Load() >= 20*parts })
+	h.armed.Store(true)
+	b := start(t, cfg)
+	t.Cleanup(h.release) // before the members' own cleanups, which stop them
+	waitFor(t, "the revocation committing on the first member", h.isBlocked)
+	produceEach(k, parts, next, 20)
+	// Only partitions the first member keeps can add to its count now: the
+	// revoked ones are out of its poll loop.
+	waitFor(t, "the kept partitions written while the revoked ones commit", func() bool {
+		return a.Stats.Records.Load() >= 20*parts+20
+	})
+	h.release()
+	waitFor(t, "both members writing", func() bool { return a.Stats.Records.Load()+b.Stats.Records.Load() >= 40*parts })
+	for _, r := range []*running{a, b} {
+		r.stop()
+		if err, ok := r.wait(30 * time.Second); !ok || err != nil {
+			t.Fatalf("connector: stopped=%v err=%v", ok, err)
+		}
+	}
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: maps.Clone(next), SeqField: "seq"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRevocationWaitsForTheBatchUnderWay injects a revocation in the middle
+// of a poll's batch, at each kind of storage call a batch makes (a temp
+// file opened, temp files closed by a flush.size rotation, its commit's
+// renames): the callback must not take a partition before the poll under
+// way has finished with it (pollGate), and every offset lands once. The
+// poll loop no longer stops for the whole callback (BlockRebalanceOnPoll),
+// so this exclusion is the gate's alone.
+func TestRevocationWaitsForTheBatchUnderWay(t *testing.T) {
+	for _, op := range []string{"create", "close", "rename"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			revokeMidBatch(t, op)
+		})
+	}
+}
+
+func revokeMidBatch(t *testing.T, op string) {
+	const parts = 4
+	k := newKafkaFixture(t, parts, testTopic)
+	next := map[int32]int64{}
+	cfg := k.config("revoke-mid-batch-" + op)
+	cfg.FlushSize, cfg.RotateInterval = 10, 0
+	h := newHold()
+	cfgA := cfg
+	cfgA.FS = heldFS(k.fs, h, op)
+	a := start(t, cfgA)
+	produceEach(k, parts, next, 10)
+	waitFor(t, "the first member committing every partition", func() bool { return a.Stats.Commits.Load() >= parts })
+	h.armed.Store(true)
+	produceEach(k, parts, next, 15) // opens files, and rotates them at 10
+	waitFor(t, "a batch held at "+op, h.isBlocked)
+	b := start(t, cfg)
+	t.Cleanup(h.release)
+	waitFor(t, "the revocation", func() bool { return a.gate.waiting.Load() > 0 || len(a.parts.all()) < parts })
+	if n := len(a.parts.all()); n < parts {
+		t.Fatalf("the revocation took %d partitions while a batch was held at %s: a revoke interleaved with a batch", parts-n, op)
+	}
+	h.release()
+	produceEach(k, parts, next, 10)
+	waitFor(t, "both members writing every record", func() bool {
+		return len(a.parts.all()) < parts && a.Stats.Records.Load()+b.Stats.Records.Load() >= 35*parts
+	})
+	for _, r := range []*running{a, b} {
+		r.stop()
+		if err, ok := r.wait(30 * time.Second); !ok || err != nil {
+			t.Fatalf("connector: stopped=%v err=%v", ok, err)
+		}
+	}
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: maps.Clone(next), SeqField: "seq"}); err != nil {
 		t.Fatal(err)
 	}
 }

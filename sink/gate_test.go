@@ -1,0 +1,91 @@
+package sink
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/internal/verify"
+)
+
+// TestCeilingCountsPartitionsBeingReleased: while a revocation commits its
+// partitions beside the poll loop, their open files still take memory, and
+// the memory ceiling counts them: a kept partition that grows past what
+// the ceiling leaves is rotated, although the kept partitions alone are
+// within it.
+func TestCeilingCountsPartitionsBeingReleased(t *testing.T) {
+	const parts = 4
+	k := newKafkaFixture(t, 1, testTopic)
+	cfg := k.config("ceiling-release")
+	cfg.Topics = []string{"unrelated"} // the connector's own group assigns it nothing of the test topic
+	cfg.FlushSize, cfg.RotateInterval = 1_000_000, 0
+	h := newHold()
+	// Only partition 0's commit is held: it is the one revoked.
+	cfg.FS = heldFS(k.fs, h, "rename", "/"+testTopic+"/0/")
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	t.Cleanup(h.release)
+	f := newFixture(t, k.fs)
+	for part := range int32(parts) {
+		o := c.newOwned(tp{testTopic, part})
+		c.parts.put(o)
+		writeBatch(t, f, o.p, 0, 100)
+	}
+	c.cfg.MemoryMax = 3*c.parts.get(tp{testTopic, 1}).p.buffered() + c.parts.get(tp{testTopic, 0}).p.buffered()
+	ctx := context.Background()
+	h.armed.Store(true)
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		c.release(ctx, map[string][]int32{testTopic: {0}}, true)
+	}()
+	waitFor(t, "the revoked partition's commit held", h.isBlocked)
+	writeBatch(t, f, c.parts.get(tp{testTopic, 1}).p, 100, 200)
+	c.enforceMemory(ctx)
+	if n := c.Stats.MemoryRotations.Load(); n != 1 {
+		t.Fatalf("%d memory rotations while the revoked partition still held its files; want 1 (the kept partition that grew)", n)
+	}
+	h.release()
+	<-released
+	c.release(ctx, c.parts.keys(), true)
+	want := map[int32]int64{0: 100, 1: 200, 2: 100, 3: 100}
+	if _, err := verify.Check(ctx, k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGateCutsAnIdlePollShort: a callback that wants the gate does not
+// wait for an idle PollFetches (TickInterval, or longer if set so), and it
+// takes nothing before the poll has left the gate; a callback already
+// waiting when a poll starts cuts that poll's wait short too.
+func TestGateCutsAnIdlePollShort(t *testing.T) {
+	for _, callbackFirst := range []bool{false, true} {
+		var g pollGate
+		if callbackFirst {
+			g.waiting.Add(1) // announced, not yet at the lock
+		}
+		pollCtx, leave := g.enterPoll(context.Background())
+		took := make(chan struct{})
+		if !callbackFirst {
+			go g.exclusive(func() { close(took) })
+		}
+		select {
+		case <-pollCtx.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("callback first=%v: the poll waited for records while a callback wanted the gate", callbackFirst)
+		}
+		select {
+		case <-took:
+			t.Fatal("the callback took its partitions while the poll held the gate")
+		default:
+		}
+		g.polled(leave)
+		g.leavePoll()
+		if !callbackFirst {
+			<-took
+		}
+	}
+}
