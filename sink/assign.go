@@ -157,14 +157,24 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 		return offsets, nil
 	}
 	starts := make([]kgo.Offset, len(assigned))
+	recovered := make([]*owned, len(assigned))
 	scans := newTopicScans()
 	c.janitor.hold() // the recoveries' leftovers wait for all of them
 	defer c.janitor.release()
 	_ = c.parallel(len(assigned), func(i int) error {
-		o := c.newOwned(assigned[i])
-		starts[i] = c.startOffset(ctx, o, scans)
-		c.parts.put(o) // visible to the poll loop only once recovered
+		recovered[i] = c.newOwned(assigned[i])
+		starts[i] = c.startOffset(ctx, recovered[i], scans)
 		return nil
+	})
+	// Visible to the poll loop only once recovered, and between two polls:
+	// records of an earlier tenure of ours that a poll under way fetched
+	// before franz-go dropped them can never reach the new state.
+	c.gate.exclusive(func() {
+		for _, o := range recovered {
+			if o != nil { // nil: its recovery panicked, which stops the connector
+				c.parts.put(o)
+			}
+		}
 	})
 	for i, t := range assigned {
 		out[t.topic][t.partition] = starts[i]
@@ -294,6 +304,9 @@ func (c *Connector) onLost(ctx context.Context, _ *kgo.Client, lost map[string][
 // here: franz-go keeps the pause across reassignment, so a partition
 // assigned back to us would never be fetched again.
 func (c *Connector) release(ctx context.Context, parts map[string][]int32, commit bool) {
+	if countPartitions(parts) == 0 {
+		return // franz-go ends every session with a revocation, mostly of nothing: no poll need end for it
+	}
 	defer c.cl.ResumeFetchPartitions(parts)
 	var taken []*owned
 	var held []int64
@@ -331,4 +344,12 @@ func (c *Connector) releaseOne(ctx context.Context, o *owned, commit bool) {
 	}
 	o.p.discard(ctx)
 	o.log.Info("uncommitted records discarded; the next owner consumes them again")
+}
+
+func countPartitions(parts map[string][]int32) int {
+	n := 0
+	for _, ps := range parts {
+		n += len(ps)
+	}
+	return n
 }

@@ -1,6 +1,7 @@
 package sink
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -134,6 +135,7 @@ type hold struct {
 	once     sync.Once
 	blocked  chan struct{} // closed at the first call held
 	released chan struct{}
+	paths    []string // set before arming; none: every call of the kind
 }
 
 func newHold() *hold { return &hold{blocked: make(chan struct{}), released: make(chan struct{})} }
@@ -148,12 +150,12 @@ func (h *hold) release() {
 	}
 }
 
-// heldFS is inner whose calls of kind op wait for h once h is armed; with
-// paths given, only the calls on a name that contains one of them.
-func heldFS(inner storage.FS, h *hold, op string, paths ...string) *opFS {
+// heldFS is inner whose calls of kind op wait for h once h is armed (only
+// those on the partitions of h.only, if set).
+func heldFS(inner storage.FS, h *hold, op string) *opFS {
 	fs := newOpFS(inner)
 	fs.before = func(_ int, called, name string) {
-		if called != op || !h.armed.Load() || !containsAny(name, paths) {
+		if called != op || !h.armed.Load() || !h.matches(name) {
 			return
 		}
 		h.once.Do(func() { close(h.blocked) })
@@ -162,11 +164,19 @@ func heldFS(inner storage.FS, h *hold, op string, paths ...string) *opFS {
 	return fs
 }
 
-func containsAny(name string, parts []string) bool {
-	if len(parts) == 0 {
+// only limits the calls held to those on the given partitions of the test
+// topic (their temp files and WAL); call it before arming.
+func (h *hold) only(parts ...int32) {
+	for _, p := range parts {
+		h.paths = append(h.paths, fmt.Sprintf("/%s/%d/", testTopic, p))
+	}
+}
+
+func (h *hold) matches(name string) bool {
+	if len(h.paths) == 0 {
 		return true
 	}
-	for _, p := range parts {
+	for _, p := range h.paths {
 		if strings.Contains(name, p) {
 			return true
 		}
@@ -285,6 +295,52 @@ func revokeMidBatch(t *testing.T, op string) {
 		if err, ok := r.wait(30 * time.Second); !ok || err != nil {
 			t.Fatalf("connector: stopped=%v err=%v", ok, err)
 		}
+	}
+	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: maps.Clone(next), SeqField: "seq"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAssignmentWaitsForTheBatchUnderWay: partitions assigned while a
+// batch is under way (here: the other member left) become the poll loop's
+// only after that poll, never in the middle of it (pollGate), and every
+// offset lands once.
+func TestAssignmentWaitsForTheBatchUnderWay(t *testing.T) {
+	const parts = 4
+	k := newKafkaFixture(t, parts, testTopic)
+	next := map[int32]int64{}
+	cfg := k.config("assign-mid-batch")
+	cfg.FlushSize, cfg.RotateInterval = 10, 0
+	h := newHold()
+	cfgA := cfg
+	cfgA.FS = heldFS(k.fs, h, "create")
+	a, b := start(t, cfgA), start(t, cfg)
+	t.Cleanup(h.release)
+	produceEach(k, parts, next, 10)
+	waitFor(t, "both members writing every record", func() bool {
+		n, m := len(a.parts.all()), len(b.parts.all())
+		return n > 0 && m > 0 && n+m == parts && a.Stats.Records.Load()+b.Stats.Records.Load() >= 10*parts
+	})
+	mine := a.parts.keys()[testTopic]
+	h.only(mine...) // the partitions b holds are recovered by a when b leaves: not held
+	h.armed.Store(true)
+	produceEach(k, parts, next, 5) // a's partitions open new temp files
+	waitFor(t, "a batch held at create", h.isBlocked)
+	b.stop()
+	if err, ok := b.wait(30 * time.Second); !ok || err != nil {
+		t.Fatalf("second member: stopped=%v err=%v", ok, err)
+	}
+	waitFor(t, "the assignment", func() bool { return a.gate.waiting.Load() > 0 || len(a.parts.all()) > len(mine) })
+	if n := len(a.parts.all()); n != len(mine) {
+		t.Fatalf("the first member holds %d partitions while its batch is held, %d before: an assignment reached the poll loop mid-batch", n, len(mine))
+	}
+	h.release()
+	produceEach(k, parts, next, 5)
+	waitFor(t, "the first member holding every partition", func() bool { return len(a.parts.all()) == parts })
+	waitFor(t, "every record written", func() bool { return a.Stats.Records.Load()+b.Stats.Records.Load() >= 20*parts })
+	a.stop()
+	if err, ok := a.wait(30 * time.Second); !ok || err != nil {
+		t.Fatalf("first member: stopped=%v err=%v", ok, err)
 	}
 	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: maps.Clone(next), SeqField: "seq"}); err != nil {
 		t.Fatal(err)

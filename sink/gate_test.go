@@ -21,7 +21,8 @@ func TestCeilingCountsPartitionsBeingReleased(t *testing.T) {
 	cfg.FlushSize, cfg.RotateInterval = 1_000_000, 0
 	h := newHold()
 	// Only partition 0's commit is held: it is the one revoked.
-	cfg.FS = heldFS(k.fs, h, "rename", "/"+testTopic+"/0/")
+	h.only(0)
+	cfg.FS = heldFS(k.fs, h, "rename")
 	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
