@@ -370,7 +370,7 @@ func (c *Connector) Run(ctx context.Context) error {
 // subscribe to anew (followRecreated) and the error that stops the
 // connector.
 func (c *Connector) pollOnce(ctx, store context.Context) (kgo.Fetches, []string, error) {
-	gateCtx, leave := c.gate.enterPoll(ctx)
+	gateCtx, stopWaiting := c.gate.enterPoll(ctx)
 	defer c.gate.leavePoll()
 	pollCtx, cancel := context.WithTimeout(gateCtx, c.cfg.TickInterval)
 	// All that is buffered: memory.Plan.FetchOpts bound it, and every poll ends
@@ -378,7 +378,7 @@ func (c *Connector) pollOnce(ctx, store context.Context) (kgo.Fetches, []string,
 	// partitions left each partition a few records per barrier.
 	fetches := c.cl.PollFetches(pollCtx)
 	cancel()
-	c.gate.polled(leave)
+	c.gate.polled(stopWaiting)
 	if fetches.IsClientClosed() {
 		return fetches, nil, nil
 	}
