@@ -323,6 +323,10 @@ func (c *Connector) release(ctx context.Context, parts map[string][]int32, commi
 	for _, n := range held {
 		c.releasing.Add(n)
 	}
+	if commit {
+		c.revoking.Add(1)
+		defer c.revoking.Add(-1)
+	}
 	_ = c.parallel(len(taken), func(i int) error {
 		defer c.releasing.Add(-held[i])
 		defer taken[i].obs.Released()

@@ -90,3 +90,58 @@ func TestGateCutsAnIdlePollShort(t *testing.T) {
 		}
 	}
 }
+
+// TestTimersWaitWhileARevocationCommits: while a revocation commits beside
+// the poll loop, the kept partitions' timers wait (their new owner waits
+// for the revocation, and our own commits would compete with it for the
+// NameNode); they keep their files open and write on, and commit in the
+// first poll after it, every offset once.
+func TestTimersWaitWhileARevocationCommits(t *testing.T) {
+	const parts = 4
+	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
+	k := newKafkaFixture(t, 1, testTopic)
+	cfg := k.config("timers-yield")
+	cfg.Topics = []string{"unrelated"} // the connector's own group assigns it nothing of the test topic
+	cfg.FlushSize, cfg.RotateInterval, cfg.Now = 1_000_000, time.Minute, clock.Now
+	h := newHold()
+	h.only(0) // partition 0 is revoked, and its commit held
+	cfg.FS = heldFS(k.fs, h, "rename")
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	t.Cleanup(h.release)
+	f := newFixture(t, k.fs)
+	for part := range int32(parts) {
+		o := c.newOwned(tp{testTopic, part})
+		c.parts.put(o)
+		writeBatch(t, f, o.p, 0, 1)
+	}
+	ctx := context.Background()
+	h.armed.Store(true)
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		c.release(ctx, map[string][]int32{testTopic: {0}}, true)
+	}()
+	waitFor(t, "the revoked partition's commit held", h.isBlocked)
+	clock.set(clock.Now().Add(2 * time.Minute)) // every kept partition's interval is over
+	if err := c.poll(ctx, ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if open := openPartitions(c); open != parts-1 {
+		t.Fatalf("%d of %d kept partitions open after a poll beside a revocation; want all (their timers wait)", open, parts-1)
+	}
+	h.release()
+	<-released
+	if err := c.poll(ctx, ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if open := openPartitions(c); open != 0 {
+		t.Fatalf("%d partitions still open in the first poll after the revocation", open)
+	}
+	if _, err := verify.Check(ctx, k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: wantOne(parts)}); err != nil {
+		t.Fatal(err)
+	}
+}

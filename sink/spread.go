@@ -61,8 +61,10 @@ func newSpread(perPoll int, onDefer func()) *spread {
 
 // begin opens a poll's budget: the partitions refused longest ago that
 // can still rotate (live) are owed a slot each, up to the budget; what is
-// left is shared by the others.
-func (s *spread) begin(live func(tp) bool) {
+// left is shared by the others. A poll that yields (a revocation is
+// committing beside it) has no slot at all: every timer waits, in the
+// queue's order, and the NameNode serves the revocation first.
+func (s *spread) begin(live func(tp) bool, yield bool) {
 	if s == nil || s.perPoll <= 0 {
 		return
 	}
@@ -79,8 +81,12 @@ func (s *spread) begin(live func(tp) bool) {
 		queue = append(queue, t)
 	}
 	slices.SortFunc(queue, func(a, b tp) int { return cmp.Compare(s.waiting[a].order, s.waiting[b].order) })
-	s.left = s.perPoll
-	for _, t := range queue[:min(len(queue), s.perPoll)] {
+	budget := s.perPoll
+	if yield {
+		budget = 0
+	}
+	s.left = budget
+	for _, t := range queue[:min(len(queue), budget)] {
 		s.owed[t] = struct{}{}
 		s.left--
 	}

@@ -168,7 +168,7 @@ func TestDeferredPartitionsGoFirst(t *testing.T) {
 			due = append(due, tp{testTopic, next})
 			next++
 		}
-		s.begin(func(tp) bool { return true })
+		s.begin(func(tp) bool { return true }, false)
 		rng.Shuffle(len(due), func(i, j int) { due[i], due[j] = due[j], due[i] })
 		var still []tp
 		for _, t := range due {
@@ -205,11 +205,11 @@ func TestOwedSlotGoesBackWhenCommittedOtherwise(t *testing.T) {
 	s := newSpread(1, func() {})
 	a, b := tp{testTopic, 0}, tp{testTopic, 1}
 	live := func(tp) bool { return true }
-	s.begin(live)
+	s.begin(live, false)
 	if !s.take(b) || s.take(a) {
 		t.Fatal("the first poll: b takes the only slot, a is refused")
 	}
-	s.begin(live)
+	s.begin(live, false)
 	if s.take(b) {
 		t.Fatal("the slot of the second poll is owed to a")
 	}
