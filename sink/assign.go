@@ -156,6 +156,8 @@ func (c *Connector) adjustOffsets(ctx context.Context, offsets map[string]map[in
 		c.refuse(err)
 		return offsets, nil
 	}
+	c.moving.Add(1)
+	defer c.moving.Add(-1)
 	starts := make([]kgo.Offset, len(assigned))
 	recovered := make([]*owned, len(assigned))
 	scans := newTopicScans()
@@ -324,8 +326,8 @@ func (c *Connector) release(ctx context.Context, parts map[string][]int32, commi
 		c.releasing.Add(n)
 	}
 	if commit {
-		c.revoking.Add(1)
-		defer c.revoking.Add(-1)
+		c.moving.Add(1)
+		defer c.moving.Add(-1)
 	}
 	_ = c.parallel(len(taken), func(i int) error {
 		defer c.releasing.Add(-held[i])

@@ -218,8 +218,9 @@ type Connector struct {
 	// and not yet committed or dropped hold: the memory ceiling counts
 	// them while the poll loop writes beside their commits.
 	releasing atomic.Int64
-	// revoking counts the revocations whose commits are under way.
-	revoking atomic.Int32
+	// moving counts the group callbacks moving partitions beside the poll
+	// loop: a revocation's commits, an assignment's recoveries.
+	moving atomic.Int32
 
 	pause   pauseControl
 	panicMu sync.Mutex
@@ -400,10 +401,11 @@ func (c *Connector) poll(ctx, store context.Context, fetches kgo.Fetches) error 
 	if err := c.refusal(); err != nil {
 		return err // before writing anything this poll fetched
 	}
-	// While a revocation commits beside this poll, the timers wait for it:
-	// the revoked partitions' new owner waits for those commits, and every
-	// commit of ours competes with them for the NameNode (D-next i25-revoke).
-	c.spread.begin(c.mayRotateLater, c.revoking.Load() > 0)
+	// While a revocation commits, or an assignment recovers, beside this
+	// poll, the timers wait for it: the moved partitions wait for that work,
+	// and every commit of ours competes with it for the NameNode (D-next
+	// i25-revoke).
+	c.spread.begin(c.mayRotateLater, c.moving.Load() > 0)
 	err := c.process(ctx, store, fetches)
 	if err == nil {
 		err = c.tickAll(store)

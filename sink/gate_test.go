@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 )
 
@@ -91,12 +93,30 @@ func TestGateCutsAnIdlePollShort(t *testing.T) {
 	}
 }
 
-// TestTimersWaitWhileARevocationCommits: while a revocation commits beside
-// the poll loop, the kept partitions' timers wait (their new owner waits
-// for the revocation, and our own commits would compete with it for the
-// NameNode); they keep their files open and write on, and commit in the
-// first poll after it, every offset once.
-func TestTimersWaitWhileARevocationCommits(t *testing.T) {
+// TestTimersWaitWhilePartitionsMove: while a revocation commits, or an
+// assignment recovers, beside the poll loop, the kept partitions' timers
+// wait (the moved partitions wait for that work, and our own commits
+// would compete with it for the NameNode); they keep their files open and
+// commit in the first poll after it, every offset once.
+func TestTimersWaitWhilePartitionsMove(t *testing.T) {
+	cases := []struct {
+		name  string
+		moved int32 // the partition whose move is held at its renames
+		move  func(ctx context.Context, c *Connector)
+	}{
+		{"revocation", 0, func(ctx context.Context, c *Connector) {
+			c.release(ctx, map[string][]int32{testTopic: {0}}, true) // its commit's renames
+		}},
+		{"assignment", 9, func(ctx context.Context, c *Connector) {
+			_, _ = c.adjustOffsets(ctx, map[string]map[int32]kgo.Offset{testTopic: {9: kgo.NewOffset()}}) // its claim's rename
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { timersWaitFor(t, tc.moved, tc.move) })
+	}
+}
+
+func timersWaitFor(t *testing.T, moved int32, move func(ctx context.Context, c *Connector)) {
 	const parts = 4
 	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
 	k := newKafkaFixture(t, 1, testTopic)
@@ -104,7 +124,7 @@ func TestTimersWaitWhileARevocationCommits(t *testing.T) {
 	cfg.Topics = []string{"unrelated"} // the connector's own group assigns it nothing of the test topic
 	cfg.FlushSize, cfg.RotateInterval, cfg.Now = 1_000_000, time.Minute, clock.Now
 	h := newHold()
-	h.only(0) // partition 0 is revoked, and its commit held
+	h.only(moved)
 	cfg.FS = heldFS(k.fs, h, "rename")
 	c, err := New(cfg)
 	if err != nil {
@@ -118,29 +138,34 @@ func TestTimersWaitWhileARevocationCommits(t *testing.T) {
 		c.parts.put(o)
 		writeBatch(t, f, o.p, 0, 1)
 	}
+	kept := parts // every partition but a revoked one stays
+	if moved < parts {
+		kept--
+	}
 	ctx := context.Background()
 	h.armed.Store(true)
-	released := make(chan struct{})
+	done := make(chan struct{})
 	go func() {
-		defer close(released)
-		c.release(ctx, map[string][]int32{testTopic: {0}}, true)
+		defer close(done)
+		move(ctx, c)
 	}()
-	waitFor(t, "the revoked partition's commit held", h.isBlocked)
+	waitFor(t, "the move held", h.isBlocked)
 	clock.set(clock.Now().Add(2 * time.Minute)) // every kept partition's interval is over
 	if err := c.poll(ctx, ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if open := openPartitions(c); open != parts-1 {
-		t.Fatalf("%d of %d kept partitions open after a poll beside a revocation; want all (their timers wait)", open, parts-1)
+	if open := openPartitions(c); open != kept {
+		t.Fatalf("%d of %d kept partitions open after a poll beside the move; want all (their timers wait)", open, kept)
 	}
 	h.release()
-	<-released
+	<-done
 	if err := c.poll(ctx, ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	if open := openPartitions(c); open != 0 {
-		t.Fatalf("%d partitions still open in the first poll after the revocation", open)
+		t.Fatalf("%d partitions still open in the first poll after the move", open)
 	}
+	c.release(ctx, c.parts.keys(), true)
 	if _, err := verify.Check(ctx, k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: wantOne(parts)}); err != nil {
 		t.Fatal(err)
 	}
