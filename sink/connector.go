@@ -313,7 +313,7 @@ func (c *Connector) kafkaOpts() []kgo.Opt {
 		// Not kgo.BlockRebalanceOnPoll(): it kept the poll loop, and every
 		// partition a revocation keeps, waiting for the revocation's
 		// commits. The poll gate keeps only the revoked partitions apart
-		// from the poll loop (pollGate, D-next i25-revoke).
+		// from the poll loop (pollGate, D48).
 		// Named rather than left to franz-go's default: a member joining or
 		// leaving moves only the partitions that change owner, and the
 		// others keep writing their open files (docs/design.md §6, "A
@@ -403,8 +403,8 @@ func (c *Connector) poll(ctx, store context.Context, fetches kgo.Fetches) error 
 	}
 	// While a revocation commits, or an assignment recovers, beside this
 	// poll, the timers wait for it: the moved partitions wait for that work,
-	// and every commit of ours competes with it for the NameNode (D-next
-	// i25-revoke).
+	// and every commit of ours competes with it for the NameNode
+	// (D48).
 	c.spread.begin(c.mayRotateLater, c.moving.Load() > 0)
 	err := c.process(ctx, store, fetches)
 	if err == nil {

@@ -13,7 +13,7 @@ import (
 // exclusively only while it takes its partitions out of the registry. The
 // commits of the revoked partitions then run in the callback, beside the
 // next polls of the partitions kept (docs/design.md §6, "The revocation's
-// commits run beside the poll loop", D-next i25-revoke).
+// commits run beside the poll loop", D48).
 //
 // franz-go's BlockRebalanceOnPoll gave the same exclusion by stopping the
 // poll loop for the whole callback, commits included: with 1,000
