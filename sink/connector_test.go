@@ -76,6 +76,18 @@ func (k *kafkaFixture) produce(recs ...*kgo.Record) {
 	}
 }
 
+// produceRange produces the records seq from..to-1 of each of partitions
+// 0..parts-1.
+func (k *kafkaFixture) produceRange(parts int32, from, to int64) {
+	var recs []*kgo.Record
+	for seq := from; seq < to; seq++ {
+		for p := range parts {
+			recs = append(recs, k.good(p, seq))
+		}
+	}
+	k.produce(recs...)
+}
+
 func (k *kafkaFixture) good(p int32, seq int64) *kgo.Record {
 	v, err := demodata.Value(k.id, p, seq)
 	if err != nil {
@@ -269,15 +281,7 @@ func TestTombstonesIgnoredAndCounted(t *testing.T) {
 func TestRebalanceKeepsExactlyOnce(t *testing.T) {
 	const parts, perPart = 4, 600
 	k := newKafkaFixture(t, parts, testTopic)
-	produceRange := func(from, to int64) {
-		var recs []*kgo.Record
-		for seq := from; seq < to; seq++ {
-			for p := int32(0); p < parts; p++ {
-				recs = append(recs, k.good(p, seq))
-			}
-		}
-		k.produce(recs...)
-	}
+	produceRange := func(from, to int64) { k.produceRange(parts, from, to) }
 	produceRange(0, 200)
 	cfg := k.config("rebalance")
 	first := start(t, cfg)

@@ -19,24 +19,9 @@ func TestCeilingCountsPartitionsBeingReleased(t *testing.T) {
 	const parts = 4
 	k := newKafkaFixture(t, 1, testTopic)
 	cfg := k.config("ceiling-release")
-	cfg.Topics = []string{"unrelated"} // the connector's own group assigns it nothing of the test topic
 	cfg.FlushSize, cfg.RotateInterval = 1_000_000, 0
-	h := newHold()
 	// Only partition 0's commit is held: it is the one revoked.
-	h.only(0)
-	cfg.FS = heldFS(k.fs, h, "rename")
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	t.Cleanup(h.release)
-	f := newFixture(t, k.fs)
-	for part := range int32(parts) {
-		o := c.newOwned(tp{testTopic, part})
-		c.parts.put(o)
-		writeBatch(t, f, o.p, 0, 100)
-	}
+	c, h, f := heldConnector(t, k, cfg, 0, parts, 100)
 	c.cfg.MemoryMax = 3*c.parts.get(tp{testTopic, 1}).p.buffered() + c.parts.get(tp{testTopic, 0}).p.buffered()
 	ctx := context.Background()
 	h.armed.Store(true)
@@ -121,23 +106,8 @@ func timersWaitFor(t *testing.T, moved int32, move func(ctx context.Context, c *
 	clock := &fakeClock{now: time.Date(2026, 6, 1, 10, 0, 0, 0, time.UTC)}
 	k := newKafkaFixture(t, 1, testTopic)
 	cfg := k.config("timers-yield")
-	cfg.Topics = []string{"unrelated"} // the connector's own group assigns it nothing of the test topic
 	cfg.FlushSize, cfg.RotateInterval, cfg.Now = 1_000_000, time.Minute, clock.Now
-	h := newHold()
-	h.only(moved)
-	cfg.FS = heldFS(k.fs, h, "rename")
-	c, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	t.Cleanup(h.release)
-	f := newFixture(t, k.fs)
-	for part := range int32(parts) {
-		o := c.newOwned(tp{testTopic, part})
-		c.parts.put(o)
-		writeBatch(t, f, o.p, 0, 1)
-	}
+	c, h, _ := heldConnector(t, k, cfg, moved, parts, 1)
 	kept := parts // every partition but a revoked one stays
 	if moved < parts {
 		kept--
@@ -169,4 +139,30 @@ func timersWaitFor(t *testing.T, moved int32, move func(ctx context.Context, c *
 	if _, err := verify.Check(ctx, k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: wantOne(parts)}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// heldConnector is a connector that owns partitions 0..parts-1 of the test
+// topic, each with records written into its open files, whose store holds
+// the renames of partition held until the hold is armed and released. Its
+// group is given nothing of the test topic: the test moves partitions by
+// calling the callbacks itself.
+func heldConnector(t *testing.T, k *kafkaFixture, cfg Config, held int32, parts int, records int64) (*Connector, *hold, *fixture) {
+	t.Helper()
+	cfg.Topics = []string{"unrelated"}
+	h := newHold()
+	h.only(held)
+	cfg.FS = heldFS(k.fs, h, "rename")
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	t.Cleanup(h.release)
+	f := newFixture(t, k.fs)
+	for part := range int32(parts) {
+		o := c.newOwned(tp{testTopic, part})
+		c.parts.put(o)
+		writeBatch(t, f, o.p, 0, records)
+	}
+	return c, h, f
 }

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/storage/storagetest"
 	"github.com/hdfs-sink/hdfs-sink/wal"
@@ -23,15 +21,7 @@ func TestAssignmentDoesNotWaitForLeftovers(t *testing.T) {
 	const parts = 2
 	k := newKafkaFixture(t, parts, testTopic)
 	mem := k.fs.(*storagetest.MemFS)
-	produce := func(from, to int64) {
-		var recs []*kgo.Record
-		for seq := from; seq < to; seq++ {
-			for p := int32(0); p < parts; p++ {
-				recs = append(recs, k.good(p, seq))
-			}
-		}
-		k.produce(recs...)
-	}
+	produce := func(from, to int64) { k.produceRange(parts, from, to) }
 	produce(0, 100)
 	cfg := k.config("leftovers")
 	first := start(t, cfg)
