@@ -2,7 +2,9 @@ package itest
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +141,9 @@ func buildAt(root, commit string) (string, error) {
 			return "", err
 		}
 	}
+	if err := pointReplacementsAt(root, src); err != nil {
+		return "", err
+	}
 	built := filepath.Join(work, "hdfs-sink")
 	if out, err := run(src, buildEnv, "go", slices.Concat(buildArgs, []string{built, "./cmd/hdfs-sink"})...); err != nil {
 		return "", fmt.Errorf("go build of %s (offline, with this tree's go.mod): %v\n%s", commit, err, out)
@@ -175,6 +180,15 @@ func cachedBuild(root, full string) (string, map[string][]byte, error) {
 		fmt.Fprintf(key, "%s %d\n", f, len(b))
 		key.Write(b)
 	}
+	reps, err := localReplacements(root)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, r := range reps {
+		if err := hashTree(key, filepath.Join(root, r.dir)); err != nil {
+			return "", nil, err
+		}
+	}
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
@@ -189,4 +203,74 @@ func run(dir string, env []string, name string, args ...string) (string, error) 
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+// replacement is a replace directive of go.mod whose target is a directory
+// of the tree (the colinmarc/hdfs fork, D46).
+type replacement struct {
+	module string // path, or path@version
+	dir    string // relative to the module root
+}
+
+// localReplacements lists root's go.mod replacements by a relative
+// directory.
+func localReplacements(root string) ([]replacement, error) {
+	out, err := run(root, nil, "go", "mod", "edit", "-json")
+	if err != nil {
+		return nil, fmt.Errorf("go mod edit -json: %v\n%s", err, out)
+	}
+	var mod struct {
+		Replace []struct {
+			Old, New struct{ Path, Version string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &mod); err != nil {
+		return nil, fmt.Errorf("go mod edit -json: %w", err)
+	}
+	var reps []replacement
+	for _, r := range mod.Replace {
+		if !strings.HasPrefix(r.New.Path, "./") && !strings.HasPrefix(r.New.Path, "../") {
+			continue
+		}
+		module := r.Old.Path
+		if r.Old.Version != "" {
+			module += "@" + r.Old.Version
+		}
+		reps = append(reps, replacement{module: module, dir: r.New.Path})
+	}
+	return reps, nil
+}
+
+// pointReplacementsAt points the replacements by a relative directory of
+// the go.mod copied into src at root's directories: an earlier commit's
+// tree may not have them.
+func pointReplacementsAt(root, src string) error {
+	reps, err := localReplacements(root)
+	if err != nil {
+		return err
+	}
+	for _, r := range reps {
+		abs := filepath.Join(root, r.dir)
+		if out, err := run(src, nil, "go", "mod", "edit", "-replace", r.module+"="+abs); err != nil {
+			return fmt.Errorf("go mod edit -replace %s=%s: %v\n%s", r.module, abs, err, out)
+		}
+	}
+	return nil
+}
+
+// hashTree adds every file's path and content under dir to h: a build
+// that uses dir is stale once any of it changes.
+func hashTree(h interface{ Write([]byte) (int, error) }, dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", p, len(b))
+		_, err = h.Write(b)
+		return err
+	})
 }
