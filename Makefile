@@ -24,10 +24,6 @@ static:
 	@if grep -a -o -E 'HDFS_SINK_(CRASH_AT|FREEZE_AT|FREEZE_RENAME|PANIC_AT|FAIL_RENAME_EVERY)' $(STATIC_BIN) | head -1 | grep -q .; then echo "$(STATIC_BIN): a fault-injection switch is in the release build (it belongs behind the faults build tag)"; exit 1; fi
 	@echo "$(STATIC_BIN): static (CGO_ENABLED=0), no fault-injection switch"
 
-# FORK_OWN: the files our fork of colinmarc/hdfs adds; upstream's own are
-# kept byte for byte and left out of gofmt (third_party/colinmarc-hdfs/FORK.md).
-FORK_OWN := third_party/colinmarc-hdfs/direct.go
-
 # NOWHERE is a path that cannot exist (/dev/null is no directory).
 NOWHERE := /dev/null/nowhere
 # UNIT_ENV runs the unit step as on a fresh machine (issue 20): env -i drops
@@ -51,7 +47,7 @@ UNIT_ENV = env -i PATH="$$PATH" TMPDIR="$$TMPDIR" HOME=$(UNIT_HOME) \
 unit: static
 	$(TESTENV) unit-tools
 	rm -rf $(UNIT_HOME) && mkdir $(UNIT_HOME)
-	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './third_party/*') $(FORK_OWN)); if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
+	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt -l: not formatted:"; echo "$$unformatted"; exit 1; fi
 	$(UNIT_ENV) $(GO) mod tidy -diff
 	$(UNIT_ENV) $(GO) vet $(PKGS)
 	$(UNIT_ENV) $(GO) vet -tags integration $(PKGS)

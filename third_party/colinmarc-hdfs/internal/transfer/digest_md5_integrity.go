@@ -150,7 +150,7 @@ func (d *digestMD5IntegrityConn) decode(input []byte) ([]byte, error) {
 
 // msgHMAC implements the HMAC wrapper per the RFC:
 //
-//     HMAC(ki, {seqnum, msg})[0..9].
+//	HMAC(ki, {seqnum, msg})[0..9].
 func msgHMAC(mac hash.Hash, seq [4]byte, msg []byte) []byte {
 	mac.Reset()
 	mac.Write(seq[:])

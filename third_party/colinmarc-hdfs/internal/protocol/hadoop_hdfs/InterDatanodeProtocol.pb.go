@@ -45,7 +45,7 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-//*
+// *
 // Block with location information and new generation stamp
 // to be used for recovery.
 type InitReplicaRecoveryRequestProto struct {
@@ -95,7 +95,7 @@ func (x *InitReplicaRecoveryRequestProto) GetBlock() *RecoveringBlockProto {
 	return nil
 }
 
-//*
+// *
 // Repica recovery information
 type InitReplicaRecoveryResponseProto struct {
 	state         protoimpl.MessageState
@@ -161,7 +161,7 @@ func (x *InitReplicaRecoveryResponseProto) GetBlock() *BlockProto {
 	return nil
 }
 
-//*
+// *
 // Update replica with new generation stamp and length
 type UpdateReplicaUnderRecoveryRequestProto struct {
 	state         protoimpl.MessageState
@@ -240,7 +240,7 @@ func (x *UpdateReplicaUnderRecoveryRequestProto) GetNewBlockId() uint64 {
 	return Default_UpdateReplicaUnderRecoveryRequestProto_NewBlockId
 }
 
-//*
+// *
 // Response returns updated block information
 type UpdateReplicaUnderRecoveryResponseProto struct {
 	state         protoimpl.MessageState

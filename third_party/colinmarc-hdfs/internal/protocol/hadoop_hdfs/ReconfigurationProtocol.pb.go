@@ -37,7 +37,7 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-//* Asks NN/DN to reload configuration file.
+// * Asks NN/DN to reload configuration file.
 type StartReconfigurationRequestProto struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
@@ -114,7 +114,7 @@ func (*StartReconfigurationResponseProto) Descriptor() ([]byte, []int) {
 	return file_ReconfigurationProtocol_proto_rawDescGZIP(), []int{1}
 }
 
-//* Query the running status of reconfiguration process
+// * Query the running status of reconfiguration process
 type GetReconfigurationStatusRequestProto struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache
@@ -287,7 +287,7 @@ func (x *GetReconfigurationStatusResponseProto) GetChanges() []*GetReconfigurati
 	return nil
 }
 
-//* Query the reconfigurable properties on NN/DN.
+// * Query the reconfigurable properties on NN/DN.
 type ListReconfigurablePropertiesRequestProto struct {
 	state         protoimpl.MessageState
 	sizeCache     protoimpl.SizeCache

@@ -229,7 +229,7 @@ func (AclEntryProto_FsActionProto) EnumDescriptor() ([]byte, []int) {
 	return file_acl_proto_rawDescGZIP(), []int{1, 2}
 }
 
-//*
+// *
 // File or Directory permision - same spec as posix
 type FsPermissionProto struct {
 	state         protoimpl.MessageState

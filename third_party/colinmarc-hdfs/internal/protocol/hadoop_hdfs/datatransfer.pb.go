@@ -1379,7 +1379,7 @@ func (x *OpBlockGroupChecksumProto) GetBlockChecksumOptions() *BlockChecksumOpti
 	return nil
 }
 
-//*
+// *
 // An ID uniquely identifying a shared memory segment.
 type ShortCircuitShmIdProto struct {
 	state         protoimpl.MessageState
@@ -1436,7 +1436,7 @@ func (x *ShortCircuitShmIdProto) GetLo() int64 {
 	return 0
 }
 
-//*
+// *
 // An ID uniquely identifying a slot within a shared memory segment.
 type ShortCircuitShmSlotProto struct {
 	state         protoimpl.MessageState
@@ -1969,7 +1969,7 @@ func (x *PipelineAckProto) GetFlag() []uint32 {
 	return nil
 }
 
-//*
+// *
 // Sent as part of the BlockOpResponseProto
 // for READ_BLOCK and COPY_BLOCK operations.
 type ReadOpChecksumInfoProto struct {
@@ -2126,7 +2126,7 @@ func (x *BlockOpResponseProto) GetShortCircuitAccessVersion() uint32 {
 	return 0
 }
 
-//*
+// *
 // Message sent from the client to the DN after reading the entire
 // read request.
 type ClientReadStatusProto struct {

@@ -922,7 +922,7 @@ func (x *GetECTopologyResultForPoliciesResponseProto) GetResponse() *ECTopologyV
 	return nil
 }
 
-//*
+// *
 // Block erasure coding reconstruction info
 type BlockECReconstructionInfoProto struct {
 	state         protoimpl.MessageState
@@ -1019,7 +1019,7 @@ func (x *BlockECReconstructionInfoProto) GetEcPolicy() *ErasureCodingPolicyProto
 	return nil
 }
 
-//*
+// *
 // Codec and it's corresponding coders
 type CodecProto struct {
 	state         protoimpl.MessageState
