@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/hdfs-sink/hdfs-sink/configs"
 	"github.com/hdfs-sink/hdfs-sink/layout"
@@ -131,7 +130,7 @@ func freezeRenameFromEnv() (*renameFreeze, error) {
 		return nil, nil
 	}
 	kind, nStr, hasN := strings.Cut(v, ":")
-	f := &renameFreeze{kind: kind, n: 1, stop: func() { syscall.Kill(os.Getpid(), syscall.SIGSTOP) }}
+	f := &renameFreeze{kind: kind, n: 1, stop: sink.FreezeSelf}
 	if kind != "segment" && kind != "final" {
 		return nil, fmt.Errorf("HDFS_SINK_FREEZE_RENAME=%q: want segment or final, then :N", v)
 	}

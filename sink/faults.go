@@ -42,7 +42,7 @@ func (c *CrashAt) Enter(s State) {
 	}
 	if c.Freeze {
 		fmt.Fprintf(os.Stderr, "hdfs-sink: fault injection: SIGSTOP at %s (#%d)\n", s, c.N)
-		syscall.Kill(os.Getpid(), syscall.SIGSTOP) // returns once continued
+		FreezeSelf() // returns once continued
 		return
 	}
 	fmt.Fprintf(os.Stderr, "hdfs-sink: fault injection: SIGKILL at %s (#%d)\n", s, c.N)
