@@ -113,19 +113,7 @@ func TestJoinRevokesOnlyWhatMoves(t *testing.T) {
 	}
 	produce(20)
 	waitFor(t, "both members writing", func() bool { return a.Stats.Records.Load()+b.Stats.Records.Load() >= 40*parts })
-	for _, r := range []*running{a, b} {
-		r.stop()
-		if err, ok := r.wait(30 * time.Second); !ok || err != nil {
-			t.Fatalf("connector: stopped=%v err=%v", ok, err)
-		}
-	}
-	want := map[int32]int64{}
-	for p := int32(0); p < parts; p++ {
-		want[p] = next[p]
-	}
-	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want, SeqField: "seq"}); err != nil {
-		t.Fatal(err)
-	}
+	stopAndCheck(t, k, next, a, b)
 }
 
 // hold stops, once armed, every storage call that matches until released:
@@ -237,15 +225,7 @@ func TestKeptPartitionsWriteWhileRevokedCommit(t *testing.T) {
 	})
 	h.release()
 	waitFor(t, "both members writing", func() bool { return a.Stats.Records.Load()+b.Stats.Records.Load() >= 40*parts })
-	for _, r := range []*running{a, b} {
-		r.stop()
-		if err, ok := r.wait(30 * time.Second); !ok || err != nil {
-			t.Fatalf("connector: stopped=%v err=%v", ok, err)
-		}
-	}
-	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: maps.Clone(next), SeqField: "seq"}); err != nil {
-		t.Fatal(err)
-	}
+	stopAndCheck(t, k, next, a, b)
 }
 
 // TestRevocationWaitsForTheBatchUnderWay injects a revocation in the middle
@@ -290,15 +270,7 @@ func revokeMidBatch(t *testing.T, op string) {
 	waitFor(t, "both members writing every record", func() bool {
 		return len(a.parts.all()) < parts && a.Stats.Records.Load()+b.Stats.Records.Load() >= 35*parts
 	})
-	for _, r := range []*running{a, b} {
-		r.stop()
-		if err, ok := r.wait(30 * time.Second); !ok || err != nil {
-			t.Fatalf("connector: stopped=%v err=%v", ok, err)
-		}
-	}
-	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: maps.Clone(next), SeqField: "seq"}); err != nil {
-		t.Fatal(err)
-	}
+	stopAndCheck(t, k, next, a, b)
 }
 
 // TestAssignmentWaitsForTheBatchUnderWay: partitions assigned while a
@@ -338,9 +310,18 @@ func TestAssignmentWaitsForTheBatchUnderWay(t *testing.T) {
 	produceEach(k, parts, next, 5)
 	waitFor(t, "the first member holding every partition", func() bool { return len(a.parts.all()) == parts })
 	waitFor(t, "every record written", func() bool { return a.Stats.Records.Load()+b.Stats.Records.Load() >= 20*parts })
-	a.stop()
-	if err, ok := a.wait(30 * time.Second); !ok || err != nil {
-		t.Fatalf("first member: stopped=%v err=%v", ok, err)
+	stopAndCheck(t, k, next, a)
+}
+
+// stopAndCheck stops the members and checks that every offset below next
+// is on the fixture's store exactly once.
+func stopAndCheck(t *testing.T, k *kafkaFixture, next map[int32]int64, members ...*running) {
+	t.Helper()
+	for _, r := range members {
+		r.stop()
+		if err, ok := r.wait(30 * time.Second); !ok || err != nil {
+			t.Fatalf("connector: stopped=%v err=%v", ok, err)
+		}
 	}
 	if _, err := verify.Check(t.Context(), k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: maps.Clone(next), SeqField: "seq"}); err != nil {
 		t.Fatal(err)

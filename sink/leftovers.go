@@ -167,8 +167,3 @@ func (j *janitor) stop() {
 	j.cancel()
 	j.wg.Wait()
 }
-
-// idle waits until nothing is queued or under way (tests).
-func (j *janitor) idle() {
-	j.wg.Wait()
-}

@@ -120,3 +120,8 @@ func TestJanitorHold(t *testing.T) {
 		t.Fatalf("after release: %v, want it removed", err)
 	}
 }
+
+// idle waits until nothing is queued or under way.
+func (j *janitor) idle() {
+	j.wg.Wait()
+}
