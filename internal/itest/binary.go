@@ -258,8 +258,9 @@ func pointReplacementsAt(root, src string) error {
 	return nil
 }
 
-// hashTree adds every file's path and content under dir to h: a build
-// that uses dir is stale once any of it changes.
+// hashTree adds every file's path (relative to dir: the same tree in
+// another clone keeps its builds) and content under dir to h: a build that
+// uses dir is stale once any of it changes.
 func hashTree(h interface{ Write([]byte) (int, error) }, dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -269,7 +270,11 @@ func hashTree(h interface{ Write([]byte) (int, error) }, dir string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(h, "%s %d\n", p, len(b))
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", rel, len(b))
 		_, err = h.Write(b)
 		return err
 	})

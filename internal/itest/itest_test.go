@@ -251,15 +251,26 @@ func TestKeptBuildNamesItsModuleFiles(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "go.sum"), []byte(gosum), 0o644)
 		return dir
 	}
+	// forked is a root whose go.mod replaces a module by ./fork (D46), the
+	// fork holding one file with content.
+	const replacing = "module m\nreplace example.com/x => ./fork\n"
+	forked := func(content string) string {
+		dir := root(replacing, "")
+		os.Mkdir(filepath.Join(dir, "fork"), 0o755)
+		os.WriteFile(filepath.Join(dir, "fork", "x.go"), []byte(content), 0o644)
+		return dir
+	}
 	const commit = "0123456789abcdef0123456789abcdef01234567"
 	base := root("module m\n", "")
 	paths := map[string]string{}
 	for name, c := range map[string]struct{ root, commit string }{
-		"base":   {base, commit},
-		"commit": {base, strings.Replace(commit, "0", "f", 1)},
-		"go.mod": {root("module m\ngo 1.24\n", ""), commit},
-		"go.sum": {root("module m\n", "x v1 h1:y\n"), commit},
-		"split":  {root("module m", "\n"), commit}, // the same bytes, split otherwise
+		"base":         {base, commit},
+		"commit":       {base, strings.Replace(commit, "0", "f", 1)},
+		"go.mod":       {root("module m\ngo 1.24\n", ""), commit},
+		"go.sum":       {root("module m\n", "x v1 h1:y\n"), commit},
+		"split":        {root("module m", "\n"), commit}, // the same bytes, split otherwise
+		"fork":         {forked("package x\n"), commit},
+		"fork changed": {forked("package x // changed\n"), commit},
 	} {
 		p, _, err := cachedBuild(c.root, c.commit)
 		if err != nil {
@@ -276,5 +287,8 @@ func TestKeptBuildNamesItsModuleFiles(t *testing.T) {
 	}
 	if again, _, _ := cachedBuild(base, commit); again != paths["base"] {
 		t.Errorf("the same inputs are kept under %s, then %s", paths["base"], again)
+	}
+	if elsewhere, _, _ := cachedBuild(forked("package x\n"), commit); elsewhere != paths["fork"] {
+		t.Errorf("the same tree in another directory is kept under %s, not %s: a clone would rebuild", elsewhere, paths["fork"])
 	}
 }
