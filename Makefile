@@ -58,6 +58,7 @@ unit: static
 	$(UNIT_ENV) $(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes vet ./...
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes test ./...
+	$(UNIT_ENV) $(GO) -C third_party/colinmarc-hdfs test -race ./internal/transfer
 	rm -rf $(UNIT_HOME)
 
 ## build: the static binary in bin/, stamped with version, commit and build

@@ -897,5 +897,5 @@ case ${1:-} in
   ha-datanode) shift; cmd_ha_datanode "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
   unit-tools) unit_tools ;; # promtool, for `make unit`
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start <service>|start-kdc|krb-datanode <protection>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|ha-up|ha-state|haadmin <args>|ha-failover|ha-kill-active|ha-datanode <kill|stop|cont|decommission|recommission|await-dead> <1|2|3>|fetch|unit-tools" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start <service>|start-kdc|krb-datanode <authentication|integrity|privacy|privacy-digest>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|ha-up|ha-state|haadmin <args>|ha-failover|ha-kill-active|ha-datanode <kill|stop|cont|decommission|recommission|await-dead> <1|2|3>|fetch|unit-tools" >&2; exit 2 ;;
 esac

@@ -101,7 +101,6 @@ func TestCheckRefusesKerberosSettings(t *testing.T) {
 		"conf dir asks, connector does not": {"privacy", map[string]string{"hdfs.authentication.kerberos": "false", "hive.metastore.sasl.enabled": "false",
 			"consumer.override.security.protocol": "", "consumer.override.sasl.mechanism": "", "consumer.override.sasl.jaas.config": ""},
 			"sets hadoop.security.authentication=kerberos: set hdfs.authentication.kerberos=true"},
-		"integrity":      {"integrity", nil, "dfs.data.transfer.protection=integrity cannot be used"},
 		"keytab missing": {"privacy", map[string]string{"connect.hdfs.keytab": "/nonexistent.keytab"}, "keytab /nonexistent.keytab"},
 		"ticket cache":   {"privacy", map[string]string{"consumer.override.sasl.jaas.config": `com.sun.security.auth.module.Krb5LoginModule required useTicketCache=true principal="sink";`}, "useTicketCache=true is not supported"},
 		"no sasl login":  {"privacy", map[string]string{"consumer.override.sasl.jaas.config": ""}, "consumer.override.sasl.jaas.config = \"\": must be set with sasl.mechanism GSSAPI"},

@@ -262,22 +262,7 @@ func (f *FS) Open(ctx context.Context, name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &reader{r: r, ctx: ctx, c: c, name: p}
-	if f.opts.Kerberos == nil {
-		return rd, nil
-	}
-	return explainingReader{rd}, nil
-}
-
-// explainingReader adds explainRead's diagnosis to read errors.
-type explainingReader struct{ io.ReadCloser }
-
-func (r explainingReader) Read(p []byte) (int, error) {
-	n, err := r.ReadCloser.Read(p)
-	if err == io.EOF {
-		return n, err
-	}
-	return n, explainRead(err)
+	return &reader{r: r, ctx: ctx, c: c, name: p}, nil
 }
 
 // reader is a file open for reading whose reads honour Open's context. A

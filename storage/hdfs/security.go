@@ -72,8 +72,9 @@ func security(conf hadoopconf.HadoopConf, opts Options, copts *hdfs.ClientOption
 var protections = map[string]bool{"authentication": true, "integrity": true, "privacy": true}
 
 // checkProtection refuses protection values colinmarc/hdfs would silently
-// read as none (a typo, or SASL names such as auth-conf), and the data
-// transfer protections it cannot read blocks back through.
+// read as none (a typo, or SASL names such as auth-conf). Every level is
+// served: integrity and privacy without AES through the fork's DIGEST-MD5
+// reads (D49).
 func checkProtection(conf hadoopconf.HadoopConf) error {
 	for _, key := range []string{"dfs.data.transfer.protection", "hadoop.rpc.protection"} {
 		for _, v := range strings.Split(conf[key], ",") {
@@ -82,42 +83,7 @@ func checkProtection(conf hadoopconf.HadoopConf) error {
 			}
 		}
 	}
-	return checkDataTransfer(conf)
-}
-
-// errDigestWrap is why two protections are refused: colinmarc/hdfs
-// v2.4.0's DIGEST-MD5 integrity and privacy connections lose the bytes
-// they had buffered whenever a read spans two SASL frames
-// (digestMD5IntegrityConn.Read and digestMD5PrivacyConn.Read return only
-// the second part's count), so every block read back is corrupt. Privacy
-// through the negotiated AES/CTR stream does not use them.
-const errDigestWrap = "colinmarc/hdfs v2.4.0 corrupts every block read over DIGEST-MD5 integrity or privacy wrapping (docs/kerberos.md)"
-
-// checkDataTransfer refuses the client settings that would lead there:
-// integrity as the strongest protection, or privacy without AES/CTR.
-func checkDataTransfer(conf hadoopconf.HadoopConf) error {
-	levels := strings.ToLower(conf["dfs.data.transfer.protection"])
-	aes := strings.Contains(strings.ToUpper(conf["dfs.encrypt.data.transfer.cipher.suites"]), "AES/CTR/NOPADDING")
-	switch {
-	case strings.Contains(levels, "privacy") && !aes:
-		return fmt.Errorf("hadoop.conf.dir: dfs.data.transfer.protection=privacy needs dfs.encrypt.data.transfer.cipher.suites=AES/CTR/NoPadding here and on the DataNodes: %s", errDigestWrap)
-	case strings.Contains(levels, "integrity") && !strings.Contains(levels, "privacy"):
-		return fmt.Errorf("hadoop.conf.dir: dfs.data.transfer.protection=integrity cannot be used: %s; use privacy with AES/CTR/NoPadding (or authentication)", errDigestWrap)
-	}
 	return nil
-}
-
-// explainRead names the likely cause of a block read that fails the way
-// DIGEST-MD5-wrapped DataNode connections fail (a DataNode offering
-// integrity, or privacy without AES, whatever this client asked for).
-func explainRead(err error) error {
-	if err == nil {
-		return nil
-	}
-	if msg := err.Error(); strings.Contains(msg, "cannot parse invalid wire-format data") || strings.Contains(msg, "HMAC Integrity Check failed") {
-		return fmt.Errorf("%w (if the DataNodes' dfs.data.transfer.protection is integrity, or privacy without AES/CTR/NoPadding cipher suites: %s)", err, errDigestWrap)
-	}
-	return err
 }
 
 // authError turns a connect failure that no retry fixes into a

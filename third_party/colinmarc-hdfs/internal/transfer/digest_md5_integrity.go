@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
-	"io"
 	"net"
-	"syscall"
 	"time"
 )
 
@@ -81,42 +79,13 @@ func (d *digestMD5IntegrityConn) Write(b []byte) (n int, err error) {
 	binary.Write(&d.writeBuf, binary.BigEndian, int32(d.sendSeqNum))
 
 	d.sendSeqNum++
-	wr, err := d.writeBuf.WriteTo(d.conn)
-	return int(wr), err
+	return writeWrapped(b, &d.writeBuf, d.conn)
 }
 
 // Read will decode the underlying bytes and then copy them from our
 // buffer into the provided byte slice
 func (d *digestMD5IntegrityConn) Read(b []byte) (int, error) {
-	if !d.readDeadline.IsZero() && d.readDeadline.Before(time.Now()) {
-		return 0, syscall.ETIMEDOUT
-	}
-
-	n, err := d.readBuf.Read(b)
-	if len(b) == n || (err != nil && err != io.EOF) {
-		return n, err
-	}
-
-	var sz int32
-	err = binary.Read(d.conn, binary.BigEndian, &sz)
-	if err != nil {
-		return n, err
-	}
-
-	d.readBuf.Reset()
-	d.readBuf.Grow(int(sz))
-	_, err = io.CopyN(&d.readBuf, d.conn, int64(sz))
-	if err != nil {
-		return n, err
-	}
-
-	decoded, err := d.decode(d.readBuf.Bytes())
-	if err != nil {
-		return n, err
-	}
-
-	d.readBuf.Truncate(len(decoded))
-	return d.readBuf.Read(b[n:])
+	return readWrapped(b, &d.readBuf, d.conn, d.readDeadline, d.decode)
 }
 
 // decode will decode a message from the server and perform the integrity

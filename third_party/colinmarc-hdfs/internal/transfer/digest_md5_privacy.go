@@ -8,9 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash"
-	"io"
 	"net"
-	"syscall"
 	"time"
 )
 
@@ -73,35 +71,7 @@ func (d *digestMD5PrivacyConn) SetWriteDeadline(t time.Time) error {
 }
 
 func (d *digestMD5PrivacyConn) Read(b []byte) (int, error) {
-	if !d.readDeadline.IsZero() && d.readDeadline.Before(time.Now()) {
-		return 0, syscall.ETIMEDOUT
-	}
-
-	n, err := d.readBuf.Read(b)
-	if len(b) == n || (err != nil && err != io.EOF) {
-		return n, err
-	}
-
-	var sz int32
-	err = binary.Read(d.conn, binary.BigEndian, &sz)
-	if err != nil {
-		return 0, err
-	}
-
-	d.readBuf.Reset()
-	d.readBuf.Grow(int(sz))
-	_, err = io.CopyN(&d.readBuf, d.conn, int64(sz))
-	if err != nil {
-		return n, err
-	}
-
-	decoded, err := d.decode(d.readBuf.Bytes())
-	if err != nil {
-		return n, err
-	}
-
-	d.readBuf.Truncate(len(decoded))
-	return d.readBuf.Read(b[n:])
+	return readWrapped(b, &d.readBuf, d.conn, d.readDeadline, d.decode)
 }
 
 func (d *digestMD5PrivacyConn) decode(input []byte) (out []byte, err error) {
@@ -155,6 +125,5 @@ func (d *digestMD5PrivacyConn) Write(b []byte) (int, error) {
 	binary.Write(&d.writeBuf, binary.BigEndian, int32(d.sendSeqNum))
 
 	d.sendSeqNum++
-	n, err := d.writeBuf.WriteTo(d.conn)
-	return int(n), err
+	return writeWrapped(b, &d.writeBuf, d.conn)
 }
