@@ -58,7 +58,7 @@ unit: static
 	$(UNIT_ENV) $(GO) test -race -tags demo -run TestDemo ./cmd/hdfs-sink
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes vet ./...
 	$(UNIT_ENV) $(GO) -C packaging/kubernetes test ./...
-	$(UNIT_ENV) $(GO) -C third_party/colinmarc-hdfs test -race ./internal/transfer
+	$(UNIT_ENV) $(GO) -C third_party/colinmarc-hdfs test -race . ./internal/transfer
 	rm -rf $(UNIT_HOME)
 
 ## build: the static binary in bin/, stamped with version, commit and build
@@ -129,12 +129,14 @@ test: unit
 	$(TESTENV) up && $(MAKE) --no-print-directory integration
 
 ## test-kerberos-long: the Kerberos renewal run at full length (5 minutes of
-## 2-minute tickets, then a KDC outage longer than a ticket), services up
-## and down around it; `make test` runs it with a 150 s first phase.
+## 2-minute tickets, then a KDC outage longer than a ticket) and 5 minutes of
+## dfs.encrypt.data.transfer's short-lived keys through one client, services
+## up and down around them; `make test` runs the first with a 150 s first
+## phase and the second with one round trip.
 test-kerberos-long:
 	@trap '$(TESTENV) down' EXIT; trap 'exit 130' INT TERM; \
-	$(TESTENV) up && HDFS_SINK_KRB_RUN=5m HDFS_SINK_KRB_OUTAGE=150s \
-	$(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -timeout 30m -run TestKerberosLongRun -v ./integration/kerberos
+	$(TESTENV) up && HDFS_SINK_KRB_RUN=5m HDFS_SINK_KRB_OUTAGE=150s HDFS_SINK_KRB_KEY_RUN=5m \
+	$(INTEGRATION_ENV) $(GO) test -tags integration -count=1 -timeout 30m -run 'TestKerberosLongRun|TestDataEncryptionKey' -v ./integration/kerberos
 
 ## demo: the end-to-end demo (cmd/hdfs-sink demo, built with the demo tag:
 ## production builds leave its embedded Kafka out).

@@ -187,6 +187,15 @@ write_krb_hadoop_conf() {
     krb_prop dfs.client.block.write.replace-datanode-on-failure.enable false
     krb_prop dfs.webhdfs.enabled false
     krb_prop dfs.block.access.token.enable true
+    # krb-encrypt on: the older key-based data transfer encryption, with
+    # block keys rolled every minute and data encryption keys living one
+    # (the shortest Hadoop allows), so a key outlives its block key within
+    # minutes instead of the default 10 hours.
+    if [ "$(cat "$RUN/krb-encrypt" 2>/dev/null)" = on ]; then
+      krb_prop dfs.encrypt.data.transfer true
+      krb_prop dfs.block.access.key.update.interval 1
+      krb_prop dfs.block.access.token.lifetime 1
+    fi
     # privacy-digest: privacy by DIGEST-MD5's own RC4 wrapping, what a
     # DataNode without cipher suites gives; otherwise by AES/CTR, as
     # production clusters set it.
@@ -397,6 +406,24 @@ HDFS_SINK_TESTENV_KRB_HADOOP_CONF=$STATE/krb-client-conf
 HDFS_SINK_TESTENV_KRB_SPARK_CONF=$STATE/krb-spark-conf
 HDFS_SINK_TESTENV_TESTENV_SH=$HERE/testenv.sh
 EOF
+}
+
+# cmd_krb_encrypt <on|off>: restart the Kerberized NameNode and DataNode
+# with dfs.encrypt.data.transfer on (short-lived keys, see
+# write_krb_hadoop_conf) or off, and wait until they serve.
+cmd_krb_encrypt() {
+  case ${1:-} in on | off) ;; *) die "krb-encrypt: on or off" ;; esac
+  cached_paths
+  HDFS_LIB=$(fetch_pom hdfs -Dhadoop.version="$HADOOP_VERSION")
+  CHECK=$STATE/bin/itest-ready
+  mkdir -p "$RUN"
+  echo "$1" >"$RUN/krb-encrypt"
+  stop krb-datanode
+  stop krb-namenode
+  start_krb_namenode
+  start_krb_datanode "$(cat "$RUN/krb-datanode.protection" 2>/dev/null || echo privacy)"
+  wait_krb_hdfs
+  log "krb-hdfs serving with dfs.encrypt.data.transfer=$([ "$1" = on ] && echo true || echo false)"
 }
 
 # cmd_krb_datanode <protection>: restart the Kerberized DataNode alone with

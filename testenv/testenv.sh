@@ -883,6 +883,7 @@ case ${1:-} in
   start) shift; cmd_start "$@" ;; # after `stop <service>` (outage tests)
   start-kdc) start_kdcs ;; # after `stop kdc` (KDC outage tests)
   krb-datanode) shift; cmd_krb_datanode "$@" ;;
+  krb-encrypt) shift; cmd_krb_encrypt "$@" ;;
   signal) # signal <service> KILL|STOP|CONT (fault injection)
     case ${2:-} in kafka | namenode | datanode | hms | hms4 | registry | ha-jn | ha-nn1 | ha-nn2 | ha-dn1 | ha-dn2 | ha-dn3) signal_service "$2" "${3:-}" ;; *) die "signal: name one of kafka namenode datanode hms hms4 registry ha-jn ha-nn1 ha-nn2 ha-dn1 ha-dn2 ha-dn3" ;; esac ;;
   dfsadmin) shift; cmd_dfsadmin "$@" ;;
@@ -897,5 +898,5 @@ case ${1:-} in
   ha-datanode) shift; cmd_ha_datanode "$@" ;;
   fetch) ensure_prereqs; fetch_all ;;
   unit-tools) unit_tools ;; # promtool, for `make unit`
-  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start <service>|start-kdc|krb-datanode <authentication|integrity|privacy|privacy-digest>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|ha-up|ha-state|haadmin <args>|ha-failover|ha-kill-active|ha-datanode <kill|stop|cont|decommission|recommission|await-dead> <1|2|3>|fetch|unit-tools" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|logs <service>|stop <service>|start <service>|start-kdc|krb-datanode <authentication|integrity|privacy|privacy-digest>|krb-encrypt <on|off>|signal <service> KILL|STOP|CONT|dfsadmin <args>|fill-datanode|free-datanode|truncate-kafka-log <topic> <partition>|ha-up|ha-state|haadmin <args>|ha-failover|ha-kill-active|ha-datanode <kill|stop|cont|decommission|recommission|await-dead> <1|2|3>|fetch|unit-tools" >&2; exit 2 ;;
 esac

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hdfs-sink/hdfs-sink/internal/itest"
 	"github.com/hdfs-sink/hdfs-sink/storage/hdfs"
@@ -41,15 +42,27 @@ func clientConf(t *testing.T, dtp string, aes bool) string {
 // dir, and reads it back.
 func roundTrip(t *testing.T, conf string) error {
 	t.Helper()
-	l, err := itest.SinkLogin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := hdfs.New(hdfs.Options{URL: "hdfs://" + itest.KrbNameNodeAddr, ConfDir: conf, Kerberos: l.Client()})
+	fs, err := krbFS(t, conf)
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
+	return roundTripOn(t, fs)
+}
+
+// krbFS is storage/hdfs on the Kerberized HDFS with the conf dir.
+func krbFS(t *testing.T, conf string) (*hdfs.FS, error) {
+	t.Helper()
+	l, err := itest.SinkLogin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hdfs.New(hdfs.Options{URL: "hdfs://" + itest.KrbNameNodeAddr, ConfDir: conf, Kerberos: l.Client()})
+}
+
+// roundTripOn writes 1 MiB through fs and reads it back.
+func roundTripOn(t *testing.T, fs *hdfs.FS) error {
+	t.Helper()
 	name := "/itest/dtp/" + itest.UniqueName(t, "f")
 	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16)
 	w, err := fs.Create(t.Context(), name)
@@ -119,5 +132,37 @@ func checkAccepts(t *testing.T, conf string) {
 	out, err := exec.Command(binary(t), "check", "--config", s.connector("krb-dtp", map[string]string{"hadoop.conf.dir": conf})).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "data transfer protection integrity") {
 		t.Fatalf("check with dfs.data.transfer.protection=integrity: %v\n%s", err, out)
+	}
+}
+
+// TestDataEncryptionKey restarts the Kerberized NameNode and DataNode with
+// dfs.encrypt.data.transfer (the older key-based encryption; block keys
+// rolled every minute, data encryption keys living one) and writes and
+// reads back 1 MiB through one client. With HDFS_SINK_KRB_KEY_RUN set
+// (`make test-kerberos-long`: 5m) the same client goes on doing so every
+// 30 s for that long: a DataNode drops a block key about three minutes
+// after it is made, so a client that kept its first data encryption key
+// for good (colinmarc/hdfs v2.4.0) fails there; the fork renews it at its
+// expiry date (D50).
+func TestDataEncryptionKey(t *testing.T) {
+	requireKerberos(t)
+	run := durationEnv(t, "HDFS_SINK_KRB_KEY_RUN", 0)
+	testenv(t, "krb-encrypt", "on")
+	t.Cleanup(func() { testenv(t, "krb-encrypt", "off") })
+	fs, err := krbFS(t, clientConf(t, "privacy", true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Close()
+	start := time.Now()
+	for i := 1; ; i++ {
+		if err := roundTripOn(t, fs); err != nil {
+			t.Fatalf("round trip %d, %v after the first: %v", i, time.Since(start).Round(time.Second), err)
+		}
+		if time.Since(start) >= run {
+			t.Logf("%d round trips of 1 MiB with dfs.encrypt.data.transfer over %v, one client", i, time.Since(start).Round(time.Second))
+			return
+		}
+		time.Sleep(30 * time.Second)
 	}
 }

@@ -12,6 +12,7 @@ var exclusive = map[string]string{
 	"TestKerberosKDCUnreachableAtStart": "stops the KDC",
 	"TestKerberosLongRun":               "stops the KDC for longer than a ticket lives",
 	"TestDataTransferProtection":        "restarts the Kerberized DataNode with each protection",
+	"TestDataEncryptionKey":             "restarts the Kerberized NameNode and DataNode with dfs.encrypt.data.transfer",
 }
 
 // TestTestsDeclareHowTheyShareServices runs without services (make unit):

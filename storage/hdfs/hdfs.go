@@ -125,14 +125,10 @@ func connect(copts hdfs.ClientOptions, url string) (*hdfs.Client, error) {
 	}
 	// The client caches the server defaults on first use without a lock;
 	// fetch them now, before partitions use the client concurrently.
-	d, err := c.ServerDefaults()
-	if err != nil {
+	// (The data encryption key is the fork's to keep, under a lock: D50.)
+	if _, err := c.ServerDefaults(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("HDFS %s: get server defaults: %w", url, authError(copts, err))
-	}
-	if err := settleDataKey(c, copts.DataTransferProtection != "", d); err != nil {
-		c.Close()
-		return nil, err
 	}
 	return c, nil
 }

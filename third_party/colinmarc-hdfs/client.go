@@ -15,7 +15,6 @@ import (
 	hadoop "github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_common"
 	hdfs "github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_hdfs"
 	"github.com/colinmarc/hdfs/v2/internal/rpc"
-	"github.com/colinmarc/hdfs/v2/internal/transfer"
 	krb "github.com/jcmturner/gokrb5/v8/client"
 )
 
@@ -34,8 +33,8 @@ type Client struct {
 	namenode *rpc.NamenodeConnection
 	options  ClientOptions
 
-	defaults      *hdfs.FsServerDefaultsProto
-	encryptionKey *hdfs.DataEncryptionKeyProto
+	defaults *hdfs.FsServerDefaultsProto
+	dataKeys dataKeys // hdfs-sink: datakey.go
 }
 
 // ClientOptions represents the configurable options for a client.
@@ -307,23 +306,6 @@ func (c *Client) CopyToRemote(src string, dst string) error {
 	return remote.Close()
 }
 
-func (c *Client) fetchDataEncryptionKey() (*hdfs.DataEncryptionKeyProto, error) {
-	if c.encryptionKey != nil {
-		return c.encryptionKey, nil
-	}
-
-	req := &hdfs.GetDataEncryptionKeyRequestProto{}
-	resp := &hdfs.GetDataEncryptionKeyResponseProto{}
-
-	err := c.namenode.Execute("getDataEncryptionKey", req, resp)
-	if err != nil {
-		return nil, err
-	}
-
-	c.encryptionKey = resp.GetDataEncryptionKey()
-	return c.encryptionKey, nil
-}
-
 func (c *Client) wrapDatanodeDial(dc dialContext, token *hadoop.TokenProto) (dialContext, error) {
 	wrap := false
 	if c.options.DataTransferProtection != "" {
@@ -338,18 +320,7 @@ func (c *Client) wrapDatanodeDial(dc dialContext, token *hadoop.TokenProto) (dia
 	}
 
 	if wrap {
-		key, err := c.fetchDataEncryptionKey()
-		if err != nil {
-			return nil, err
-		}
-
-		return (&transfer.SaslDialer{
-			DialFunc:                  dc,
-			Key:                       key,
-			Token:                     token,
-			EnforceQop:                c.options.DataTransferProtection,
-			SkipSaslOnPrivilegedPorts: c.options.skipSaslForPrivilegedDatanodePorts,
-		}).DialContext, nil
+		return c.keyedDial(dc, token), nil // hdfs-sink: datakey.go
 	}
 
 	return dc, nil

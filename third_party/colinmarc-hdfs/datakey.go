@@ -1,0 +1,115 @@
+package hdfs
+
+// This file is hdfs-sink's (see FORK.md): the data encryption key, shared
+// by the client's DataNode connections.
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_common"
+	"github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_hdfs"
+	"github.com/colinmarc/hdfs/v2/internal/transfer"
+)
+
+// dataKeys caches the NameNode's data encryption key. Upstream kept the
+// first key in a plain field for the client's whole life: partitions
+// starting blocks at once raced on it, and with dfs.encrypt.data.transfer
+// the key outlived the block key it was made from, after which every
+// DataNode refused it (hours later: dfs.block.access.token.lifetime). Like
+// Hadoop's DFSClient, a key is used until its expiry date and then fetched
+// again.
+type dataKeys struct {
+	mu  sync.Mutex
+	key *hadoop_hdfs.DataEncryptionKeyProto
+}
+
+// get returns the cached key, fetching one when there is none or when it
+// has expired at now. A NameNode that does not encrypt data transfer
+// answers with no key; that answer is kept as an empty key, which the SASL
+// dialer reads as none (it uses a key only with a nonce), so each block
+// does not ask again.
+func (k *dataKeys) get(now time.Time, fetch func() (*hadoop_hdfs.DataEncryptionKeyProto, error)) (*hadoop_hdfs.DataEncryptionKeyProto, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.key != nil && !expired(k.key, now) {
+		return k.key, nil
+	}
+	key, err := fetch()
+	if err != nil {
+		return nil, err
+	}
+	if key == nil {
+		key = &hadoop_hdfs.DataEncryptionKeyProto{}
+	}
+	k.key = key
+	return key, nil
+}
+
+// forget drops key if it is still the cached one: the next get fetches.
+func (k *dataKeys) forget(key *hadoop_hdfs.DataEncryptionKeyProto) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.key == key {
+		k.key = nil
+	}
+}
+
+// expired: a real key (one with a nonce) past its expiry date, which is in
+// milliseconds since the epoch by the NameNode's clock.
+func expired(key *hadoop_hdfs.DataEncryptionKeyProto, now time.Time) bool {
+	return len(key.Nonce) > 0 && key.ExpiryDate != nil && now.UnixNano()/int64(time.Millisecond) >= int64(key.GetExpiryDate())
+}
+
+// requestKey asks the NameNode for a key (nil when it hands out none); a
+// variable so that tests can stand in for the NameNode.
+var requestKey = (*Client).requestDataEncryptionKey
+
+func (c *Client) requestDataEncryptionKey() (*hadoop_hdfs.DataEncryptionKeyProto, error) {
+	req := &hadoop_hdfs.GetDataEncryptionKeyRequestProto{}
+	resp := &hadoop_hdfs.GetDataEncryptionKeyResponseProto{}
+	if err := c.namenode.Execute("getDataEncryptionKey", req, resp); err != nil {
+		return nil, err
+	}
+	return resp.GetDataEncryptionKey(), nil
+}
+
+// saslDial is one SASL-wrapped DataNode connection with key; a variable so
+// that tests can stand in for the DataNode.
+var saslDial = func(ctx context.Context, c *Client, dc dialContext, token *hadoop_common.TokenProto, key *hadoop_hdfs.DataEncryptionKeyProto, network, addr string) (net.Conn, error) {
+	return (&transfer.SaslDialer{
+		DialFunc:                  dc,
+		Key:                       key,
+		Token:                     token,
+		EnforceQop:                c.options.DataTransferProtection,
+		SkipSaslOnPrivilegedPorts: c.options.skipSaslForPrivilegedDatanodePorts,
+	}).DialContext(ctx, network, addr)
+}
+
+// keyedDial dials DataNodes through SASL with the key current at each
+// dial. A handshake that fails with a real key is tried once more with a
+// fresh one, as DFSClient does on InvalidEncryptionKeyException: the
+// DataNode may no longer hold the key's block key (the NameNode restarted,
+// or this host's clock is behind the NameNode's).
+func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dialContext {
+	fetch := func() (*hadoop_hdfs.DataEncryptionKeyProto, error) { return requestKey(c) }
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		key, err := c.dataKeys.get(time.Now(), fetch)
+		if err != nil {
+			return nil, err
+		}
+		conn, err := saslDial(ctx, c, dc, token, key, network, addr)
+		if err == nil || len(key.Nonce) == 0 {
+			return conn, err
+		}
+		c.dataKeys.forget(key)
+		fresh, ferr := c.dataKeys.get(time.Now(), fetch)
+		if ferr != nil || bytes.Equal(fresh.Nonce, key.Nonce) {
+			return nil, err
+		}
+		return saslDial(ctx, c, dc, token, fresh, network, addr)
+	}
+}

@@ -1,0 +1,162 @@
+package hdfs
+
+// hdfs-sink's tests of datakey.go (see FORK.md).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_common"
+	"github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_hdfs"
+)
+
+// namenode hands out keys with a fresh nonce each, expiring at expiry
+// (nothing: no key at all), counting the requests.
+type namenode struct {
+	expiry time.Time
+	none   bool
+	asked  atomic.Int32
+}
+
+func (n *namenode) fetch() (*hadoop_hdfs.DataEncryptionKeyProto, error) {
+	i := n.asked.Add(1)
+	if n.none {
+		return nil, nil
+	}
+	ms := uint64(n.expiry.UnixNano() / int64(time.Millisecond))
+	return &hadoop_hdfs.DataEncryptionKeyProto{Nonce: []byte(fmt.Sprint("nonce-", i)), ExpiryDate: &ms}, nil
+}
+
+// TestDataKeyRenewedAtExpiry: a key serves until its expiry date and is
+// fetched again after it. Upstream kept the first key for the client's life.
+func TestDataKeyRenewedAtExpiry(t *testing.T) {
+	t0 := time.Unix(1_800_000_000, 0)
+	nn := &namenode{expiry: t0.Add(10 * time.Minute)}
+	var k dataKeys
+	first, _ := k.get(t0, nn.fetch)
+	for _, at := range []time.Duration{0, time.Minute, 10*time.Minute - time.Millisecond} {
+		if key, _ := k.get(t0.Add(at), nn.fetch); key != first {
+			t.Fatalf("at +%v: a new key before the expiry date", at)
+		}
+	}
+	nn.expiry = t0.Add(20 * time.Minute)
+	renewed, _ := k.get(t0.Add(10*time.Minute), nn.fetch)
+	if renewed == first || nn.asked.Load() != 2 {
+		t.Fatalf("at the expiry date: key renewed %v, %d requests; want a new key, 2 requests", renewed != first, nn.asked.Load())
+	}
+}
+
+// TestNoDataKeyIsKept: a NameNode without dfs.encrypt.data.transfer hands
+// out no key; that answer is kept (one request, not one per block) as an
+// empty key, which the SASL dialer reads as none.
+func TestNoDataKeyIsKept(t *testing.T) {
+	nn := &namenode{none: true}
+	var k dataKeys
+	for i := 0; i < 5; i++ {
+		key, err := k.get(time.Now().Add(time.Duration(i)*time.Hour), nn.fetch)
+		if err != nil || key == nil || len(key.Nonce) != 0 {
+			t.Fatalf("get: %v, %v; want an empty key", key, err)
+		}
+	}
+	if nn.asked.Load() != 1 {
+		t.Fatalf("%d requests for no key, want 1", nn.asked.Load())
+	}
+}
+
+// TestDataKeySharedByConcurrentBlocks: blocks starting at once share one
+// request and one key (run with -race: upstream's plain field raced).
+func TestDataKeySharedByConcurrentBlocks(t *testing.T) {
+	nn := &namenode{expiry: time.Now().Add(time.Hour)}
+	var k dataKeys
+	var wg sync.WaitGroup
+	keys := make([]*hadoop_hdfs.DataEncryptionKeyProto, 32)
+	for i := range keys {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			keys[i], _ = k.get(time.Now(), nn.fetch)
+		}(i)
+	}
+	wg.Wait()
+	for _, key := range keys {
+		if key != keys[0] {
+			t.Fatal("concurrent blocks got different keys")
+		}
+	}
+	if nn.asked.Load() != 1 {
+		t.Fatalf("%d requests, want 1", nn.asked.Load())
+	}
+}
+
+// TestDataKeyFetchFailure: a failed request is the dial's error and
+// leaves nothing cached.
+func TestDataKeyFetchFailure(t *testing.T) {
+	var k dataKeys
+	boom := errors.New("namenode down")
+	if _, err := k.get(time.Now(), func() (*hadoop_hdfs.DataEncryptionKeyProto, error) { return nil, boom }); err != boom {
+		t.Fatalf("err %v, want %v", err, boom)
+	}
+	if k.key != nil {
+		t.Fatal("a failed request left a key cached")
+	}
+}
+
+// TestKeyedDialRetriesWithAFreshKey: a DataNode that refuses the key (it
+// dropped its block key) gets one more handshake with a fresh key; a
+// refusal without a key, or with the same key again, is not retried.
+func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		none      bool // the NameNode hands out no key
+		refuse    int  // handshakes the DataNode refuses
+		wantDials int
+		wantErr   bool
+	}{
+		{"accepted", false, 0, 1, false},
+		{"stale key, then a fresh one", false, 1, 2, false},
+		{"refused twice", false, 2, 2, true},
+		{"no key: nothing to renew", true, 1, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nn := &namenode{expiry: time.Now().Add(time.Hour), none: tc.none}
+			var nonces []string
+			defer stubKeyedDial(nn, func(key *hadoop_hdfs.DataEncryptionKeyProto) error {
+				nonces = append(nonces, string(key.Nonce))
+				if len(nonces) <= tc.refuse {
+					return errors.New("the DataNode refused the handshake")
+				}
+				return nil
+			})()
+			c := &Client{}
+			_, err := c.keyedDial(nil, nil)(context.Background(), "tcp", "dn:9866")
+			if (err != nil) != tc.wantErr || len(nonces) != tc.wantDials {
+				t.Fatalf("err %v after dials with nonces %q; want error %v after %d dials", err, nonces, tc.wantErr, tc.wantDials)
+			}
+			if len(nonces) == 2 && nonces[0] == nonces[1] {
+				t.Fatalf("retried with the same key %q", nonces[0])
+			}
+		})
+	}
+}
+
+// stubKeyedDial stands nn in for the NameNode and handshake for the
+// DataNode's answer; the returned function restores both.
+func stubKeyedDial(nn *namenode, handshake func(*hadoop_hdfs.DataEncryptionKeyProto) error) func() {
+	oldDial, oldRequest := saslDial, requestKey
+	saslDial = func(_ context.Context, _ *Client, _ dialContext, _ *hadoop_common.TokenProto, key *hadoop_hdfs.DataEncryptionKeyProto, _, _ string) (net.Conn, error) {
+		if err := handshake(key); err != nil {
+			return nil, err
+		}
+		c, s := net.Pipe()
+		s.Close()
+		return c, nil
+	}
+	requestKey = func(*Client) (*hadoop_hdfs.DataEncryptionKeyProto, error) { return nn.fetch() }
+	return func() { saslDial, requestKey = oldDial, oldRequest }
+}
