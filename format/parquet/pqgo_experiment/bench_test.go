@@ -1,0 +1,97 @@
+package pqgo_experiment
+
+import (
+	"bytes"
+	"syscall"
+	"testing"
+	"time"
+
+	pqa "github.com/hdfs-sink/hdfs-sink/format/parquet"
+	"github.com/hdfs-sink/hdfs-sink/schema"
+)
+
+// fileRows is a file's records in bench's 1KB×8p×parquet runs (one row
+// group each), as in format/parquet's BenchmarkWriteFiles.
+const fileRows = 14000
+
+// fileWriter is what both encoders offer the benchmark.
+type fileWriter interface {
+	WriteDatum([]byte) error
+	Close() error
+}
+
+var encoders = []struct {
+	name string
+	open func(*bytes.Buffer, *schema.Schema) (fileWriter, error)
+}{
+	{"arrowgo", func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
+		return pqa.NewWriter(b, s, pqa.Options{Codec: "snappy"})
+	}},
+	{"pqgo", func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
+		return NewWriter(b, s, Options{PageRows: DefaultPageRows})
+	}},
+	// pqgo-ownpages: parquet-go cuts pages itself; dictionaries never fall
+	// back to PLAIN in a file of this size (not the same file as arrow-go's).
+	{"pqgo-ownpages", func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
+		return NewWriter(b, s, Options{})
+	}},
+}
+
+// BenchmarkWriteFiles is format/parquet's BenchmarkWriteFiles for both
+// encoders and each workload: a new writer per file of fileRows records,
+// closed, the file in memory. One op is one record; cpu-ns/op is the
+// process's CPU time (GC and page faults included), out-B/op the file
+// bytes per record. Run the two encoders as separate, alternating
+// processes to compare them on a loaded machine.
+func BenchmarkWriteFiles(b *testing.B) {
+	for _, wl := range workloads(b) {
+		for _, enc := range encoders {
+			b.Run(wl.name+"/"+enc.name, func(b *testing.B) {
+				benchWriteFiles(b, wl, enc.open)
+			})
+		}
+	}
+}
+
+func benchWriteFiles(b *testing.B, wl workload, open func(*bytes.Buffer, *schema.Schema) (fileWriter, error)) {
+	b.SetBytes(int64(len(wl.datums[0])))
+	b.ReportAllocs()
+	var out bytes.Buffer
+	var w fileWriter
+	n, written := 0, 0
+	closeFile := func() {
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		written += out.Len()
+		out.Reset()
+	}
+	cpu := processCPU(b)
+	for b.Loop() {
+		if n%fileRows == 0 {
+			if w != nil {
+				closeFile()
+			}
+			var err error
+			if w, err = open(&out, wl.s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.WriteDatum(wl.datums[n%len(wl.datums)]); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	closeFile()
+	b.ReportMetric(float64(processCPU(b)-cpu)/float64(n), "cpu-ns/op")
+	b.ReportMetric(float64(written)/float64(n), "out-B/op")
+}
+
+// processCPU is the user and system CPU time the process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
