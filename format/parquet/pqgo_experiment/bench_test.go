@@ -2,6 +2,7 @@ package pqgo_experiment
 
 import (
 	"bytes"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ const fileRows = 14000
 // fileWriter is what both encoders offer the benchmark.
 type fileWriter interface {
 	WriteDatum([]byte) error
+	BytesBuffered() int
 	Close() error
 }
 
@@ -41,7 +43,9 @@ var encoders = []struct {
 // encoders and each workload: a new writer per file of fileRows records,
 // closed, the file in memory. One op is one record; cpu-ns/op is the
 // process's CPU time (GC and page faults included), out-B/op the file
-// bytes per record. Run the two encoders as separate, alternating
+// bytes per record, MiB-held/file what the writer reports buffered just
+// before Close (for format/parquet the count of its allocator, for
+// pqgo an estimate: see BytesBuffered). Run the two encoders as separate, alternating
 // processes to compare them on a loaded machine.
 func BenchmarkWriteFiles(b *testing.B) {
 	for _, wl := range workloads(b) {
@@ -58,8 +62,10 @@ func benchWriteFiles(b *testing.B, wl workload, open func(*bytes.Buffer, *schema
 	b.ReportAllocs()
 	var out bytes.Buffer
 	var w fileWriter
-	n, written := 0, 0
+	n, written, held, files := 0, 0, 0, 0
 	closeFile := func() {
+		held += w.BytesBuffered()
+		files++
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -85,6 +91,7 @@ func benchWriteFiles(b *testing.B, wl workload, open func(*bytes.Buffer, *schema
 	closeFile()
 	b.ReportMetric(float64(processCPU(b)-cpu)/float64(n), "cpu-ns/op")
 	b.ReportMetric(float64(written)/float64(n), "out-B/op")
+	b.ReportMetric(float64(held)/float64(files)/(1<<20), "MiB-held/file")
 }
 
 // processCPU is the user and system CPU time the process has used.
@@ -94,4 +101,49 @@ func processCPU(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkHeldHeap checks BytesBuffered against the Go heap: it opens
+// heldWriters writers, writes fileRows records to each (a file just
+// before the sink would close it), and reports per writer the Go heap
+// growth after GC next to what BytesBuffered says.
+func BenchmarkHeldHeap(b *testing.B) {
+	const heldWriters = 8
+	for _, wl := range workloads(b)[:1] {
+		for _, enc := range encoders {
+			b.Run(wl.name+"/"+enc.name, func(b *testing.B) {
+				for b.Loop() {
+					runtime.GC()
+					var before, after runtime.MemStats
+					runtime.ReadMemStats(&before)
+					ws := make([]fileWriter, heldWriters)
+					outs := make([]bytes.Buffer, heldWriters)
+					counted := 0
+					for i := range ws {
+						w, err := enc.open(&outs[i], wl.s)
+						if err != nil {
+							b.Fatal(err)
+						}
+						for n := range fileRows {
+							if err := w.WriteDatum(wl.datums[n%len(wl.datums)]); err != nil {
+								b.Fatal(err)
+							}
+						}
+						ws[i] = w
+						counted += w.BytesBuffered()
+					}
+					runtime.GC()
+					runtime.ReadMemStats(&after)
+					b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/heldWriters/(1<<20), "MiB-heap/writer")
+					b.ReportMetric(float64(counted)/heldWriters/(1<<20), "MiB-counted/writer")
+					for _, w := range ws {
+						if err := w.Close(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					runtime.KeepAlive(ws)
+				}
+			})
+		}
+	}
 }

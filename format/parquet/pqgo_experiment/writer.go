@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/big"
 	"reflect"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -53,6 +54,7 @@ type Writer struct {
 	rows  int               // rows in the batch
 	paged int               // rows in the columns' open pages
 	opts  Options
+	out   *countingWriter
 	ents  []mapEntry // scratch of a map's entries
 	err   error      // sticky: the file is incomplete
 }
@@ -69,7 +71,8 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 		return nil, err
 	}
 	sch := parquet.NewSchema("schema", node)
-	pw := parquet.NewWriter(w, sch,
+	out := &countingWriter{w: w}
+	pw := parquet.NewWriter(out, sch,
 		parquet.Compression(&parquet.Snappy),
 		parquet.PageBufferSize(pageBytes),
 		parquet.DictionaryMaxBytes(pageBytes),
@@ -89,7 +92,7 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	for i := range vals {
 		vals[i] = make([]parquet.Value, 0, batchRows)
 	}
-	return &Writer{s: s, opts: opts, pw: pw, cols: cols, root: decs, vals: vals, marks: make([]int, len(cols))}, nil
+	return &Writer{s: s, opts: opts, out: out, pw: pw, cols: cols, root: decs, vals: vals, marks: make([]int, len(cols))}, nil
 }
 
 func joinPath(p []string) string {
@@ -162,6 +165,32 @@ func (w *Writer) flushBatch() error {
 		}
 	}
 	return nil
+}
+
+// BytesBuffered estimates the memory the open file holds: parquet-go's
+// own estimate of its row group (compressed pages, open page buffers,
+// dictionary values; Writer.Size less what reached the output) plus this
+// writer's batch (values and datum copies). parquet-go allocates from the
+// Go heap directly, so unlike format/parquet's counting allocator this is
+// an estimate: it leaves out slice slack and the dictionaries' hash maps.
+func (w *Writer) BytesBuffered() int {
+	n := int(w.pw.Size()-w.out.n) + cap(w.arena)
+	for _, v := range w.vals {
+		n += cap(v) * int(unsafe.Sizeof(parquet.Value{}))
+	}
+	return n
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Close writes the batch, the row group and the footer. It does not
