@@ -11,5 +11,9 @@
 // goavro's native values. Only the types the workloads use are mapped
 // (boolean, int, long, float, double, string, bytes, enum, fixed, date,
 // uuid, timestamp-millis/-micros as INT96, decimal, ["null", T], records,
-// arrays, maps); NewWriter fails on any other.
+// arrays, maps); NewWriter fails on any other. Its tests also hold a
+// writer on parquet-go's other path, GenericWriter of a Go struct of
+// bench's 1 KB record, which the sink could not use (its schemas are
+// known only at run time) but which shows what parquet-go costs when fed
+// typed columns.
 package pqgo_experiment
