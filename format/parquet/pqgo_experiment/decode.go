@@ -58,6 +58,68 @@ func (d *leafDec) null(w *Writer, rep, def int) {
 	w.vals[d.col] = append(w.vals[d.col], parquet.NullValue().Level(rep, def, d.col))
 }
 
+// bytesLeaf and longLeaf are leafDec for the commonest columns without
+// the call through a reader: strings (and uuids, bytes) and longs.
+type bytesLeaf struct{ leafDec }
+
+func (d *bytesLeaf) put(w *Writer, b []byte, rep, def int) ([]byte, error) {
+	u, n := binary.Uvarint(b)
+	size := int64(u>>1) ^ -int64(u&1)
+	if n <= 0 || size < 0 || size > int64(len(b)-n) {
+		return nil, fmt.Errorf("field %s: bad length: %w", d.path, errShort)
+	}
+	end := n + int(size)
+	w.vals[d.col] = append(w.vals[d.col], parquet.ByteArrayValue(b[n:end]).Level(rep, def, d.col))
+	return b[end:], nil
+}
+
+type longLeaf struct{ leafDec }
+
+func (d *longLeaf) put(w *Writer, b []byte, rep, def int) ([]byte, error) {
+	u, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil, fmt.Errorf("field %s: bad varint: %w", d.path, errShort)
+	}
+	w.vals[d.col] = append(w.vals[d.col], parquet.Int64Value(int64(u>>1)^-int64(u&1)).Level(rep, def, d.col))
+	return b[n:], nil
+}
+
+// int32Leaf (int, date), doubleLeaf and floatLeaf: the same for the
+// other fixed-width columns of the workloads.
+type int32Leaf struct{ leafDec }
+
+func (d *int32Leaf) put(w *Writer, b []byte, rep, def int) ([]byte, error) {
+	u, n := binary.Uvarint(b)
+	v := int64(u>>1) ^ -int64(u&1)
+	if n <= 0 || v != int64(int32(v)) {
+		return nil, fmt.Errorf("field %s: bad int", d.path)
+	}
+	w.vals[d.col] = append(w.vals[d.col], parquet.Int32Value(int32(v)).Level(rep, def, d.col))
+	return b[n:], nil
+}
+
+type doubleLeaf struct{ leafDec }
+
+func (d *doubleLeaf) put(w *Writer, b []byte, rep, def int) ([]byte, error) {
+	if len(b) < 8 {
+		return nil, fmt.Errorf("field %s: %w", d.path, errShort)
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(b))
+	w.vals[d.col] = append(w.vals[d.col], parquet.DoubleValue(v).Level(rep, def, d.col))
+	return b[8:], nil
+}
+
+type floatLeaf struct{ leafDec }
+
+func (d *floatLeaf) put(w *Writer, b []byte, rep, def int) ([]byte, error) {
+	if len(b) < 4 {
+		return nil, fmt.Errorf("field %s: %w", d.path, errShort)
+	}
+	v := math.Float32frombits(binary.LittleEndian.Uint32(b))
+	w.vals[d.col] = append(w.vals[d.col], parquet.FloatValue(v).Level(rep, def, d.col))
+	return b[4:], nil
+}
+
 type optionalDec struct {
 	path        string
 	nullIndex   int64
@@ -138,7 +200,7 @@ func (d *listDec) null(w *Writer, rep, def int) { span{d.first, d.last}.null(w, 
 // map's columns are cut back and the entries decoded again, sorted.
 type mapDec struct {
 	path        string
-	key         *leafDec
+	key         *bytesLeaf
 	value       decoder
 	level       int
 	first, last int

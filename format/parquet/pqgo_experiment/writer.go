@@ -291,7 +291,20 @@ func (b *builder) leaf(path string, node parquet.Node, dict bool, read reader) (
 		node = parquet.Encoded(node, &parquet.RLEDictionary)
 	}
 	b.paths = append(b.paths, path)
-	return node, &leafDec{path: path, col: len(b.paths) - 1, read: read}, nil
+	leaf := leafDec{path: path, col: len(b.paths) - 1, read: read}
+	switch reflect.ValueOf(read).Pointer() {
+	case reflect.ValueOf(readBytes).Pointer():
+		return node, &bytesLeaf{leaf}, nil
+	case reflect.ValueOf(readInt64).Pointer():
+		return node, &longLeaf{leaf}, nil
+	case reflect.ValueOf(readInt32).Pointer():
+		return node, &int32Leaf{leaf}, nil
+	case reflect.ValueOf(readDouble).Pointer():
+		return node, &doubleLeaf{leaf}, nil
+	case reflect.ValueOf(readFloat).Pointer():
+		return node, &floatLeaf{leaf}, nil
+	}
+	return node, &leaf, nil
 }
 
 func (b *builder) typ(n *avsc.Node, path string) (parquet.Node, decoder, error) {
@@ -381,5 +394,5 @@ func (b *builder) mapOf(n *avsc.Node, path string) (parquet.Node, decoder, error
 	if err != nil {
 		return nil, nil, err
 	}
-	return parquet.Map(key, val), &mapDec{path: path, key: kd.(*leafDec), value: vd, level: b.depth, first: first, last: len(b.paths)}, nil
+	return parquet.Map(key, val), &mapDec{path: path, key: kd.(*bytesLeaf), value: vd, level: b.depth, first: first, last: len(b.paths)}, nil
 }
