@@ -286,36 +286,35 @@ func (b *builder) field(n *avsc.Node, path string) (parquet.Node, decoder, error
 	return b.typ(n, path)
 }
 
-func (b *builder) leaf(path string, node parquet.Node, dict bool, read reader) (parquet.Node, decoder, error) {
+func (b *builder) leaf(path string, node parquet.Node, dict bool, mk func(leafDec) decoder) (parquet.Node, decoder, error) {
 	if dict {
 		node = parquet.Encoded(node, &parquet.RLEDictionary)
 	}
 	b.paths = append(b.paths, path)
-	leaf := leafDec{path: path, col: len(b.paths) - 1, read: read}
-	switch reflect.ValueOf(read).Pointer() {
-	case reflect.ValueOf(readBytes).Pointer():
-		return node, &bytesLeaf{leaf}, nil
-	case reflect.ValueOf(readInt64).Pointer():
-		return node, &longLeaf{leaf}, nil
-	case reflect.ValueOf(readInt32).Pointer():
-		return node, &int32Leaf{leaf}, nil
-	case reflect.ValueOf(readDouble).Pointer():
-		return node, &doubleLeaf{leaf}, nil
-	case reflect.ValueOf(readFloat).Pointer():
-		return node, &floatLeaf{leaf}, nil
-	}
-	return node, &leaf, nil
+	return node, mk(leafDec{path: path, col: len(b.paths) - 1}), nil
 }
+
+// generic makes a leaf that reads through read; the as* functions make
+// the leaves of the common kinds, which read inline.
+func generic(read reader) func(leafDec) decoder {
+	return func(l leafDec) decoder { l.read = read; return &l }
+}
+
+func asBytes(l leafDec) decoder  { l.read = readBytes; return &bytesLeaf{l} }
+func asLong(l leafDec) decoder   { l.read = readInt64; return &longLeaf{l} }
+func asInt32(l leafDec) decoder  { l.read = readInt32; return &int32Leaf{l} }
+func asDouble(l leafDec) decoder { l.read = readDouble; return &doubleLeaf{l} }
+func asFloat(l leafDec) decoder  { l.read = readFloat; return &floatLeaf{l} }
 
 func (b *builder) typ(n *avsc.Node, path string) (parquet.Node, decoder, error) {
 	switch n.Logical {
 	case avsc.None, avsc.UUID:
 	case avsc.Date:
-		return b.leaf(path, parquet.Date(), true, readInt32)
+		return b.leaf(path, parquet.Date(), true, asInt32)
 	case avsc.TimestampMillis:
-		return b.leaf(path, parquet.Leaf(parquet.Int96Type), false, readInt96(1e6))
+		return b.leaf(path, parquet.Leaf(parquet.Int96Type), false, generic(readInt96(1e6)))
 	case avsc.TimestampMicros:
-		return b.leaf(path, parquet.Leaf(parquet.Int96Type), false, readInt96(1e3))
+		return b.leaf(path, parquet.Leaf(parquet.Int96Type), false, generic(readInt96(1e3)))
 	case avsc.Decimal:
 		return b.decimal(n, path)
 	default:
@@ -323,23 +322,23 @@ func (b *builder) typ(n *avsc.Node, path string) (parquet.Node, decoder, error) 
 	}
 	switch n.Kind {
 	case avsc.Boolean:
-		return b.leaf(path, parquet.Leaf(parquet.BooleanType), false, readBool)
+		return b.leaf(path, parquet.Leaf(parquet.BooleanType), false, generic(readBool))
 	case avsc.Int:
-		return b.leaf(path, parquet.Int(32), true, readInt32)
+		return b.leaf(path, parquet.Int(32), true, asInt32)
 	case avsc.Long:
-		return b.leaf(path, parquet.Int(64), true, readInt64)
+		return b.leaf(path, parquet.Int(64), true, asLong)
 	case avsc.Float:
-		return b.leaf(path, parquet.Leaf(parquet.FloatType), true, readFloat)
+		return b.leaf(path, parquet.Leaf(parquet.FloatType), true, asFloat)
 	case avsc.Double:
-		return b.leaf(path, parquet.Leaf(parquet.DoubleType), true, readDouble)
+		return b.leaf(path, parquet.Leaf(parquet.DoubleType), true, asDouble)
 	case avsc.String:
-		return b.leaf(path, parquet.String(), true, readBytes)
+		return b.leaf(path, parquet.String(), true, asBytes)
 	case avsc.Bytes:
-		return b.leaf(path, parquet.Leaf(parquet.ByteArrayType), true, readBytes)
+		return b.leaf(path, parquet.Leaf(parquet.ByteArrayType), true, asBytes)
 	case avsc.Enum:
-		return b.leaf(path, parquet.String(), true, readEnum(n.Symbols))
+		return b.leaf(path, parquet.String(), true, generic(readEnum(n.Symbols)))
 	case avsc.Fixed:
-		return b.leaf(path, parquet.Leaf(parquet.FixedLenByteArrayType(n.Size)), true, readFixed(n.Size))
+		return b.leaf(path, parquet.Leaf(parquet.FixedLenByteArrayType(n.Size)), true, generic(readFixed(n.Size)))
 	case avsc.Record:
 		first := len(b.paths)
 		node, decs, err := b.record(n, path)
@@ -364,7 +363,7 @@ func (b *builder) decimal(n *avsc.Node, path string) (parquet.Node, decoder, err
 		return nil, nil, fmt.Errorf("pqgo: %s: decimal precision above 18 is not in the experiment", path)
 	}
 	node := parquet.Decimal(n.Scale, n.Precision, parquet.FixedLenByteArrayType(width))
-	return b.leaf(path, node, true, readDecimal(n, width, limit.Uint64()))
+	return b.leaf(path, node, true, generic(readDecimal(n, width, limit.Uint64())))
 }
 
 // list is arrow's (and Hive's) three-level LIST: group (LIST) { repeated
@@ -386,7 +385,7 @@ func (b *builder) mapOf(n *avsc.Node, path string) (parquet.Node, decoder, error
 	first := len(b.paths)
 	b.depth++
 	defer func() { b.depth-- }()
-	key, kd, err := b.leaf(path+".key_value.key", parquet.String(), true, readBytes)
+	key, kd, err := b.leaf(path+".key_value.key", parquet.String(), true, asBytes)
 	if err != nil {
 		return nil, nil, err
 	}
