@@ -2,6 +2,7 @@ package pqgo_experiment
 
 import (
 	"bytes"
+	"flag"
 	"runtime"
 	"syscall"
 	"testing"
@@ -11,9 +12,14 @@ import (
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
-// fileRows is a file's records in bench's 1KB×8p×parquet runs (one row
-// group each), as in format/parquet's BenchmarkWriteFiles.
-const fileRows = 14000
+// fileRows is a file's records: by default 14,000, as in bench's
+// 1KB×8p×parquet runs (one row group each) and format/parquet's
+// BenchmarkWriteFiles; -pqgo.filerows=2600 is the 64-partition case's.
+var fileRows = 14000
+
+func init() {
+	flag.IntVar(&fileRows, "pqgo.filerows", fileRows, "records per file in BenchmarkWriteFiles and BenchmarkHeldHeap")
+}
 
 // fileWriter is what both encoders offer the benchmark.
 type fileWriter interface {
@@ -22,23 +28,30 @@ type fileWriter interface {
 	Close() error
 }
 
-var encoders = []struct {
-	name string
-	open func(*bytes.Buffer, *schema.Schema) (fileWriter, error)
-}{
-	{"arrowgo", func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
+type encoder struct {
+	name  string
+	open  func(*bytes.Buffer, *schema.Schema) (fileWriter, error)
+	reuse bool // Reset the writer for the next file instead of opening one
+}
+
+var encoders = []encoder{
+	{name: "arrowgo", open: func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
 		return pqa.NewWriter(b, s, pqa.Options{Codec: "snappy"})
 	}},
-	{"pqgo", func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
+	{name: "pqgo", open: func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
 		return NewWriter(b, s, Options{PageRows: DefaultPageRows})
 	}},
 	// pqgo-ownpages: parquet-go cuts pages itself; dictionaries never fall
 	// back to PLAIN in a file of this size (not the same file as arrow-go's).
-	{"pqgo-ownpages", func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
+	{name: "pqgo-ownpages", open: func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
 		return NewWriter(b, s, Options{})
 	}},
+	// pqgo-reuse: one writer Reset for each file.
+	{name: "pqgo-reuse", open: func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) {
+		return NewWriter(b, s, Options{PageRows: DefaultPageRows})
+	}, reuse: true},
 	// pqgo-struct: GenericWriter with a Go struct; bench 1 KB only.
-	{"pqgo-struct", func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) { return newGenericWriter(b, s) }},
+	{name: "pqgo-struct", open: func(b *bytes.Buffer, s *schema.Schema) (fileWriter, error) { return newGenericWriter(b, s) }},
 }
 
 // BenchmarkWriteFiles is format/parquet's BenchmarkWriteFiles for both
@@ -56,13 +69,13 @@ func BenchmarkWriteFiles(b *testing.B) {
 				continue // its struct is bench 1 KB's record
 			}
 			b.Run(wl.name+"/"+enc.name, func(b *testing.B) {
-				benchWriteFiles(b, wl, enc.open)
+				benchWriteFiles(b, wl, enc)
 			})
 		}
 	}
 }
 
-func benchWriteFiles(b *testing.B, wl workload, open func(*bytes.Buffer, *schema.Schema) (fileWriter, error)) {
+func benchWriteFiles(b *testing.B, wl workload, enc encoder) {
 	b.SetBytes(int64(len(wl.datums[0])))
 	b.ReportAllocs()
 	var out bytes.Buffer
@@ -83,9 +96,13 @@ func benchWriteFiles(b *testing.B, wl workload, open func(*bytes.Buffer, *schema
 			if w != nil {
 				closeFile()
 			}
-			var err error
-			if w, err = open(&out, wl.s); err != nil {
-				b.Fatal(err)
+			if w != nil && enc.reuse {
+				w.(*Writer).Reset(&out)
+			} else {
+				var err error
+				if w, err = enc.open(&out, wl.s); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 		if err := w.WriteDatum(wl.datums[n%len(wl.datums)]); err != nil {

@@ -167,6 +167,20 @@ func (w *Writer) flushBatch() error {
 	return nil
 }
 
+// Reset starts a new file on out with the writer Close finished,
+// keeping its buffers and parquet-go's (column buffers, dictionaries'
+// capacity), as a partition could for its next file.
+func (w *Writer) Reset(out io.Writer) {
+	w.out.w, w.out.n = out, 0
+	w.pw.Reset(w.out)
+	w.cols = w.pw.ColumnWriters()
+	for i := range w.vals {
+		clear(w.vals[i])
+		w.vals[i] = w.vals[i][:0]
+	}
+	w.arena, w.rows, w.paged, w.err = w.arena[:0], 0, 0, nil
+}
+
 // BytesBuffered estimates the memory the open file holds: parquet-go's
 // own estimate of its row group (compressed pages, open page buffers,
 // dictionary values; Writer.Size less what reached the output) plus this

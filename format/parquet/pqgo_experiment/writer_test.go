@@ -172,3 +172,58 @@ func dataPageEncodings(c *metadata.ColumnChunkMetaData) []string {
 	slices.Sort(encs)
 	return encs
 }
+
+// TestResetLosesColumnPaths pins why a partition cannot reuse a writer
+// across files, which would cut its CPU per record (docs/benchmarks.md):
+// parquet-go v0.32.0's Writer.Reset clears the column chunks'
+// path_in_schema of every later file (upstream issue 602, open), which
+// Spark and Hive reject. The values and the first file are right. If this
+// fails on the paths, the bug is fixed: require the same layout instead.
+func TestResetLosesColumnPaths(t *testing.T) {
+	wl := workloads(t)[0]
+	// 5,000 rows each, so that every overflowing dictionary overflows in
+	// both writers (they count a dictionary's bytes a little differently).
+	first, second := make([][]byte, 5000), make([][]byte, 5000)
+	for i := range first {
+		first[i], second[i] = wl.datums[i%len(wl.datums)], wl.datums[(i+1000)%len(wl.datums)]
+	}
+	var buf1, buf2 bytes.Buffer
+	w, err := NewWriter(&buf1, wl.s, Options{PageRows: DefaultPageRows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, file := range [][][]byte{first, second} {
+		if i == 1 {
+			w.Reset(&buf2)
+		}
+		for _, d := range file {
+			if err := w.WriteDatum(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want1, want2 := writeArrowGo(t, wl.s, first), writeArrowGo(t, wl.s, second)
+	if a, b := describe(t, want1), describe(t, buf1.Bytes()); a != b {
+		t.Errorf("first file: layout differs\narrow-go:\n%s\nparquet-go:\n%s", a, b)
+	}
+	compareValues(t, readTable(t, want1), readTable(t, buf1.Bytes()))
+	compareValues(t, readTable(t, want2), readTable(t, buf2.Bytes()))
+	rdr, err := file.NewParquetReader(bytes.NewReader(buf2.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	rg := rdr.MetaData().RowGroup(0)
+	for i := range rg.NumColumns() {
+		c, err := rg.ColumnChunk(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := c.PathInSchema(); slices.ContainsFunc(p, func(name string) bool { return name != "" }) {
+			t.Fatalf("second file, column %d: path_in_schema %q: is parquet-go's Reset fixed?", i, p)
+		}
+	}
+}
