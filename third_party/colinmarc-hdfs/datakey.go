@@ -6,6 +6,7 @@ package hdfs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -90,8 +91,8 @@ var saslDial = func(ctx context.Context, c *Client, dc dialContext, token *hadoo
 }
 
 // keyedDial dials DataNodes through SASL with the key current at each
-// dial. A handshake that fails with a real key is tried once more with a
-// fresh one, as DFSClient does on InvalidEncryptionKeyException: the
+// dial. A handshake that fails with a real key (after the connection was
+// made) is tried once more with a fresh one, as DFSClient does on InvalidEncryptionKeyException: the
 // DataNode may no longer hold the key's block key (the NameNode restarted,
 // or this host's clock is behind the NameNode's).
 func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dialContext {
@@ -102,7 +103,7 @@ func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dial
 			return nil, err
 		}
 		conn, err := saslDial(ctx, c, dc, token, key, network, addr)
-		if err == nil || len(key.Nonce) == 0 {
+		if err == nil || len(key.Nonce) == 0 || !handshakeFailed(ctx, err) {
 			return conn, err
 		}
 		c.dataKeys.forget(key)
@@ -112,4 +113,12 @@ func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dial
 		}
 		return saslDial(ctx, c, dc, token, fresh, network, addr)
 	}
+}
+
+// handshakeFailed: err came after the connection was made (a refused key
+// among the causes), not from reaching the DataNode or a context that
+// ended, where a second try with another key would only wait again.
+func handshakeFailed(ctx context.Context, err error) bool {
+	var op *net.OpError
+	return ctx.Err() == nil && !(errors.As(err, &op) && op.Op == "dial")
 }

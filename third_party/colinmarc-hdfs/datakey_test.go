@@ -114,7 +114,7 @@ func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		none      bool // the NameNode hands out no key
-		refuse    int  // handshakes the DataNode refuses
+		refuse    int  // handshakes the DataNode refuses (-1: it cannot be reached)
 		wantDials int
 		wantErr   bool
 	}{
@@ -122,12 +122,16 @@ func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
 		{"stale key, then a fresh one", false, 1, 2, false},
 		{"refused twice", false, 2, 2, true},
 		{"no key: nothing to renew", true, 1, 1, true},
+		{"unreachable DataNode: no second wait", false, -1, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nn := &namenode{expiry: time.Now().Add(time.Hour), none: tc.none}
 			var nonces []string
 			defer stubKeyedDial(nn, func(key *hadoop_hdfs.DataEncryptionKeyProto) error {
 				nonces = append(nonces, string(key.Nonce))
+				if tc.refuse < 0 {
+					return &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+				}
 				if len(nonces) <= tc.refuse {
 					return errors.New("the DataNode refused the handshake")
 				}
