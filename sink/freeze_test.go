@@ -14,8 +14,6 @@ import (
 	"time"
 )
 
-const freezeChildEnv = "HDFS_SINK_TEST_FREEZE_CHILD"
-
 // freezeChild is the child process: a goroutine off the main thread says
 // "before", freezes, says "after" and the process exits. The main thread is
 // parked, as in the daemon, so a stop sent to the process reaches the
@@ -48,6 +46,8 @@ func TestFreezeSelfStopsTheCaller(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		stopChild(t, cmd)
+		out.(*os.File).SetReadDeadline(time.Now().Add(time.Minute))
 		lines := bufio.NewReader(out)
 		if l, err := lines.ReadString('\n'); l != "before\n" {
 			t.Fatalf("child %d: first line %q, %v", i, l, err)
@@ -55,10 +55,9 @@ func TestFreezeSelfStopsTheCaller(t *testing.T) {
 		waitStopped(t, cmd.Process.Pid)
 		out.(*os.File).SetReadDeadline(time.Now().Add(20 * time.Millisecond))
 		if l, _ := lines.ReadString('\n'); l != "" {
-			cmd.Process.Kill()
 			t.Fatalf("child %d: the caller ran past FreezeSelf before the process stopped (wrote %q)", i, l)
 		}
-		out.(*os.File).SetReadDeadline(time.Time{})
+		out.(*os.File).SetReadDeadline(time.Now().Add(time.Minute))
 		cmd.Process.Signal(syscall.SIGCONT)
 		if l, err := lines.ReadString('\n'); l != "after\n" {
 			t.Fatalf("child %d: after SIGCONT: %q, %v", i, l, err)
@@ -67,6 +66,16 @@ func TestFreezeSelfStopsTheCaller(t *testing.T) {
 			t.Fatalf("child %d: %v", i, err)
 		}
 	}
+}
+
+// stopChild ends the child when the test does, whatever state a failure
+// left it in (stopped, or running past the freeze). Wait then reaps it.
+func stopChild(t *testing.T, cmd *exec.Cmd) {
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGCONT)
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
 }
 
 // waitStopped waits until /proc says the process is stopped (state T).

@@ -7,6 +7,9 @@ import (
 	"go.uber.org/goleak"
 )
 
+// freezeChildEnv marks a test binary started as freeze_test.go's child.
+const freezeChildEnv = "HDFS_SINK_TEST_FREEZE_CHILD"
+
 // TestMain fails the package's tests if any goroutine outlives them: the
 // connector owns its Kafka client and every goroutine it starts.
 // A test binary started by TestFreezeSelfStopsTheCaller is its child

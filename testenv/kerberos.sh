@@ -304,6 +304,8 @@ wait_krb_hdfs() {
 }
 
 start_krb_hdfs() {
+  # A krb-encrypt on left by an interrupted test must not outlive a restart.
+  alive krb-namenode || alive krb-datanode || rm -f "$RUN/krb-encrypt"
   krb_client_conf "$STATE/krb-client-conf" "${KRB_DTP:-privacy}"
   krb_spark_conf "$STATE/krb-spark-conf"
   start_krb_namenode

@@ -147,8 +147,8 @@ func checkAccepts(t *testing.T, conf string) {
 func TestDataEncryptionKey(t *testing.T) {
 	requireKerberos(t)
 	run := durationEnv(t, "HDFS_SINK_KRB_KEY_RUN", 0)
+	t.Cleanup(func() { testenv(t, "krb-encrypt", "off") }) // first: "on" may fail half-way
 	testenv(t, "krb-encrypt", "on")
-	t.Cleanup(func() { testenv(t, "krb-encrypt", "off") })
 	fs, err := krbFS(t, clientConf(t, "privacy", true))
 	if err != nil {
 		t.Fatal(err)

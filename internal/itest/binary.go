@@ -185,6 +185,7 @@ func cachedBuild(root, full string) (string, map[string][]byte, error) {
 		return "", nil, err
 	}
 	for _, r := range reps {
+		fmt.Fprintf(key, "tree %s\n", r.dir)
 		if err := hashTree(key, filepath.Join(root, r.dir)); err != nil {
 			return "", nil, err
 		}

@@ -91,10 +91,12 @@ var saslDial = func(ctx context.Context, c *Client, dc dialContext, token *hadoo
 }
 
 // keyedDial dials DataNodes through SASL with the key current at each
-// dial. A handshake that fails with a real key (after the connection was
-// made) is tried once more with a fresh one, as DFSClient does on InvalidEncryptionKeyException: the
-// DataNode may no longer hold the key's block key (the NameNode restarted,
-// or this host's clock is behind the NameNode's).
+// dial. When a handshake fails once connected, the key is fetched again and,
+// if the NameNode hands out another one, the handshake is tried once more
+// with it: as DFSClient does on InvalidEncryptionKeyException (the DataNode
+// no longer holds the key's block key: a NameNode restart, this host's
+// clock behind the NameNode's), and for a cluster that turned
+// dfs.encrypt.data.transfer on since the client last asked (no key then).
 func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dialContext {
 	fetch := func() (*hadoop_hdfs.DataEncryptionKeyProto, error) { return requestKey(c) }
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -102,23 +104,44 @@ func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dial
 		if err != nil {
 			return nil, err
 		}
-		conn, err := saslDial(ctx, c, dc, token, key, network, addr)
-		if err == nil || len(key.Nonce) == 0 || !handshakeFailed(ctx, err) {
+		conn, err := dialClosingOnFailure(ctx, c, dc, token, key, network, addr)
+		if err == nil || !handshakeFailed(ctx, err) {
 			return conn, err
 		}
 		c.dataKeys.forget(key)
 		fresh, ferr := c.dataKeys.get(time.Now(), fetch)
-		if ferr != nil || bytes.Equal(fresh.Nonce, key.Nonce) {
+		if ferr != nil || len(fresh.Nonce) == 0 || bytes.Equal(fresh.Nonce, key.Nonce) {
 			return nil, err
 		}
-		return saslDial(ctx, c, dc, token, fresh, network, addr)
+		return dialClosingOnFailure(ctx, c, dc, token, fresh, network, addr)
 	}
 }
 
-// handshakeFailed: err came after the connection was made (a refused key
-// among the causes), not from reaching the DataNode or a context that
-// ended, where a second try with another key would only wait again.
+// dialClosingOnFailure is saslDial closing the connection it made when the
+// handshake fails (upstream left it open, one descriptor per failed block).
+func dialClosingOnFailure(ctx context.Context, c *Client, dc dialContext, token *hadoop_common.TokenProto, key *hadoop_hdfs.DataEncryptionKeyProto, network, addr string) (net.Conn, error) {
+	if dc == nil {
+		dc = (&net.Dialer{}).DialContext
+	}
+	var raw net.Conn
+	remember := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dc(ctx, network, addr)
+		raw = conn
+		return conn, err
+	}
+	conn, err := saslDial(ctx, c, remember, token, key, network, addr)
+	if err != nil && raw != nil {
+		raw.Close()
+	}
+	return conn, err
+}
+
+// handshakeFailed: err came once connected (a refused key among the
+// causes), not from reaching the DataNode, a DataNode that stopped
+// answering, or a context that ended, where a second try would only wait
+// again.
 func handshakeFailed(ctx context.Context, err error) bool {
 	var op *net.OpError
-	return ctx.Err() == nil && !(errors.As(err, &op) && op.Op == "dial")
+	var ne net.Error
+	return ctx.Err() == nil && !(errors.As(err, &op) && op.Op == "dial") && !(errors.As(err, &ne) && ne.Timeout())
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -17,16 +18,16 @@ import (
 )
 
 // namenode hands out keys with a fresh nonce each, expiring at expiry
-// (nothing: no key at all), counting the requests.
+// (after noKeys answers of no key at all), counting the requests.
 type namenode struct {
 	expiry time.Time
-	none   bool
+	noKeys int32 // the first answers that hand out no key
 	asked  atomic.Int32
 }
 
 func (n *namenode) fetch() (*hadoop_hdfs.DataEncryptionKeyProto, error) {
 	i := n.asked.Add(1)
-	if n.none {
+	if i <= n.noKeys {
 		return nil, nil
 	}
 	ms := uint64(n.expiry.UnixNano() / int64(time.Millisecond))
@@ -56,7 +57,7 @@ func TestDataKeyRenewedAtExpiry(t *testing.T) {
 // out no key; that answer is kept (one request, not one per block) as an
 // empty key, which the SASL dialer reads as none.
 func TestNoDataKeyIsKept(t *testing.T) {
-	nn := &namenode{none: true}
+	nn := &namenode{noKeys: 1 << 30}
 	var k dataKeys
 	for i := 0; i < 5; i++ {
 		key, err := k.get(time.Now().Add(time.Duration(i)*time.Hour), nn.fetch)
@@ -108,58 +109,89 @@ func TestDataKeyFetchFailure(t *testing.T) {
 }
 
 // TestKeyedDialRetriesWithAFreshKey: a DataNode that refuses the key (it
-// dropped its block key) gets one more handshake with a fresh key; a
-// refusal without a key, or with the same key again, is not retried.
+// dropped its block key, or the cluster turned encryption on since the
+// client heard "no key") gets one more handshake with a fresh key; the
+// same key again, no key again, an unreachable or hung DataNode are not
+// retried. Every connection a failed handshake made is closed.
 func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
+	refused := errors.New("the DataNode refused the handshake")
+	unreachable := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	hung := &net.OpError{Op: "read", Net: "tcp", Err: timeoutError{}}
 	for _, tc := range []struct {
 		name      string
-		none      bool // the NameNode hands out no key
-		refuse    int  // handshakes the DataNode refuses (-1: it cannot be reached)
+		noKeys    int32   // the NameNode's first answers that hand out no key
+		answers   []error // the DataNode's, handshake by handshake (then: accepted)
 		wantDials int
 		wantErr   bool
 	}{
-		{"accepted", false, 0, 1, false},
-		{"stale key, then a fresh one", false, 1, 2, false},
-		{"refused twice", false, 2, 2, true},
-		{"no key: nothing to renew", true, 1, 1, true},
-		{"unreachable DataNode: no second wait", false, -1, 1, true},
+		{"accepted", 0, nil, 1, false},
+		{"stale key, then a fresh one", 0, []error{refused}, 2, false},
+		{"refused twice", 0, []error{refused, refused}, 2, true},
+		{"no key, and still none", 1 << 30, []error{refused}, 1, true},
+		{"no key, then encryption turned on", 1, []error{refused}, 2, false},
+		{"unreachable DataNode", 0, []error{unreachable}, 1, true},
+		{"hung DataNode", 0, []error{hung}, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			nn := &namenode{expiry: time.Now().Add(time.Hour), none: tc.none}
+			nn := &namenode{expiry: time.Now().Add(time.Hour), noKeys: tc.noKeys}
 			var nonces []string
+			var opened []net.Conn
+			dn := func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, s := net.Pipe()
+				go io.Copy(io.Discard, s)
+				opened = append(opened, s)
+				return c, nil
+			}
 			defer stubKeyedDial(nn, func(key *hadoop_hdfs.DataEncryptionKeyProto) error {
 				nonces = append(nonces, string(key.Nonce))
-				if tc.refuse < 0 {
-					return &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
-				}
-				if len(nonces) <= tc.refuse {
-					return errors.New("the DataNode refused the handshake")
+				if len(nonces) <= len(tc.answers) {
+					return tc.answers[len(nonces)-1]
 				}
 				return nil
 			})()
-			c := &Client{}
-			_, err := c.keyedDial(nil, nil)(context.Background(), "tcp", "dn:9866")
+			conn, err := (&Client{}).keyedDial(dn, nil)(context.Background(), "tcp", "dn:9866")
 			if (err != nil) != tc.wantErr || len(nonces) != tc.wantDials {
 				t.Fatalf("err %v after dials with nonces %q; want error %v after %d dials", err, nonces, tc.wantErr, tc.wantDials)
 			}
 			if len(nonces) == 2 && nonces[0] == nonces[1] {
 				t.Fatalf("retried with the same key %q", nonces[0])
 			}
+			for i, s := range opened {
+				s.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
+				_, werr := s.Write([]byte("x")) // io.ErrClosedPipe once the client's end is closed
+				closed := errors.Is(werr, io.ErrClosedPipe)
+				if last := i == len(opened)-1; closed == (last && conn != nil) {
+					t.Errorf("connection %d of %d: closed %v after the dial (dial err %v)", i+1, len(opened), closed, err)
+				}
+			}
+			if conn != nil {
+				conn.Close()
+			}
 		})
 	}
 }
 
+type timeoutError struct{}
+
+func (timeoutError) Error() string   { return "i/o timeout" }
+func (timeoutError) Timeout() bool   { return true }
+func (timeoutError) Temporary() bool { return true }
+
 // stubKeyedDial stands nn in for the NameNode and handshake for the
-// DataNode's answer; the returned function restores both.
+// DataNode's answer to a handshake over a connection dialled with the
+// given dial function; the returned function restores both.
 func stubKeyedDial(nn *namenode, handshake func(*hadoop_hdfs.DataEncryptionKeyProto) error) func() {
 	oldDial, oldRequest := saslDial, requestKey
-	saslDial = func(_ context.Context, _ *Client, _ dialContext, _ *hadoop_common.TokenProto, key *hadoop_hdfs.DataEncryptionKeyProto, _, _ string) (net.Conn, error) {
+	saslDial = func(ctx context.Context, _ *Client, dc dialContext, _ *hadoop_common.TokenProto, key *hadoop_hdfs.DataEncryptionKeyProto, network, addr string) (net.Conn, error) {
 		if err := handshake(key); err != nil {
+			var op *net.OpError
+			if errors.As(err, &op) && op.Op == "dial" {
+				return nil, err // nothing was connected
+			}
+			dc(ctx, network, addr) // connected, then refused
 			return nil, err
 		}
-		c, s := net.Pipe()
-		s.Close()
-		return c, nil
+		return dc(ctx, network, addr)
 	}
 	requestKey = func(*Client) (*hadoop_hdfs.DataEncryptionKeyProto, error) { return nn.fetch() }
 	return func() { saslDial, requestKey = oldDial, oldRequest }

@@ -58,6 +58,7 @@ func readFrame(buf *bytes.Buffer, conn net.Conn, decode func([]byte) ([]byte, er
 	buf.Reset()
 	buf.Grow(int(size))
 	if _, err := io.CopyN(buf, conn, int64(size)); err != nil {
+		buf.Reset() // what came of the frame is unchecked: never hand it out
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}

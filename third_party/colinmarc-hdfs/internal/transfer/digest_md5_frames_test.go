@@ -126,9 +126,14 @@ func TestWrappedReadRefusesBadFrames(t *testing.T) {
 				c, s := net.Pipe()
 				defer c.Close()
 				go func() { s.Write(tc.wire); s.Close() }()
-				_, err := p.client(c).Read(make([]byte, 10))
+				client := p.client(c)
+				_, err := client.Read(make([]byte, 10))
 				if err == nil || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("err %v, want %q", err, tc.want)
+				}
+				// What came of a bad frame is never handed out later.
+				if n, err := client.Read(make([]byte, 10)); n != 0 || err == nil {
+					t.Fatalf("read after the failure: %d bytes, %v", n, err)
 				}
 			})
 		}
