@@ -79,16 +79,7 @@ func TestJoinRevokesOnlyWhatMoves(t *testing.T) {
 	const parts = 6
 	k := newKafkaFixture(t, parts, testTopic)
 	next := map[int32]int64{}
-	produce := func(n int64) {
-		var recs []*kgo.Record
-		for p := int32(0); p < parts; p++ {
-			for range n {
-				recs = append(recs, k.good(p, next[p]))
-				next[p]++
-			}
-		}
-		k.produce(recs...)
-	}
+	produce := func(n int64) { produceEach(k, parts, next, n) }
 	cfg := k.config("cooperative")
 	cfg.FlushSize, cfg.RotateInterval = 1_000_000, 0 // only a release commits
 	first, second := newTenures(), newTenures()
