@@ -19,7 +19,7 @@ import (
 // caseSpec is what the parent asks one child process to run. Each case runs
 // in a fresh process so that its peak RSS (VmHWM) and CPU are its own.
 type caseSpec struct {
-	Kind  string // "sink", "consume", "hdfswrite", "compact", "compactraw", "compactloop", "assign" or "member" (assign.go)
+	Kind  string // "sink", "consume", "hdfswrite", "compact", "compactraw", "compactloop", "assign", "member" (assign.go) or "commitlimit" (commitlimit.go)
 	Topic string
 	// Topics, when set, are all the topics the sink case reads (Topic is
 	// the first): the many-partitions case spread over topics (-mem-topics).
@@ -146,6 +146,8 @@ func runChild(specJSON string) error {
 		res, err = runAssignCase(ctx, spec)
 	case "member":
 		res, err = runMemberCase(ctx, spec)
+	case "commitlimit":
+		res, err = runCommitLimitCase(ctx, spec)
 	default:
 		err = fmt.Errorf("bench -case: unknown kind %q", spec.Kind)
 	}

@@ -502,6 +502,7 @@ func printReport(w io.Writer, r report) {
 			rc.Partitions, max(rc.Topics, 1), rc.Static, rc.AssignedSec, rc.FirstCommitSec, rc.RecoveredSec, rc.CommitsBeforeKill)
 	}
 	printAssignment(w, r.Assignment)
+	printCommitLimit(w, r.CommitLimit)
 	if r.Base != "" {
 		var b strings.Builder
 		printComparison(&b, r.Cases)

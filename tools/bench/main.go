@@ -84,6 +84,12 @@ type options struct {
 	// assignTimedPerPoll overrides the members' budget of timed rotations
 	// per poll (sink.Config.TimedRotationsPerPoll).
 	assignTimedPerPoll int
+	// -commit-limit (commitlimit.go): files per variant and round, bytes
+	// per file, files committed at once, NameNode connections.
+	commitLimit              bool
+	commitFiles, commitConns int
+	commitFileBytes          int64
+	commitWriters            []int
 }
 
 func main() {
@@ -124,6 +130,11 @@ func main() {
 	recov := flag.String("recovery-partitions", "100,1000", "partition counts of the recovery cases")
 	membership := flag.String("recovery-membership", "both", "group membership of the recovery cases: dynamic, static or both")
 	flag.BoolVar(&o.noAssign, "no-assignment", false, "skip the assignment case (first commit after assignment; a second member joining and leaving)")
+	flag.BoolVar(&o.commitLimit, "commit-limit", false, "also measure the machine's commit limit: files committed per second by the bare HDFS client, one per partition directory, with and without a WAL segment each (commitlimit.go)")
+	flag.IntVar(&o.commitFiles, "commit-limit-files", 1000, "files of each commit-limit run (the assignment case's 1,000 partitions' first commits)")
+	flag.Int64Var(&o.commitFileBytes, "commit-limit-bytes", 100<<10, "bytes per committed file of the commit limit")
+	commitWriters := flag.String("commit-limit-writers", "8,32,128", "files committed at once by the commit limit (comma list; the sink's parallelism is 8)")
+	flag.IntVar(&o.commitConns, "commit-limit-hdfs-connections", 0, "NameNode connections of the commit limit (0: the daemon's default)")
 	assign := flag.String("assignment-partitions", "8,1000", "partition counts of the assignment case")
 	flag.DurationVar(&o.assignRotate, "assignment-rotate", 10*time.Second, "rotate.interval.ms of the assignment case")
 	flag.StringVar(&o.assignProfile, "assignment-profile", "", "CPU profile (<file>.cpu) and execution trace (<file>.trace) of the assignment case's first round (member A's process)")
@@ -160,6 +171,7 @@ func main() {
 		os.Exit(2)
 	}
 	o.assignParts = counts(*assign)
+	o.commitWriters = counts(*commitWriters)
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench: FAILED:", err)
 		os.Exit(1)
@@ -247,7 +259,9 @@ type report struct {
 	Compaction *compactionReport `json:"compaction,omitempty"`
 	// Assignment is the assignment case (assign.go).
 	Assignment []assignCase `json:"assignment,omitempty"`
-	Errors     []string     `json:"errors,omitempty"`
+	// CommitLimit is the machine's commit limit (commitlimit.go).
+	CommitLimit []commitLimitRow `json:"commit_limit,omitempty"`
+	Errors      []string         `json:"errors,omitempty"`
 }
 
 type caseReport struct {
@@ -342,6 +356,12 @@ func run(o options) error {
 		rep.Assignment, err = env.runAssignment(o)
 		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("assignment: %v", err))
+		}
+	}
+	if o.commitLimit {
+		rep.CommitLimit, err = env.runCommitLimit(o)
+		if err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("commit limit: %v", err))
 		}
 	}
 	printReport(os.Stdout, rep)
