@@ -199,6 +199,9 @@ func (d *SaslDialer) wrapDatanodeConn(conn net.Conn) (net.Conn, error) {
 	// finishing the handshake.
 	if len(resp.GetCipherOption()) > 0 {
 		cipher := resp.GetCipherOption()[0]
+		if err := checkCipherOption(cipher); err != nil { // hdfs-sink: digest_md5_checks.go
+			return nil, err
+		}
 		var outKey []byte
 
 		decoded, err := wrapped.decode(cipher.InKey)
