@@ -5,6 +5,7 @@ package transfer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -42,9 +43,10 @@ func TestDecodeRefusesShortWrappedMessages(t *testing.T) {
 // TestSaslDialerRefusesMalformedReplies: a DataNode's last handshake
 // message that is too short where upstream sliced it (rspauth without its
 // value, wrapped AES keys shorter than their trailer, IVs that are not one
-// AES block) is the dial's error. Upstream panicked on each but the
-// missing outKey (an error naming no field); the well-formed rows check the
-// fake DataNode.
+// AES block, a length past any handshake message) is the dial's error.
+// Upstream panicked on each but the missing outKey (an error naming no
+// field) and the 2 MiB reply (allocated for, then waited on); the
+// well-formed rows check the fake DataNode.
 func TestSaslDialerRefusesMalformedReplies(t *testing.T) {
 	ok := func(h *serverHandshake) *hdfs.DataTransferEncryptorMessageProto {
 		return &hdfs.DataTransferEncryptorMessageProto{Status: hdfs.DataTransferEncryptorMessageProto_SUCCESS.Enum(), Payload: h.rspauth()}
@@ -99,6 +101,9 @@ func TestSaslDialerRefusesMalformedReplies(t *testing.T) {
 		{name: "privacy: no outIv", qop: sasl.QopPrivacy,
 			final: withAES(func(o *hdfs.CipherOptionProto) { o.OutIv = nil }),
 			want:  "AES outIv is 0 bytes, not 16"},
+		{name: "a reply of 2 MiB", qop: sasl.QopAuthentication,
+			raw:  binary.AppendUvarint(nil, 2<<20),
+			want: "SASL handshake message of 2097152 bytes"},
 		{name: "well-formed: authentication", qop: sasl.QopAuthentication, final: ok},
 		{name: "well-formed: integrity", qop: sasl.QopIntegrity, final: ok},
 		{name: "well-formed: privacy with AES", qop: sasl.QopPrivacy,
