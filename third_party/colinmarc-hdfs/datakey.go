@@ -91,11 +91,11 @@ var saslDial = func(ctx context.Context, c *Client, dc dialContext, token *hadoo
 }
 
 // keyedDial dials DataNodes through SASL with the key current at each
-// dial. When a handshake fails once connected, the key is fetched again and,
-// if the NameNode hands out another one, the handshake is tried once more
-// with it: as DFSClient does on InvalidEncryptionKeyException (the DataNode
-// no longer holds the key's block key: a NameNode restart, this host's
-// clock behind the NameNode's), and for a cluster that turned
+// dial. When the DataNode refuses the key, the key is fetched again and, if
+// the NameNode hands out another one, the handshake is tried once more with
+// it: as DFSClient does on InvalidEncryptionKeyException (the DataNode no
+// longer holds the key's block key: a NameNode restart, this host's clock
+// behind the NameNode's), and for a cluster that turned
 // dfs.encrypt.data.transfer on since the client last asked (no key then).
 func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dialContext {
 	fetch := func() (*hadoop_hdfs.DataEncryptionKeyProto, error) { return requestKey(c) }
@@ -105,7 +105,7 @@ func (c *Client) keyedDial(dc dialContext, token *hadoop_common.TokenProto) dial
 			return nil, err
 		}
 		conn, err := dialClosingOnFailure(ctx, c, dc, token, key, network, addr)
-		if err == nil || !handshakeFailed(ctx, err) {
+		if err == nil || !keyRefused(ctx, err, key) {
 			return conn, err
 		}
 		c.dataKeys.forget(key)
@@ -136,12 +136,17 @@ func dialClosingOnFailure(ctx context.Context, c *Client, dc dialContext, token 
 	return conn, err
 }
 
-// handshakeFailed: err came once connected (a refused key among the
-// causes), not from reaching the DataNode, a DataNode that stopped
-// answering, or a context that ended, where a second try would only wait
-// again.
-func handshakeFailed(ctx context.Context, err error) bool {
-	var op *net.OpError
-	var ne net.Error
-	return ctx.Err() == nil && !(errors.As(err, &op) && op.Op == "dial") && !(errors.As(err, &ne) && ne.Timeout())
+// keyRefused: the DataNode refused the handshake (its reply's status, read
+// by transfer.SaslDialer) because of the key sent: ERROR_UNKNOWN_KEY, or
+// any refusal when no key was sent (a DataNode that now wants one answers
+// ERROR: the name it got is not a key's). Nothing else is retried: not a
+// DataNode that cannot be reached or stops answering, nor a context that
+// ended, where a second try would only wait again, nor a refusal of a key
+// the DataNode knows, or a broken reply, which a fresh key does not mend.
+func keyRefused(ctx context.Context, err error, sent *hadoop_hdfs.DataEncryptionKeyProto) bool {
+	var refused *transfer.HandshakeRefusedError
+	if ctx.Err() != nil || !errors.As(err, &refused) {
+		return false
+	}
+	return refused.Status == hadoop_hdfs.DataTransferEncryptorMessageProto_ERROR_UNKNOWN_KEY || len(sent.Nonce) == 0
 }

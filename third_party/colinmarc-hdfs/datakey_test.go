@@ -15,6 +15,7 @@ import (
 
 	"github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_common"
 	"github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_hdfs"
+	"github.com/colinmarc/hdfs/v2/internal/transfer"
 )
 
 // namenode hands out keys with a fresh nonce each, expiring at expiry
@@ -108,13 +109,18 @@ func TestDataKeyFetchFailure(t *testing.T) {
 	}
 }
 
-// TestKeyedDialRetriesWithAFreshKey: a DataNode that refuses the key (it
-// dropped its block key, or the cluster turned encryption on since the
-// client heard "no key") gets one more handshake with a fresh key; the
-// same key again, no key again, an unreachable or hung DataNode are not
-// retried. Every connection a failed handshake made is closed.
+// TestKeyedDialRetriesWithAFreshKey: a DataNode that refuses the key
+// (ERROR_UNKNOWN_KEY: it dropped its block key; or any refusal of no key:
+// the cluster turned encryption on since the client heard "no key") gets
+// one more handshake with a fresh key; the same key again, no key again, a
+// refusal of a key the DataNode knows, a broken reply, an unreachable or
+// hung DataNode and an ended context are not retried. Every connection a
+// failed handshake made is closed.
 func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
-	refused := errors.New("the DataNode refused the handshake")
+	unknownKey := &transfer.HandshakeRefusedError{Addr: "dn:9866", Status: hadoop_hdfs.DataTransferEncryptorMessageProto_ERROR_UNKNOWN_KEY,
+		Message: "Can't re-compute encryption key for nonce, since the required block key (keyID=1234) doesn't exist. Current key: 5678"}
+	refused := &transfer.HandshakeRefusedError{Addr: "dn:9866", Status: hadoop_hdfs.DataTransferEncryptorMessageProto_ERROR,
+		Message: "DIGEST-MD5: IO error acquiring password"}
 	unreachable := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
 	hung := &net.OpError{Op: "read", Net: "tcp", Err: timeoutError{}}
 	for _, tc := range []struct {
@@ -123,14 +129,20 @@ func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
 		answers   []error // the DataNode's, handshake by handshake (then: accepted)
 		wantDials int
 		wantErr   bool
+		ended     bool // the dial's context has ended
 	}{
-		{"accepted", 0, nil, 1, false},
-		{"stale key, then a fresh one", 0, []error{refused}, 2, false},
-		{"refused twice", 0, []error{refused, refused}, 2, true},
-		{"no key, and still none", 1 << 30, []error{refused}, 1, true},
-		{"no key, then encryption turned on", 1, []error{refused}, 2, false},
-		{"unreachable DataNode", 0, []error{unreachable}, 1, true},
-		{"hung DataNode", 0, []error{hung}, 1, true},
+		{name: "accepted", wantDials: 1},
+		{name: "stale key, then a fresh one", answers: []error{unknownKey}, wantDials: 2},
+		{name: "stale key, wrapped", answers: []error{fmt.Errorf("dialing: %w", unknownKey)}, wantDials: 2},
+		{name: "stale key twice", answers: []error{unknownKey, unknownKey}, wantDials: 2, wantErr: true},
+		{name: "no key, and still none", noKeys: 1 << 30, answers: []error{refused}, wantDials: 1, wantErr: true},
+		{name: "no key, then encryption turned on", noKeys: 1, answers: []error{refused}, wantDials: 2},
+		{name: "a key the DataNode knows, refused", answers: []error{refused}, wantDials: 1, wantErr: true},
+		{name: "reply cut short", answers: []error{io.ErrUnexpectedEOF}, wantDials: 1, wantErr: true},
+		{name: "reply not the digest's", answers: []error{errors.New("rspauth did not match digest")}, wantDials: 1, wantErr: true},
+		{name: "unreachable DataNode", answers: []error{unreachable}, wantDials: 1, wantErr: true},
+		{name: "hung DataNode", answers: []error{hung}, wantDials: 1, wantErr: true},
+		{name: "stale key, context ended", answers: []error{unknownKey}, wantDials: 1, wantErr: true, ended: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			nn := &namenode{expiry: time.Now().Add(time.Hour), noKeys: tc.noKeys}
@@ -138,6 +150,7 @@ func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
 			var opened []net.Conn
 			dn := func(ctx context.Context, network, addr string) (net.Conn, error) {
 				c, s := net.Pipe()
+				s.SetReadDeadline(time.Now().Add(5 * time.Second))
 				go io.Copy(io.Discard, s)
 				opened = append(opened, s)
 				return c, nil
@@ -149,7 +162,12 @@ func TestKeyedDialRetriesWithAFreshKey(t *testing.T) {
 				}
 				return nil
 			})()
-			conn, err := (&Client{}).keyedDial(dn, nil)(context.Background(), "tcp", "dn:9866")
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.ended {
+				cancel()
+			}
+			defer cancel()
+			conn, err := (&Client{}).keyedDial(dn, nil)(ctx, "tcp", "dn:9866")
 			if (err != nil) != tc.wantErr || len(nonces) != tc.wantDials {
 				t.Fatalf("err %v after dials with nonces %q; want error %v after %d dials", err, nonces, tc.wantErr, tc.wantDials)
 			}

@@ -75,6 +75,9 @@ func (d *digestMD5Handshake) challengeStep2(challenge []byte) error {
 	if rspauth[0] != "rspauth" {
 		return fmt.Errorf("rspauth not in '%s'", string(challenge))
 	}
+	if len(rspauth) < 2 {
+		return errNoRspauthValue(challenge) // hdfs-sink: digest_md5_checks.go
+	}
 
 	if rspauth[1] != d.compute(false) {
 		return errors.New("rspauth did not match digest")

@@ -41,6 +41,8 @@ func TestWrappedReadsAcrossFrames(t *testing.T) {
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
 			c, s := net.Pipe()
+			c.SetDeadline(time.Now().Add(pipeDeadline)) // no read or write on the pipe can hang the test
+			s.SetDeadline(time.Now().Add(pipeDeadline))
 			defer c.Close()
 			client, server := p.client(c), p.server(s)
 			var want []byte
@@ -85,6 +87,8 @@ func TestWrappedReadHandsOutBufferedBytesFirst(t *testing.T) {
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
 			c, s := net.Pipe()
+			c.SetDeadline(time.Now().Add(pipeDeadline)) // no read or write on the pipe can hang the test
+			s.SetDeadline(time.Now().Add(pipeDeadline))
 			defer c.Close()
 			defer s.Close()
 			client, server := p.client(c), p.server(s)
@@ -124,6 +128,8 @@ func TestWrappedReadRefusesBadFrames(t *testing.T) {
 		for _, p := range pairs {
 			t.Run(tc.name+"/"+p.name, func(t *testing.T) {
 				c, s := net.Pipe()
+				c.SetDeadline(time.Now().Add(pipeDeadline)) // no read or write on the pipe can hang the test
+				s.SetDeadline(time.Now().Add(pipeDeadline))
 				defer c.Close()
 				go func() { s.Write(tc.wire); s.Close() }()
 				client := p.client(c)
@@ -146,6 +152,8 @@ func TestWrappedWriteCountsTheCallersBytes(t *testing.T) {
 	for _, p := range pairs {
 		t.Run(p.name, func(t *testing.T) {
 			c, s := net.Pipe()
+			c.SetDeadline(time.Now().Add(pipeDeadline)) // no read or write on the pipe can hang the test
+			s.SetDeadline(time.Now().Add(pipeDeadline))
 			defer c.Close()
 			go io.Copy(io.Discard, s)
 			n, err := io.Copy(p.client(c), strings.NewReader("twelve bytes"))

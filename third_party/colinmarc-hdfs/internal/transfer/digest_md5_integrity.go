@@ -6,7 +6,6 @@ import (
 	"crypto/md5"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"hash"
 	"net"
 	"time"
@@ -94,8 +93,8 @@ func (d *digestMD5IntegrityConn) Read(b []byte) (int, error) {
 // copied to a new slice before calling decode again
 func (d *digestMD5IntegrityConn) decode(input []byte) ([]byte, error) {
 	inputLen := len(input)
-	if inputLen < saslIntegrityPrefixLength {
-		return nil, fmt.Errorf("Input length smaller than the integrity prefix")
+	if err := checkWrappedLen(inputLen); err != nil { // hdfs-sink: digest_md5_checks.go
+		return nil, err
 	}
 
 	seqBuf := lenEncodeBytes(d.readSeqNum)

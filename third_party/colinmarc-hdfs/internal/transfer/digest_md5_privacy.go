@@ -76,8 +76,8 @@ func (d *digestMD5PrivacyConn) Read(b []byte) (int, error) {
 
 func (d *digestMD5PrivacyConn) decode(input []byte) (out []byte, err error) {
 	inputLen := len(input)
-	if inputLen < saslIntegrityPrefixLength {
-		return nil, errors.New("invalid response from datanode: bad response length")
+	if err := checkWrappedLen(inputLen); err != nil { // hdfs-sink: digest_md5_checks.go
+		return nil, err
 	}
 
 	seqNumStart := inputLen - macSeqNumLen

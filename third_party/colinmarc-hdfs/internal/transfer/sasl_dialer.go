@@ -113,7 +113,7 @@ func (d *SaslDialer) wrapDatanodeConn(conn net.Conn) (net.Conn, error) {
 
 	// The response includes a challenge. Compute it and send it back.
 	resp := &hdfs.DataTransferEncryptorMessageProto{}
-	err = readPrefixedMessage(conn, msg)
+	err = readSaslReply(conn, msg) // hdfs-sink: sasl_reply.go
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func (d *SaslDialer) wrapDatanodeConn(conn net.Conn) (net.Conn, error) {
 	}
 
 	// Read another response from the server.
-	err = readPrefixedMessage(conn, resp)
+	err = readSaslReply(conn, resp) // hdfs-sink: sasl_reply.go
 	if err != nil {
 		return nil, err
 	}
@@ -199,6 +199,9 @@ func (d *SaslDialer) wrapDatanodeConn(conn net.Conn) (net.Conn, error) {
 	// finishing the handshake.
 	if len(resp.GetCipherOption()) > 0 {
 		cipher := resp.GetCipherOption()[0]
+		if err := checkCipherOption(cipher); err != nil { // hdfs-sink: digest_md5_checks.go
+			return nil, err
+		}
 		var outKey []byte
 
 		decoded, err := wrapped.decode(cipher.InKey)
