@@ -89,12 +89,12 @@ func runCommitLimitCase(ctx context.Context, spec caseSpec) (caseResult, error) 
 func commitOne(ctx context.Context, fsys storage.FS, spec caseSpec, i int, data, segment []byte) error {
 	tmp := path.Join(spec.Dir, "tmp", fmt.Sprintf("f%06d", i))
 	final := path.Join(spec.Dir, "final", fmt.Sprintf("p%06d", i), fmt.Sprintf("f%06d", i))
-	if err := writeAll(ctx, fsys, tmp, data); err != nil {
+	if err := writeRaw(ctx, fsys, tmp, data, int64(len(data))); err != nil {
 		return err
 	}
 	if spec.Format == commitVariantFileWAL {
 		staging := path.Join(spec.Dir, "wal", fmt.Sprintf("p%06d", i), ".staging-"+fmt.Sprint(i))
-		if err := writeAll(ctx, fsys, path.Join(staging, "segment"), segment); err != nil {
+		if err := writeRaw(ctx, fsys, path.Join(staging, "segment"), segment, int64(len(segment))); err != nil {
 			return err
 		}
 		if err := fsys.Rename(ctx, staging, path.Join(path.Dir(staging), fmt.Sprintf("%020d", 1))); err != nil {
@@ -103,21 +103,6 @@ func commitOne(ctx context.Context, fsys storage.FS, spec caseSpec, i int, data,
 	}
 	if err := fsys.Rename(ctx, tmp, final); err != nil {
 		return fmt.Errorf("commit limit: rename %s: %w", tmp, err)
-	}
-	return nil
-}
-
-func writeAll(ctx context.Context, fsys storage.FS, name string, data []byte) error {
-	f, err := fsys.Create(ctx, name)
-	if err != nil {
-		return fmt.Errorf("commit limit: create %s: %w", name, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("commit limit: write %s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("commit limit: close %s: %w", name, err)
 	}
 	return nil
 }
