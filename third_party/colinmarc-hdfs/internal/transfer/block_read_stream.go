@@ -41,7 +41,7 @@ func newBlockReadStream(reader io.Reader, chunkSize int, checksumTab *crc32.Tabl
 }
 
 func (s *blockReadStream) Read(b []byte) (int, error) {
-	if s.chunkIndex == s.numChunks {
+	if s.chunkIndex == s.numChunks && !s.chunkPending() { // hdfs-sink: block_checks.go
 		if s.lastPacket {
 			return 0, io.EOF
 		}
@@ -184,5 +184,5 @@ func (s *blockReadStream) readPacketHeader() (*hdfs.PacketHeaderProto, error) {
 	packetHeader := &hdfs.PacketHeaderProto{}
 	err = proto.Unmarshal(packetHeaderBytes, packetHeader)
 
-	return packetHeader, nil
+	return packetHeader, s.checkPacketHeader(lengthBytes, packetHeader, err) // hdfs-sink: block_checks.go
 }

@@ -96,6 +96,7 @@ func (br *BlockReader) Read(b []byte) (int, error) {
 		// a partial read (n < len(b)).
 		n, err := br.stream.Read(b)
 		br.Offset += int64(n)
+		err = checkBlockEnd(br, err) // hdfs-sink: block_checks.go
 		if err != nil && err != io.EOF {
 			br.stream = nil
 			br.datanodes.recordFailure(err)
@@ -197,6 +198,10 @@ func (br *BlockReader) connectNext() error {
 		checksumSize = 0
 	default:
 		return fmt.Errorf("unsupported checksum type: %d", checksumType)
+	}
+	if err := checkReadResponse(address, br.Offset, readInfo); err != nil { // hdfs-sink: block_checks.go
+		conn.Close()
+		return err
 	}
 
 	chunkOffset := int64(readInfo.GetChunkOffset())

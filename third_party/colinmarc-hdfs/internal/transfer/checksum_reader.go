@@ -90,6 +90,9 @@ func (cr *ChecksumReader) readChecksum(address string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkChecksumResponse(address, resp); err != nil { // hdfs-sink: block_checks.go
+		return nil, err
+	}
 
 	return resp.GetChecksumResponse().GetBlockChecksum(), nil
 }

@@ -32,36 +32,7 @@ func makePrefixedMessage(msg proto.Message) ([]byte, error) {
 }
 
 func readPrefixedMessage(r io.Reader, msg proto.Message) error {
-	varintBytes := make([]byte, binary.MaxVarintLen32)
-	n, err := io.ReadAtLeast(r, varintBytes, binary.MaxVarintLen32)
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	} else if err != nil {
-		return err
-	}
-
-	respLength, varintLength := binary.Uvarint(varintBytes)
-
-	// The latter case happens if the datanode sent us an empty message, and
-	// it we read too many bytes from the conn (i.e., we read bytes from the
-	// next message). Since we can't put them back in the pipe, this is
-	// irreperable. We could avoid this by reading one byte at a time until we
-	// have a varint, but in practice this shouldn't happen anyway.
-	if varintLength < 1 || varintLength+int(respLength) < n {
-		return errInvalidResponse
-	}
-
-	// We may have grabbed too many bytes when reading the varint.
-	respBytes := make([]byte, respLength)
-	extraLength := copy(respBytes, varintBytes[varintLength:])
-	_, err = io.ReadFull(r, respBytes[extraLength:])
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	} else if err != nil {
-		return err
-	}
-
-	return proto.Unmarshal(respBytes, msg)
+	return readBlockOpMessage(r, msg) // hdfs-sink: block_checks.go
 }
 
 // A op request to a datanode:
