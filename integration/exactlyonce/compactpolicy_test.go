@@ -106,6 +106,12 @@ func TestDaemonCompactsWhileWriting(t *testing.T) {
 	atSwitch := total(counts)
 	mu.Unlock()
 	t.Logf("both partitions switched %.1f s after the start, %d records produced", time.Since(began).Seconds(), atSwitch)
+	// A writer meets the fence at its first commit after the compaction's
+	// claim, so the producers go on until one has: the switch can come
+	// after a partition's last commit and before the next second's records.
+	for deadline := time.Now().Add(30 * time.Second); !d.logContains("by a compaction's fence") && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+	}
 	// Writing goes on into the generations once the writers are past the fence.
 	s.waitCommitted(atSwitch, time.Minute)
 	t.Logf("those records committed %.1f s after the start", time.Since(began).Seconds())
