@@ -47,6 +47,12 @@ type owned struct {
 	// transformed is the record the transforms work on, reused for the
 	// partition's next record with its Scratch (Connector.transform).
 	transformed transform.Record
+	// commit is the partition's commit running off the poll loop, pending
+	// the records it was not given yet, in order (pipeline.go). Only the
+	// partition's driver reads or sets them: the poll loop while the
+	// partition is in the registry, the group callback that took it after.
+	commit  *commitJob
+	pending []queuedBatch
 }
 
 // Problem is why a partition is not writing.
@@ -238,6 +244,8 @@ func (c *Connector) newOwned(t tp) *owned {
 		PruneEvery:    defaultPruneEvery,
 		Observer:      obs,
 		Housekeep:     c.janitor.add,
+		// Commits started by writing run off the poll loop (pipeline.go).
+		DetachCommits: true,
 	})
 	if _, ok := c.schemaSource(); ok {
 		p.cfg.SchemaByID = func(ctx context.Context, id int32) (*schema.Schema, error) { return c.schemaForFiles(ctx, t.topic, id) }
@@ -317,12 +325,16 @@ func (c *Connector) release(ctx context.Context, parts map[string][]int32, commi
 			for _, part := range ps {
 				if o := c.parts.take(tp{topic, part}); o != nil {
 					taken = append(taken, o)
-					held = append(held, o.p.buffered())
 				}
 			}
 		}
 	})
-	for _, n := range held {
+	for _, o := range taken {
+		n := int64(0)
+		if o.commit == nil { // a running commit's files count in committing until it is settled
+			n = o.p.buffered()
+		}
+		held = append(held, n)
 		c.releasing.Add(n)
 	}
 	if commit {
@@ -338,6 +350,8 @@ func (c *Connector) release(ctx context.Context, parts map[string][]int32, commi
 }
 
 func (c *Connector) releaseOne(ctx context.Context, o *owned, commit bool) {
+	c.settle(o, true) // a commit under way ends first, as it would have inline
+	o.pending = nil   // never written: the next owner reads them after what HDFS holds
 	if o.p.empty() {
 		return
 	}

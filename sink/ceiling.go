@@ -10,7 +10,7 @@ import (
 // until the connector is within MemoryMax and its share of the process
 // budget: files get smaller, the process does not grow.
 func (c *Connector) enforceMemory(ctx context.Context) {
-	parts := c.parts.all()
+	parts := c.settled(c.parts.all())
 	notePeak(&c.Stats.PeakOpenFiles, openFiles(parts))
 	defer reportBuffers(parts)
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
@@ -20,6 +20,8 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	// Partitions a revocation took still hold their files until their
 	// commits end, beside the poll loop: they count, and cannot be picked.
 	total += c.releasing.Load()
+	// So do the files of commits running off the poll loop (pipeline.go).
+	total += c.committing.Load()
 	limit := c.cfg.Budget.Allowance(c, total)
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)
@@ -37,6 +39,18 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 		}
 		return nil
 	})
+}
+
+// settled are the partitions of parts with no commit running off the poll
+// loop (pipeline.go): the only ones whose files the poll loop may read.
+func (c *Connector) settled(parts []*owned) []*owned {
+	out := parts[:0]
+	for _, o := range parts {
+		if c.settle(o, false) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // buffered is what each partition's open files hold, and their total.

@@ -221,6 +221,14 @@ type Connector struct {
 	// moving counts the group callbacks moving partitions beside the poll
 	// loop: a revocation's commits, an assignment's recoveries.
 	moving atomic.Int32
+	// committing is what the files of commits running off the poll loop
+	// held when they began (pipeline.go): the memory ceiling counts it.
+	committing atomic.Int64
+	// commitSlots bounds the commits off the poll loop (commitsInFlight).
+	commitSlots chan struct{}
+	// queued are the partitions holding records not yet written or a
+	// commit not yet settled. Poll loop only.
+	queued map[*owned]struct{}
 
 	pause   pauseControl
 	panicMu sync.Mutex
@@ -245,7 +253,8 @@ func New(cfg Config) (*Connector, error) {
 	}
 	c := &Connector{cfg: cfg, epoch: newEpoch(), owner: fmt.Sprintf("%s:%d", host, os.Getpid()),
 		extras: ext, unchecked: uncheckedValue(cfg, ext), ready: make(chan struct{}), pause: newPauseControl(),
-		kafka: kafkawatch.New(cfg.Logger, cfg.Now)}
+		kafka: kafkawatch.New(cfg.Logger, cfg.Now), commitSlots: make(chan struct{}, commitsInFlight*cfg.Parallelism),
+		queued: map[*owned]struct{}{}}
 	c.spread = newSpread(cfg.TimedRotationsPerPoll, func() { c.Stats.DeferredRotations.Add(1) })
 	c.janitor = newJanitor(janitorWorkers)
 	cl, err := kgo.NewClient(c.kafkaOpts()...)
@@ -416,6 +425,9 @@ func (c *Connector) poll(ctx, store context.Context, fetches kgo.Fetches) error 
 	if err == nil {
 		c.retryBroken(ctx, store)
 	}
+	if err == nil && c.pause.requested() {
+		c.settleAll() // paused, the connector commits nothing
+	}
 	if perr := c.panicked(); perr != nil {
 		return perr // even where a worker's error was not propagated
 	}
@@ -468,6 +480,7 @@ func (c *Connector) breakTruncated(lost []*kgo.ErrDataLoss) {
 		if o == nil {
 			continue
 		}
+		c.settle(o, true) // the state machine is touched only with no commit running
 		if o.broken == nil {
 			c.breakPartition(o, o.p.truncated(dl.ResetTo))
 		} else {
@@ -524,14 +537,10 @@ func (l *logLimiter) allow(key string, now time.Time) bool {
 	return true
 }
 
-// process writes one poll's records, partitions in parallel.
+// process writes one poll's records, partitions in parallel. A partition
+// whose commit runs off the poll loop keeps its records until the commit
+// has ended, and the poll does not wait for it (pipeline.go).
 func (c *Connector) process(ctx, store context.Context, fetches kgo.Fetches) error {
-	type batch struct {
-		o       *owned
-		topicID [16]byte
-		fp      kgo.FetchPartition
-	}
-	var batches []batch
 	// Topic by topic rather than EachPartition: the topic id of each
 	// response is what tells a re-created topic from the one HDFS holds.
 	for _, f := range fetches {
@@ -544,13 +553,16 @@ func (c *Connector) process(ctx, store context.Context, fetches kgo.Fetches) err
 				if o == nil || o.broken != nil {
 					continue // not ours, or waiting for recovery: refetched after the rewind
 				}
-				batches = append(batches, batch{o, ft.TopicID, fp})
+				c.enqueue(o, ft.TopicID, fp)
 			}
 		}
 	}
-	return c.parallel(len(batches), func(i int) error {
-		return c.writeRecords(ctx, store, batches[i].o, batches[i].topicID, batches[i].fp)
+	parts := c.writable()
+	err := c.parallel(len(parts), func(i int) error {
+		return c.drain(ctx, store, parts[i])
 	})
+	c.forgetWritten(parts)
+	return err
 }
 
 // parallel runs fn(0..n-1), Parallelism at a time, and joins their errors.
@@ -597,20 +609,33 @@ func (c *Connector) panicked() error {
 	return c.panic
 }
 
-// writeRecords feeds one partition's records to its state machine. It returns
-// only fatal errors; anything else marks the partition broken for recovery.
-func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [16]byte, fp kgo.FetchPartition) error {
-	recs := fp.Records
-	o.obs.LogEnd(fp.HighWatermark)
-	b := fetchedBatch{First: recs[0].Offset, Last: recs[len(recs)-1].Offset, LogStart: fp.LogStartOffset, HighWatermark: fp.HighWatermark, TopicID: topicID}
-	if err := o.p.beginBatch(b); err != nil {
-		c.breakPartition(o, err)
-		return nil
+// writeRecords feeds one partition's queued records to its state machine,
+// from the first not yet written. It returns only fatal errors; anything
+// else marks the partition broken for recovery. A commit found due starts
+// off the poll loop and ends the call: b says where to go on after it.
+func (c *Connector) writeRecords(ctx, store context.Context, o *owned, b *queuedBatch) error {
+	recs := b.fp.Records
+	if !b.begun {
+		b.begun = true
+		o.obs.LogEnd(b.fp.HighWatermark)
+		fb := fetchedBatch{First: recs[0].Offset, Last: recs[len(recs)-1].Offset, LogStart: b.fp.LogStartOffset,
+			HighWatermark: b.fp.HighWatermark, TopicID: b.topicID}
+		if err := o.p.beginBatch(fb); err != nil {
+			c.breakPartition(o, err)
+			return nil
+		}
+	} else {
+		o.p.continueBatch()
 	}
 	written := 0
 	defer func() { o.obs.Written(written) }()
-	for _, kr := range recs {
+	for ; b.next < len(recs); b.next++ {
+		kr := recs[b.next]
 		ok, err := c.writeRecord(ctx, store, o, kr)
+		if due := asCommitDue(err); due != nil {
+			c.startCommit(store, o, due) // kr is written after it, first of the next files
+			return nil
+		}
 		if errors.Is(err, schema.ErrRegistryRefused) {
 			// Waiting cannot fix credentials or a certificate: stop and say so.
 			return fmt.Errorf("connector %q: topic %s partition %d offset %d: %w", c.cfg.Name, kr.Topic, kr.Partition, kr.Offset, err)
@@ -634,7 +659,12 @@ func (c *Connector) writeRecords(ctx, store context.Context, o *owned, topicID [
 			written++
 		}
 	}
-	if err := o.p.endBatch(store); err != nil {
+	err := o.p.endBatch(store)
+	if due := asCommitDue(err); due != nil {
+		c.startCommit(store, o, due)
+		err = nil
+	}
+	if err != nil {
 		c.breakPartition(o, err)
 		return nil
 	}
@@ -685,7 +715,7 @@ func (c *Connector) tickAll(ctx context.Context) error {
 	parts := c.parts.all()
 	open := parts[:0]
 	for _, o := range parts {
-		if o.broken == nil && !o.p.w.Empty() {
+		if c.idle(o) && !o.p.w.Empty() {
 			open = append(open, o)
 		}
 	}

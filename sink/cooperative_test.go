@@ -222,10 +222,14 @@ func TestKeptPartitionsWriteWhileRevokedCommit(t *testing.T) {
 // TestRevocationWaitsForTheBatchUnderWay injects a revocation in the middle
 // of a poll's batch, at each kind of storage call a batch makes (a temp
 // file opened, temp files closed by a flush.size rotation, its commit's
-// renames): the callback must not take a partition before the poll under
-// way has finished with it (pollGate), and every offset lands once. The
-// poll loop no longer stops for the whole callback (BlockRebalanceOnPoll),
-// so this exclusion is the gate's alone.
+// renames), and every offset must land once. A temp file is opened by the
+// poll itself: the callback must not take a partition before the poll
+// under way has finished with it (pollGate). A flush.size commit runs off
+// the poll loop (pipeline.go): the poll does not hold it, so the callback
+// takes the partitions while it is held, and its release must wait for
+// the commit before it commits or drops a partition (settle; a release
+// touching a committing partition is a data race, which -race reports,
+// and a second commit of its records, which the check reports).
 func TestRevocationWaitsForTheBatchUnderWay(t *testing.T) {
 	for _, op := range []string{"create", "close", "rename"} {
 		t.Run(op, func(t *testing.T) {
@@ -252,9 +256,13 @@ func revokeMidBatch(t *testing.T, op string) {
 	waitFor(t, "a batch held at "+op, h.isBlocked)
 	b := start(t, cfg)
 	t.Cleanup(h.release)
-	waitFor(t, "the revocation", func() bool { return a.gate.waiting.Load() > 0 || len(a.parts.all()) < parts })
-	if n := len(a.parts.all()); n < parts {
-		t.Fatalf("the revocation took %d partitions while a batch was held at %s: a revoke interleaved with a batch", parts-n, op)
+	if op == "create" {
+		waitFor(t, "the revocation", func() bool { return a.gate.waiting.Load() > 0 || len(a.parts.all()) < parts })
+		if n := len(a.parts.all()); n < parts {
+			t.Fatalf("the revocation took %d partitions while a batch was held at %s: a revoke interleaved with a batch", parts-n, op)
+		}
+	} else {
+		waitFor(t, "the revocation taking partitions while a commit is held at "+op, func() bool { return len(a.parts.all()) < parts })
 	}
 	h.release()
 	produceEach(k, parts, next, 10)
@@ -262,6 +270,36 @@ func revokeMidBatch(t *testing.T, op string) {
 		return len(a.parts.all()) < parts && a.Stats.Records.Load()+b.Stats.Records.Load() >= 35*parts
 	})
 	stopAndCheck(t, k, next, a, b)
+}
+
+// TestPollDoesNotWaitForACommit: a partition whose commit is slow (the
+// close of its temp file held) holds back only itself. The others are
+// fetched, written and committed beside it, and every offset lands once.
+// When commits ran inline, every poll waited for the commits its records
+// had started, and this one slow commit stalled every partition.
+func TestPollDoesNotWaitForACommit(t *testing.T) {
+	const parts = 4
+	k := newKafkaFixture(t, parts, testTopic)
+	next := map[int32]int64{}
+	cfg := k.config("commit-off-the-poll")
+	cfg.FlushSize, cfg.RotateInterval = 10, 0
+	h := newHold()
+	h.only(0)
+	cfg.FS = heldFS(k.fs, h, "close")
+	a := start(t, cfg)
+	t.Cleanup(h.release)
+	waitFor(t, "every partition recovered", func() bool { return len(a.parts.all()) == parts })
+	h.armed.Store(true) // after the claims, which close a WAL segment too
+	produceEach(k, parts, next, 10)
+	waitFor(t, "partition 0's commit held at close", h.isBlocked)
+	before := a.Stats.Commits.Load()
+	produceEach(k, parts, next, 30)
+	waitFor(t, "the other partitions committing while partition 0's commit is held", func() bool {
+		return a.Stats.Commits.Load() >= before+3*(parts-1)
+	})
+	h.release()
+	waitFor(t, "every record written", func() bool { return a.Stats.Records.Load() >= 40*parts })
+	stopAndCheck(t, k, next, a)
 }
 
 // TestAssignmentWaitsForTheBatchUnderWay: partitions assigned while a

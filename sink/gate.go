@@ -25,6 +25,9 @@ type pollGate struct {
 	waiting  atomic.Int32
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc // the PollFetches under way; nil: none
+	// woken: a commit off the poll loop ended since the last poll began,
+	// so a partition may have records waiting (wake).
+	woken atomic.Bool
 }
 
 // enterPoll holds the gate for one poll and returns the context its
@@ -37,10 +40,18 @@ func (g *pollGate) enterPoll(ctx context.Context) (context.Context, context.Canc
 	g.cancelMu.Unlock()
 	// After publishing cancel: a callback that came before it is seen
 	// here, one that comes after it finds cancel (interrupt).
-	if g.waiting.Load() > 0 {
+	if g.waiting.Load() > 0 || g.woken.Swap(false) {
 		cancel()
 	}
 	return pollCtx, cancel
+}
+
+// wake cuts short the PollFetches under way, or the next one: a commit
+// off the poll loop ended, and its partition's records wait for a poll
+// that an idle PollFetches would hold back up to TickInterval.
+func (g *pollGate) wake() {
+	g.woken.Store(true)
+	g.interrupt()
 }
 
 // polled ends the wait for records: from here the poll only writes what

@@ -65,6 +65,11 @@ type partitionConfig struct {
 	// writes on into its open files and asks again in a later batch or
 	// tick (docs/design.md §4, "Spreading timed rotations").
 	MayRotate func() bool
+	// DetachCommits makes write and endBatch hand a due rotation back as
+	// a *commitDue instead of committing it: the connector runs it off the
+	// poll loop (docs/design.md §4, "Commits off the poll loop"). Timers
+	// (tick) and forced commits (commitNow) still commit inline.
+	DetachCommits bool
 }
 
 const defaultPruneEvery = 8
@@ -327,12 +332,32 @@ func (p *partition) rewound(b fetchedBatch) error {
 
 // endBatch runs the rotation check the reference runs when its buffer is empty.
 func (p *partition) endBatch(ctx context.Context) error {
+	return p.finishBatch(ctx, p.cfg.DetachCommits)
+}
+
+func (p *partition) finishBatch(ctx context.Context, detach bool) error {
 	defer func() { p.batchAt = time.Time{} }()
-	err := p.maybeRotate(ctx, nil)
+	err := p.maybeRotate(ctx, nil, detach)
 	if err == nil {
 		p.enter(WriteStarted)
 	}
 	return err
+}
+
+// commitDue is what write and endBatch return instead of committing when
+// a rotation is due and DetachCommits is set: the connector runs
+// rotate(reason) on a goroutine of its own and touches nothing of the
+// partition until it has returned. write returns it before the record it
+// was given, which is written after the commit, as the first record of
+// the next files.
+type commitDue struct{ reason string }
+
+func (d *commitDue) Error() string { return "commit due (" + d.reason + ")" }
+
+// continueBatch goes on with a batch whose writing stopped for a commit
+// (commitDue): the clock is read anew, as at the start of a batch.
+func (p *partition) continueBatch() {
+	p.batchAt, p.held = p.cfg.Now(), false
 }
 
 // write appends one record, rotating first when a trigger says so: the
@@ -350,7 +375,7 @@ func (p *partition) write(ctx, store context.Context, r record) error {
 	if err := p.resolveSchema(ctx, &r); err != nil {
 		return err
 	}
-	if err := p.maybeRotate(store, &r); err != nil {
+	if err := p.maybeRotate(store, &r, p.cfg.DetachCommits); err != nil {
 		return err
 	}
 	enc, millis, err := p.encode(&r)
@@ -501,7 +526,7 @@ func (p *partition) tick(ctx context.Context) error {
 	}
 	p.enter(WritePartitionPaused)
 	p.held = false
-	return p.endBatch(ctx)
+	return p.finishBatch(ctx, false)
 }
 
 // commitNow commits the open files whatever the triggers say (a release,
@@ -522,13 +547,18 @@ func (p *partition) discard(ctx context.Context) {
 	}
 }
 
-func (p *partition) maybeRotate(ctx context.Context, r *record) error {
+// maybeRotate commits the open files when a trigger says so, or with
+// detach set hands the commit back to its caller (commitDue).
+func (p *partition) maybeRotate(ctx context.Context, r *record, detach bool) error {
 	if p.w.Empty() {
 		return nil
 	}
 	reason := p.rotateReason(r)
 	if reason == "" || deferrable(reason) && !p.mayRotateNow() {
 		return nil
+	}
+	if detach {
+		return &commitDue{reason: reason}
 	}
 	return p.rotate(ctx, reason)
 }

@@ -1,0 +1,188 @@
+package sink
+
+import (
+	"context"
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Commits off the poll loop (docs/design.md §4, "Commits off the poll
+// loop"). A commit that writing a partition's records starts (flush.size,
+// a file's size, a schema change, a timer seen by a batch) runs on a
+// goroutine of its own, and the poll goes on to the next fetch while it
+// does: with 64 partitions every poll used to wait for the slowest commit
+// its records had started (docs/benchmarks.md, "Commit parallelism with
+// 64 partitions").
+//
+// One rule keeps the write path what it was: while a partition's commit
+// runs, nothing else touches its state machine. Its driver (the poll loop,
+// or the group callback that took it) holds what the partition was not
+// given yet, in order, and waits for the commit (settle) before anything
+// else: the partition sees the same calls in the same order as when it
+// committed inline, only later.
+
+// commitJob is one partition's commit running off the poll loop.
+type commitJob struct {
+	done chan struct{} // closed when the commit has returned
+	err  error         // its error; read only after done
+	// held is what the partition's files held when it began: the memory
+	// ceiling counts it (Connector.committing) until the commit is settled.
+	held int64
+}
+
+func (j *commitJob) finished() bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// queuedBatch is one partition's fetched records that are not all written:
+// records fetched while its commit ran, or the rest of the batch whose
+// record found the commit due (that record included).
+type queuedBatch struct {
+	topicID [16]byte
+	fp      kgo.FetchPartition
+	next    int  // the first record not yet written
+	begun   bool // beginBatch has seen the batch
+}
+
+func (b *queuedBatch) written() bool { return b.next == len(b.fp.Records) }
+
+// commitsInFlight is how many commits off the poll loop the connector
+// runs at once, per partition worker (Parallelism). More than the workers:
+// a worker that started one goes on to the next partition. Bounded: each
+// is a few NameNode round trips, and the NameNode, not the client, sets
+// the rate (docs/benchmarks.md, "The machine's commit limit").
+const commitsInFlight = 2
+
+// startCommit runs the commit o's partition found due on a goroutine of
+// its own. Fetching o pauses until it is settled: what a poll fetched for
+// it meanwhile would wait in memory, and franz-go keeps its position, so
+// the records come again after the resume. With every slot taken, the
+// worker waits for one: the poll loop slows to what the store commits.
+func (c *Connector) startCommit(store context.Context, o *owned, due *commitDue) {
+	job := &commitJob{done: make(chan struct{}), held: o.p.buffered()}
+	o.commit = job
+	c.committing.Add(job.held)
+	c.cl.PauseFetchPartitions(o.asMap())
+	c.commitSlots <- struct{}{}
+	go func() {
+		defer c.gate.wake() // the partition may have records waiting: poll again now
+		defer close(job.done)
+		defer func() { <-c.commitSlots }()
+		defer c.catchPanic(&job.err)
+		job.err = o.p.rotate(store, due.reason)
+	}()
+}
+
+// settle ends o's commit off the poll loop, if any, waiting for it when
+// wait is set, and reports whether o has none left running (so that its
+// driver may touch it). A commit that failed breaks the partition, as it
+// did inline; one that succeeded resumes fetching.
+func (c *Connector) settle(o *owned, wait bool) bool {
+	job := o.commit
+	if job == nil {
+		return true
+	}
+	if !wait && !job.finished() {
+		return false
+	}
+	<-job.done
+	o.commit = nil
+	c.committing.Add(-job.held)
+	if job.err != nil {
+		c.breakPartition(o, job.err)
+		return true
+	}
+	c.cl.ResumeFetchPartitions(o.asMap())
+	return true
+}
+
+// idle settles o without waiting and reports whether it writes and has no
+// commit running: only then may the poll loop's timers and ceiling touch it.
+func (c *Connector) idle(o *owned) bool {
+	return o.broken == nil && c.settle(o, false) && o.broken == nil
+}
+
+// enqueue hands one fetched partition's records to o, after whatever it
+// holds already. Poll loop only.
+func (c *Connector) enqueue(o *owned, topicID [16]byte, fp kgo.FetchPartition) {
+	o.pending = append(o.pending, queuedBatch{topicID: topicID, fp: fp})
+	c.queued[o] = struct{}{}
+}
+
+// writable settles what it can of the queued partitions and returns those
+// with records to write and no commit running. A partition a group
+// callback took is forgotten untouched: its taker drives it now.
+func (c *Connector) writable() []*owned {
+	var out []*owned
+	for o := range c.queued {
+		if c.parts.get(o.tp) != o {
+			delete(c.queued, o)
+			continue
+		}
+		if !c.settle(o, false) {
+			continue // still committing: its records wait, the poll does not
+		}
+		if o.broken != nil || len(o.pending) == 0 {
+			o.pending = nil
+			delete(c.queued, o)
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// drain writes o's queued records in order until they are written, its
+// partition breaks, or a commit is due (which then runs off the poll
+// loop, and the rest waits for it). Its error stops the connector.
+func (c *Connector) drain(ctx, store context.Context, o *owned) error {
+	for len(o.pending) > 0 && o.commit == nil && o.broken == nil {
+		b := &o.pending[0]
+		if err := c.writeRecords(ctx, store, o, b); err != nil {
+			return err
+		}
+		if o.broken == nil && b.written() {
+			o.pending = o.pending[1:]
+		}
+	}
+	if len(o.pending) == 0 || o.broken != nil {
+		o.pending = nil // nothing held, not even the slice's array
+	}
+	return nil
+}
+
+// forgetWritten drops from the queue the partitions that hold nothing and
+// run no commit; one still committing stays, so that a later poll
+// settles it and resumes its fetching.
+func (c *Connector) forgetWritten(parts []*owned) {
+	for _, o := range parts {
+		if o.commit == nil && len(o.pending) == 0 {
+			delete(c.queued, o)
+		}
+	}
+}
+
+// settleAll waits for every commit off the poll loop (before a pause:
+// a paused connector commits nothing). Poll loop only.
+func (c *Connector) settleAll() {
+	for o := range c.queued {
+		if c.parts.get(o.tp) == o {
+			c.settle(o, true)
+		}
+	}
+}
+
+// asCommitDue is err as a commit the partition found due, or nil.
+func asCommitDue(err error) *commitDue {
+	var due *commitDue
+	if errors.As(err, &due) {
+		return due
+	}
+	return nil
+}
