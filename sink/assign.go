@@ -53,6 +53,7 @@ type owned struct {
 	// partition is in the registry, the group callback that took it after.
 	commit  *commitJob
 	pending []queuedBatch
+	paused  bool // fetching paused while commit runs (enqueue)
 }
 
 // Problem is why a partition is not writing.

@@ -35,7 +35,7 @@ func (c *Connector) breakPartition(o *owned, err error) {
 		wait = 0
 	}
 	o.broken, o.retryAt = err, c.cfg.Now().Add(wait)
-	o.pending = nil // fetched again after the recovery's rewind
+	o.pending, o.paused = nil, false // fetched again after the recovery's rewind, which resumes fetching
 	o.setProblem(err, c.cfg.Now())
 	o.log.Error("partition write failed; will recover", "err", err, "retry_in", wait)
 	c.cl.PauseFetchPartitions(o.asMap())

@@ -386,8 +386,9 @@ func (c *Connector) pollOnce(ctx, store context.Context) (kgo.Fetches, []string,
 	defer c.gate.leavePoll()
 	pollCtx, cancel := context.WithTimeout(gateCtx, c.cfg.TickInterval)
 	// All that is buffered: memory.Plan.FetchOpts bound it, and every poll ends
-	// in a barrier (all partitions written), so small polls with many
-	// partitions left each partition a few records per barrier.
+	// in a barrier (all partitions' records written or held behind their
+	// commits, pipeline.go), so small polls with many partitions left each
+	// partition a few records per barrier.
 	fetches := c.cl.PollFetches(pollCtx)
 	cancel()
 	c.gate.polled(stopWaiting)
@@ -720,16 +721,23 @@ func (c *Connector) tickAll(ctx context.Context) error {
 		}
 	}
 	parts = open
-	return c.parallel(len(parts), func(i int) error {
+	err := c.parallel(len(parts), func(i int) error {
 		o := parts[i]
 		if o.broken != nil {
 			return nil
 		}
-		if err := o.p.tick(ctx); err != nil {
+		err := o.p.tick(ctx)
+		if due := asCommitDue(err); due != nil {
+			c.startCommit(ctx, o, due)
+			err = nil
+		}
+		if err != nil {
 			c.breakPartition(o, err)
 		}
 		return nil
 	})
+	c.queueCommitting(parts) // settled, and their fetching resumed, by the next polls
+	return err
 }
 
 // shutdown commits what each partition holds, then leaves the group. The

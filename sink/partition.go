@@ -65,10 +65,10 @@ type partitionConfig struct {
 	// writes on into its open files and asks again in a later batch or
 	// tick (docs/design.md §4, "Spreading timed rotations").
 	MayRotate func() bool
-	// DetachCommits makes write and endBatch hand a due rotation back as
-	// a *commitDue instead of committing it: the connector runs it off the
-	// poll loop (docs/design.md §4, "Commits off the poll loop"). Timers
-	// (tick) and forced commits (commitNow) still commit inline.
+	// DetachCommits makes write, endBatch and tick hand a due rotation
+	// back as a *commitDue instead of committing it: the connector runs it
+	// off the poll loop (docs/design.md §4, "Commits off the poll loop").
+	// Forced commits (commitNow) still commit inline.
 	DetachCommits bool
 }
 
@@ -332,19 +332,15 @@ func (p *partition) rewound(b fetchedBatch) error {
 
 // endBatch runs the rotation check the reference runs when its buffer is empty.
 func (p *partition) endBatch(ctx context.Context) error {
-	return p.finishBatch(ctx, p.cfg.DetachCommits)
-}
-
-func (p *partition) finishBatch(ctx context.Context, detach bool) error {
 	defer func() { p.batchAt = time.Time{} }()
-	err := p.maybeRotate(ctx, nil, detach)
+	err := p.maybeRotate(ctx, nil, p.cfg.DetachCommits)
 	if err == nil {
 		p.enter(WriteStarted)
 	}
 	return err
 }
 
-// commitDue is what write and endBatch return instead of committing when
+// commitDue is what write, endBatch and tick return instead of committing when
 // a rotation is due and DetachCommits is set: the connector runs
 // rotate(reason) on a goroutine of its own and touches nothing of the
 // partition until it has returned. write returns it before the record it
@@ -526,7 +522,7 @@ func (p *partition) tick(ctx context.Context) error {
 	}
 	p.enter(WritePartitionPaused)
 	p.held = false
-	return p.finishBatch(ctx, false)
+	return p.endBatch(ctx)
 }
 
 // commitNow commits the open files whatever the triggers say (a release,

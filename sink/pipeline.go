@@ -9,8 +9,8 @@ import (
 
 // Commits off the poll loop (docs/design.md §4, "Commits off the poll
 // loop"). A commit that writing a partition's records starts (flush.size,
-// a file's size, a schema change, a timer seen by a batch) runs on a
-// goroutine of its own, and the poll goes on to the next fetch while it
+// a file's size, a schema change, a timer seen by a batch) or a timer of
+// an idle partition starts runs on a goroutine of its own, and the poll goes on to the next fetch while it
 // does: with 64 partitions every poll used to wait for the slowest commit
 // its records had started (docs/benchmarks.md, "Commit parallelism with
 // 64 partitions").
@@ -60,15 +60,14 @@ func (b *queuedBatch) written() bool { return b.next == len(b.fp.Records) }
 const commitsInFlight = 2
 
 // startCommit runs the commit o's partition found due on a goroutine of
-// its own. Fetching o pauses until it is settled: what a poll fetched for
-// it meanwhile would wait in memory, and franz-go keeps its position, so
-// the records come again after the resume. With every slot taken, the
-// worker waits for one: the poll loop slows to what the store commits.
+// its own. With every slot taken, the worker waits for one: the poll loop
+// slows to what the store commits. Fetching goes on (a pause here made
+// franz-go drop and fetch again what it had buffered for the partition);
+// a second batch pauses it (enqueue).
 func (c *Connector) startCommit(store context.Context, o *owned, due *commitDue) {
 	job := &commitJob{done: make(chan struct{}), held: o.p.buffered()}
 	o.commit = job
 	c.committing.Add(job.held)
-	c.cl.PauseFetchPartitions(o.asMap())
 	c.commitSlots <- struct{}{}
 	go func() {
 		defer c.gate.wake() // the partition may have records waiting: poll again now
@@ -98,7 +97,10 @@ func (c *Connector) settle(o *owned, wait bool) bool {
 		c.breakPartition(o, job.err)
 		return true
 	}
-	c.cl.ResumeFetchPartitions(o.asMap())
+	if o.paused {
+		o.paused = false
+		c.cl.ResumeFetchPartitions(o.asMap())
+	}
 	return true
 }
 
@@ -113,6 +115,12 @@ func (c *Connector) idle(o *owned) bool {
 func (c *Connector) enqueue(o *owned, topicID [16]byte, fp kgo.FetchPartition) {
 	o.pending = append(o.pending, queuedBatch{topicID: topicID, fp: fp})
 	c.queued[o] = struct{}{}
+	if o.commit != nil && !o.paused {
+		// A second batch while the commit runs: fetch no more of it until
+		// the commit is settled, so what it holds stays one batch or two.
+		o.paused = true
+		c.cl.PauseFetchPartitions(o.asMap())
+	}
 }
 
 // writable settles what it can of the queued partitions and returns those
@@ -164,6 +172,17 @@ func (c *Connector) forgetWritten(parts []*owned) {
 	for _, o := range parts {
 		if o.commit == nil && len(o.pending) == 0 {
 			delete(c.queued, o)
+		}
+	}
+}
+
+// queueCommitting queues those of parts whose commit runs off the poll
+// loop, so that the next polls settle them and resume their fetching.
+// Poll loop only.
+func (c *Connector) queueCommitting(parts []*owned) {
+	for _, o := range parts {
+		if o.commit != nil {
+			c.queued[o] = struct{}{}
 		}
 	}
 }
