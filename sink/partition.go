@@ -350,6 +350,17 @@ type commitDue struct{ reason string }
 
 func (d *commitDue) Error() string { return "commit due (" + d.reason + ")" }
 
+// commitDetached is the commit a *commitDue asked for, run off the poll
+// loop: the rotation, then WRITE_STARTED, where endBatch or tick would
+// have left the partition after an inline one.
+func (p *partition) commitDetached(ctx context.Context, reason string) error {
+	if err := p.rotate(ctx, reason); err != nil {
+		return err
+	}
+	p.enter(WriteStarted)
+	return nil
+}
+
 // continueBatch goes on with a batch whose writing stopped for a commit
 // (commitDue): the clock is read anew, as at the start of a batch.
 func (p *partition) continueBatch() {

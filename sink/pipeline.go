@@ -74,7 +74,7 @@ func (c *Connector) startCommit(store context.Context, o *owned, due *commitDue)
 		defer close(job.done)
 		defer func() { <-c.commitSlots }()
 		defer c.catchPanic(&job.err)
-		job.err = o.p.rotate(store, due.reason)
+		job.err = o.p.commitDetached(store, due.reason)
 	}()
 }
 
