@@ -20,8 +20,9 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	// Partitions a revocation took still hold their files until their
 	// commits end, beside the poll loop: they count, and cannot be picked.
 	total += c.releasing.Load()
-	// So do the files of commits running off the poll loop (pipeline.go).
-	total += c.committing.Load()
+	// So do the files of commits running off the poll loop, and the
+	// records held behind them (pipeline.go).
+	total += c.committing.Load() + c.holding.Load()
 	limit := c.cfg.Budget.Allowance(c, total)
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)

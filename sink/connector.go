@@ -222,7 +222,9 @@ type Connector struct {
 	// loop: a revocation's commits, an assignment's recoveries.
 	moving atomic.Int32
 	// committing is what the files of commits running off the poll loop
-	// held when they began (pipeline.go): the memory ceiling counts it.
+	// held when they began, holding what the records held behind them take
+	// (pipeline.go): the memory ceiling counts both.
+	holding    atomic.Int64
 	committing atomic.Int64
 	// commitSlots bounds the commits off the poll loop (commitsInFlight).
 	commitSlots chan struct{}
@@ -563,6 +565,7 @@ func (c *Connector) process(ctx, store context.Context, fetches kgo.Fetches) err
 		return c.drain(ctx, store, parts[i])
 	})
 	c.forgetWritten(parts)
+	c.noteHeld()
 	return err
 }
 

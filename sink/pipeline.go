@@ -187,6 +187,26 @@ func (c *Connector) queueCommitting(parts []*owned) {
 	}
 }
 
+// noteHeld counts what the records held behind commits take (keys and
+// values not yet written): the memory ceiling counts them with the open
+// files (enforceMemory), since the fetch share of the memory plan is for
+// the fetches franz-go buffers and the one being written, not for records
+// kept from earlier polls. Poll loop only.
+func (c *Connector) noteHeld() {
+	var n int64
+	for o := range c.queued {
+		if c.parts.get(o.tp) != o {
+			continue // a callback took it: its pending is the callback's
+		}
+		for _, b := range o.pending {
+			for _, r := range b.fp.Records[b.next:] {
+				n += int64(len(r.Key) + len(r.Value))
+			}
+		}
+	}
+	c.holding.Store(n)
+}
+
 // settleAll waits for every commit off the poll loop (before a pause:
 // a paused connector commits nothing). Poll loop only.
 func (c *Connector) settleAll() {
