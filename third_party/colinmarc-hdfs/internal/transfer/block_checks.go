@@ -56,7 +56,6 @@ func datanodeErrorf(addr, format string, a ...interface{}) error {
 // is consumed: the packets after a read's response, the next ack) and
 // bounds the length.
 func readBlockOpMessage(r io.Reader, msg proto.Message) error {
-	name := msg.ProtoReflect().Descriptor().Name()
 	br, ok := r.(io.ByteReader)
 	if !ok {
 		br = byteAtATime{r}
@@ -68,7 +67,7 @@ func readBlockOpMessage(r io.Reader, msg proto.Message) error {
 		return err
 	}
 	if size > maxBlockOpMessage {
-		return datanodeErrorf(datanodeAddr(r), "%s of %d bytes, more than %d", name, size, maxBlockOpMessage)
+		return datanodeErrorf(datanodeAddr(r), "%s of %d bytes, more than %d", messageName(msg), size, maxBlockOpMessage)
 	}
 	b := make([]byte, size)
 	if _, err := io.ReadFull(r, b); err != nil {
@@ -78,9 +77,15 @@ func readBlockOpMessage(r io.Reader, msg proto.Message) error {
 		return err
 	}
 	if err := proto.Unmarshal(b, msg); err != nil {
-		return fmt.Errorf("datanode %s: %s: %w", datanodeAddr(r), name, err)
+		return fmt.Errorf("datanode %s: %s: %w", datanodeAddr(r), messageName(msg), err)
 	}
 	return nil
+}
+
+// messageName names msg's type in an error (only there: every ack of a
+// write pipeline is read here).
+func messageName(msg proto.Message) string {
+	return string(msg.ProtoReflect().Descriptor().Name())
 }
 
 // checkReadResponse refuses a read response whose checksum info the

@@ -103,7 +103,7 @@ func TestSaslDialerRefusesMalformedReplies(t *testing.T) {
 			want:  "AES outIv is 0 bytes, not 16"},
 		{name: "a reply of 2 MiB", qop: sasl.QopAuthentication,
 			raw:  binary.AppendUvarint(nil, 2<<20),
-			want: "SASL handshake message of 2097152 bytes"},
+			want: "DataTransferEncryptorMessageProto of 2097152 bytes, more than 1048576"},
 		{name: "well-formed: authentication", qop: sasl.QopAuthentication, final: ok},
 		{name: "well-formed: integrity", qop: sasl.QopIntegrity, final: ok},
 		{name: "well-formed: privacy with AES", qop: sasl.QopPrivacy,

@@ -4,20 +4,12 @@ package transfer
 // SASL handshake, read with their status.
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
 
-	"google.golang.org/protobuf/proto"
-
 	hdfs "github.com/colinmarc/hdfs/v2/internal/protocol/hadoop_hdfs"
 )
-
-// maxSaslReply bounds a handshake message's length as read from the wire: a
-// challenge, or an rspauth with a cipher option, is a few hundred bytes, a
-// refusal's text not much more.
-const maxSaslReply = 1 << 20
 
 // HandshakeRefusedError is a DataNode's refusal of the SASL handshake: the
 // status of its reply (ERROR_UNKNOWN_KEY: it no longer holds the block key
@@ -41,35 +33,15 @@ func (e *HandshakeRefusedError) Error() string {
 // Upstream's readPrefixedMessage ignored the status, so a refusal went on
 // as an empty challenge or an empty rspauth, and the error said so; and it
 // waited for at least 5 bytes, more than a refusal with a short message
-// holds (the DataNode sends nothing after it). This reads the length a byte
-// at a time and bounds it.
+// holds (the DataNode sends nothing after it). The message is read as
+// every block-operation reply is (readBlockOpMessage: the length a byte at
+// a time, at most 1 MiB).
 func readSaslReply(conn net.Conn, msg *hdfs.DataTransferEncryptorMessageProto) error {
-	size, err := binary.ReadUvarint(byteAtATime{conn})
-	if err == nil && size > maxSaslReply {
-		err = fmt.Errorf("invalid response from datanode: SASL handshake message of %d bytes", size)
-	}
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	b := make([]byte, size)
-	if _, err := io.ReadFull(conn, b); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	if err := proto.Unmarshal(b, msg); err != nil {
+	if err := readBlockOpMessage(conn, msg); err != nil {
 		return err
 	}
 	if msg.GetStatus() != hdfs.DataTransferEncryptorMessageProto_SUCCESS {
-		addr := "?"
-		if a := conn.RemoteAddr(); a != nil {
-			addr = a.String()
-		}
-		return &HandshakeRefusedError{Addr: addr, Status: msg.GetStatus(), Message: msg.GetMessage()}
+		return &HandshakeRefusedError{Addr: datanodeAddr(conn), Status: msg.GetStatus(), Message: msg.GetMessage()}
 	}
 	return nil
 }
