@@ -560,6 +560,9 @@ func (c *Connector) process(ctx, store context.Context, fetches kgo.Fetches) err
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		return nil // stopping: the records wait for the stop's writeHeld, which writes them under store
+	}
 	parts := c.writable()
 	err := c.parallel(len(parts), func(i int) error {
 		return c.drain(ctx, store, parts[i])
@@ -749,6 +752,7 @@ func (c *Connector) tickAll(ctx context.Context) error {
 // again by the partition's next owner.
 func (c *Connector) shutdown(store context.Context) error {
 	c.cfg.Logger.Info("connector stopping: committing open files and leaving the group")
+	c.gate.shared(func() { c.writeHeld(store) })
 	c.release(store, c.parts.keys(), true)
 	c.cfg.Budget.Leave(c)
 	c.cl.Close()

@@ -305,6 +305,32 @@ func TestPollDoesNotWaitForACommit(t *testing.T) {
 	stopAndCheck(t, k, next, a)
 }
 
+// TestStopWritesWhatCommitsHeld: a stop that comes while a partition's
+// commit runs and records wait behind it ends the commit, writes those
+// records and commits them, as a stop commits what its polls wrote (D6).
+// Dropping them would lose nothing (the next owner reads them), but HDFS
+// would lag what the stopped connector had consumed.
+func TestStopWritesWhatCommitsHeld(t *testing.T) {
+	const parts = 2
+	k := newKafkaFixture(t, parts, testTopic)
+	next := map[int32]int64{}
+	cfg := k.config("stop-writes-held")
+	cfg.FlushSize, cfg.RotateInterval = 10, 0
+	h := newHold()
+	h.only(0)
+	cfg.FS = heldFS(k.fs, h, "close")
+	a := start(t, cfg)
+	t.Cleanup(h.release)
+	waitFor(t, "every partition recovered", func() bool { return len(a.parts.all()) == parts })
+	h.armed.Store(true)
+	produceEach(k, parts, next, 15) // partition 0 commits at 10 and holds the rest behind it
+	waitFor(t, "partition 0's commit held at close", h.isBlocked)
+	waitFor(t, "partition 0's records counted as held", func() bool { return a.holding.Load() > 0 })
+	a.stop()
+	h.release()
+	stopAndCheck(t, k, next, a)
+}
+
 // TestAssignmentWaitsForTheBatchUnderWay: partitions assigned while a
 // batch is under way (here: the other member left) become the poll loop's
 // only after that poll, never in the middle of it (pollGate), and every

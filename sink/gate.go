@@ -63,6 +63,14 @@ func (g *pollGate) polled(cancel context.CancelFunc) {
 	cancel()
 }
 
+// shared runs fn holding the gate as a poll does: no callback takes a
+// partition meanwhile.
+func (g *pollGate) shared(fn func()) {
+	g.rw.RLock()
+	defer g.rw.RUnlock()
+	fn()
+}
+
 // leavePoll lets a waiting callback take its partitions.
 func (g *pollGate) leavePoll() { g.rw.RUnlock() }
 

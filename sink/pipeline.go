@@ -217,6 +217,24 @@ func (c *Connector) settleAll() {
 	}
 }
 
+// writeHeld writes, before a stop's commits, the records partitions hold
+// behind their commits: the polls that fetched them had begun writing
+// them, and a stop commits what its polls wrote (D6), as it did when
+// commits ran inline. It ends when nothing is held, or on a fatal error
+// or the end of store (what is still held is then read again by the next
+// owner, after what HDFS holds). Poll loop only, holding the gate.
+func (c *Connector) writeHeld(store context.Context) {
+	for len(c.queued) > 0 && store.Err() == nil {
+		c.settleAll()
+		// Under store alone: the stop has ended ctx, and a registry lookup
+		// under it would fail, breaking the partition instead of writing.
+		if err := c.process(store, store, nil); err != nil {
+			c.cfg.Logger.Warn("records held behind commits not written before the stop; the next owner reads them", "err", err)
+			return
+		}
+	}
+}
+
 // asCommitDue is err as a commit the partition found due, or nil.
 func asCommitDue(err error) *commitDue {
 	var due *commitDue
