@@ -222,10 +222,10 @@ type Connector struct {
 	// loop: a revocation's commits, an assignment's recoveries.
 	moving atomic.Int32
 	// committing is what the files of commits running off the poll loop
-	// held when they began, holding what the records held behind them take
-	// (pipeline.go): the memory ceiling counts both.
-	holding    atomic.Int64
+	// held when they began; holding is what the records held behind those
+	// commits take (pipeline.go). The memory ceiling counts both.
 	committing atomic.Int64
+	holding    atomic.Int64
 	// commitSlots bounds the commits off the poll loop (commitsInFlight).
 	commitSlots chan struct{}
 	// queued are the partitions holding records not yet written or a

@@ -279,17 +279,8 @@ func revokeMidBatch(t *testing.T, op string) {
 // had started, and this one slow commit stalled every partition.
 func TestPollDoesNotWaitForACommit(t *testing.T) {
 	const parts = 4
-	k := newKafkaFixture(t, parts, testTopic)
+	k, a, h := startHoldingCloses(t, parts, "commit-off-the-poll")
 	next := map[int32]int64{}
-	cfg := k.config("commit-off-the-poll")
-	cfg.FlushSize, cfg.RotateInterval = 10, 0
-	h := newHold()
-	h.only(0)
-	cfg.FS = heldFS(k.fs, h, "close")
-	a := start(t, cfg)
-	t.Cleanup(h.release)
-	waitFor(t, "every partition recovered", func() bool { return len(a.parts.all()) == parts })
-	h.armed.Store(true) // after the claims, which close a WAL segment too
 	produceEach(k, parts, next, 10)
 	waitFor(t, "partition 0's commit held at close", h.isBlocked)
 	before := a.Stats.Commits.Load()
@@ -305,6 +296,22 @@ func TestPollDoesNotWaitForACommit(t *testing.T) {
 	stopAndCheck(t, k, next, a)
 }
 
+// startHoldingCloses starts a connector committing every 10 records whose
+// temp-file closes on partition 0 are held from its recovery on (h).
+func startHoldingCloses(t *testing.T, parts int32, name string) (*kafkaFixture, *running, *hold) {
+	k := newKafkaFixture(t, parts, testTopic)
+	cfg := k.config(name)
+	cfg.FlushSize, cfg.RotateInterval = 10, 0
+	h := newHold()
+	h.only(0)
+	cfg.FS = heldFS(k.fs, h, "close")
+	a := start(t, cfg)
+	t.Cleanup(h.release)
+	waitFor(t, "every partition recovered", func() bool { return len(a.parts.all()) == int(parts) })
+	h.armed.Store(true) // after the claims, which close a WAL segment too
+	return k, a, h
+}
+
 // TestStopWritesWhatCommitsHeld: a stop that comes while a partition's
 // commit runs and records wait behind it ends the commit, writes those
 // records and commits them, as a stop commits what its polls wrote (D6).
@@ -312,17 +319,8 @@ func TestPollDoesNotWaitForACommit(t *testing.T) {
 // would lag what the stopped connector had consumed.
 func TestStopWritesWhatCommitsHeld(t *testing.T) {
 	const parts = 2
-	k := newKafkaFixture(t, parts, testTopic)
+	k, a, h := startHoldingCloses(t, parts, "stop-writes-held")
 	next := map[int32]int64{}
-	cfg := k.config("stop-writes-held")
-	cfg.FlushSize, cfg.RotateInterval = 10, 0
-	h := newHold()
-	h.only(0)
-	cfg.FS = heldFS(k.fs, h, "close")
-	a := start(t, cfg)
-	t.Cleanup(h.release)
-	waitFor(t, "every partition recovered", func() bool { return len(a.parts.all()) == parts })
-	h.armed.Store(true)
 	produceEach(k, parts, next, 15) // partition 0 commits at 10 and holds the rest behind it
 	waitFor(t, "partition 0's commit held at close", h.isBlocked)
 	waitFor(t, "partition 0's records counted as held", func() bool { return a.holding.Load() > 0 })
