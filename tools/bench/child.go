@@ -70,18 +70,21 @@ type caseSpec struct {
 
 // caseResult is what a child reports on stdout as JSON.
 type caseResult struct {
-	Records       int64   `json:"records"`
-	Bytes         int64   `json:"bytes"`
-	Seconds       float64 `json:"seconds"`
-	CPUSeconds    float64 `json:"cpu_seconds"`
-	PeakRSSBytes  int64   `json:"peak_rss_bytes"`
-	Files         int64   `json:"files,omitempty"`
-	StartupSec    float64 `json:"startup_seconds,omitempty"` // sink: start → partitions assigned
-	TailSeconds   float64 `json:"tail_seconds,omitempty"`    // sink: last produce → last commit
-	PeakBuffered  int64   `json:"peak_buffered_bytes,omitempty"`
-	MemRotations  int64   `json:"memory_rotations,omitempty"`
-	PeakOpenFiles int64   `json:"peak_open_files,omitempty"`
-	BufferCeiling int64   `json:"buffer_ceiling_bytes,omitempty"`
+	Records    int64   `json:"records"`
+	Bytes      int64   `json:"bytes"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// MachineCPUSeconds is the whole machine's busy CPU time over the same
+	// phase: every process, Kafka and HDFS included (machinecpu.go).
+	MachineCPUSeconds float64 `json:"machine_cpu_seconds,omitempty"`
+	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
+	Files             int64   `json:"files,omitempty"`
+	StartupSec        float64 `json:"startup_seconds,omitempty"` // sink: start → partitions assigned
+	TailSeconds       float64 `json:"tail_seconds,omitempty"`    // sink: last produce → last commit
+	PeakBuffered      int64   `json:"peak_buffered_bytes,omitempty"`
+	MemRotations      int64   `json:"memory_rotations,omitempty"`
+	PeakOpenFiles     int64   `json:"peak_open_files,omitempty"`
+	BufferCeiling     int64   `json:"buffer_ceiling_bytes,omitempty"`
 	// The compaction cases: the files read, the bytes read from the
 	// store, its calls by operation, and the loop's passes.
 	Inputs      int64            `json:"inputs,omitempty"`
@@ -186,15 +189,19 @@ func peakRSS() int64 {
 
 // meter measures wall and CPU time of one phase.
 type meter struct {
-	wall time.Time
-	cpu  time.Duration
+	wall    time.Time
+	cpu     time.Duration
+	machine time.Duration
 }
 
-func startMeter() meter { return meter{time.Now(), cpuTime()} }
+func startMeter() meter { return meter{time.Now(), cpuTime(), machineBusy()} }
 
 func (m meter) stop(r *caseResult) {
 	r.Seconds = time.Since(m.wall).Seconds()
 	r.CPUSeconds = (cpuTime() - m.cpu).Seconds()
+	if m.machine > 0 {
+		r.MachineCPUSeconds = (machineBusy() - m.machine).Seconds()
+	}
 }
 
 // record starts a CPU profile or execution trace into the file name (none

@@ -494,6 +494,7 @@ func printReport(w io.Writer, r report) {
 			c.Workload, s.Records, rate(s), mb(s.Bytes)/s.Seconds, cpuPerM(s), perCore, mb(s.PeakRSSBytes), s.Files,
 			s.TailSeconds, rate(c.Consume), rate(c.HDFSWrite), c.Ratio, roundRatios(c.Rounds))
 	}
+	printMachineCPU(w, r.Cases, r.Machine.NProc)
 	if m := r.Memory; m != nil {
 		printMemory(w, m)
 	}
