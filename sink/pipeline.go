@@ -48,9 +48,25 @@ type queuedBatch struct {
 	fp      kgo.FetchPartition
 	next    int  // the first record not yet written
 	begun   bool // beginBatch has seen the batch
+	// held is what the records from heldFrom on take (keys and values),
+	// worked out once per position: noteHeld runs after every poll, and a
+	// batch often waits several polls for its commit.
+	held     int64
+	heldFrom int // -1 until held is worked out
 }
 
 func (b *queuedBatch) written() bool { return b.next == len(b.fp.Records) }
+
+// heldBytes is what b's records not yet written take.
+func (b *queuedBatch) heldBytes() int64 {
+	if b.heldFrom != b.next {
+		b.held, b.heldFrom = 0, b.next
+		for _, r := range b.fp.Records[b.next:] {
+			b.held += int64(len(r.Key) + len(r.Value))
+		}
+	}
+	return b.held
+}
 
 // commitsInFlight is how many commits off the poll loop the connector
 // runs at once, per partition worker (Parallelism). More than the workers:
@@ -113,7 +129,7 @@ func (c *Connector) idle(o *owned) bool {
 // enqueue hands one fetched partition's records to o, after whatever it
 // holds already. Poll loop only.
 func (c *Connector) enqueue(o *owned, topicID [16]byte, fp kgo.FetchPartition) {
-	o.pending = append(o.pending, queuedBatch{topicID: topicID, fp: fp})
+	o.pending = append(o.pending, queuedBatch{topicID: topicID, fp: fp, heldFrom: -1})
 	c.queued[o] = struct{}{}
 	if o.commit != nil && !o.paused {
 		// A second batch while the commit runs: fetch no more of it until
@@ -198,10 +214,8 @@ func (c *Connector) noteHeld() {
 		if c.parts.get(o.tp) != o {
 			continue // a callback took it: its pending is the callback's
 		}
-		for _, b := range o.pending {
-			for _, r := range b.fp.Records[b.next:] {
-				n += int64(len(r.Key) + len(r.Value))
-			}
+		for i := range o.pending {
+			n += o.pending[i].heldBytes()
 		}
 	}
 	c.holding.Store(n)
