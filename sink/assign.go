@@ -117,6 +117,12 @@ func (ps *partitions) take(t tp) *owned {
 	return o
 }
 
+func (ps *partitions) len() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return len(ps.m)
+}
+
 func (ps *partitions) all() []*owned {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()

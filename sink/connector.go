@@ -201,8 +201,9 @@ type Connector struct {
 	extras   *extras.Columns
 	kafka    *kafkawatch.Watch
 	parts    partitions
-	spread   *spread  // the per-poll budget of time-driven commits
-	janitor  *janitor // removes recoveries' leftovers after the assignment
+	spread   *spread     // the per-poll budget of time-driven commits
+	fetch    *fetchSizes // spreads each fetch over the workers
+	janitor  *janitor    // removes recoveries' leftovers after the assignment
 	fetchLog logLimiter
 	epoch    string
 	owner    string
@@ -265,6 +266,7 @@ func New(cfg Config) (*Connector, error) {
 		return nil, fmt.Errorf("connector %q: kafka client: %w", cfg.Name, err)
 	}
 	c.cl = cl
+	c.fetch = newFetchSizes(cl, cfg.Parallelism)
 	c.dlq = deadletter.New(cl, deadletter.Config{Connector: cfg.Name, Topic: cfg.DLQTopic, Headers: cfg.DLQHeaders,
 		Replication: cfg.DLQReplication, Wait: cfg.DeadLetterWait, Fatal: c.kafkaFatal,
 		Failed: cfg.Observer.DeadLetterFailed, Logger: cfg.Logger})
@@ -386,11 +388,13 @@ func (c *Connector) Run(ctx context.Context) error {
 func (c *Connector) pollOnce(ctx, store context.Context) (kgo.Fetches, []string, error) {
 	gateCtx, stopWaiting := c.gate.enterPoll(ctx)
 	defer c.gate.leavePoll()
+	c.fetch.follow(c.parts.len())
 	pollCtx, cancel := context.WithTimeout(gateCtx, c.cfg.TickInterval)
 	// All that is buffered: memory.Plan.FetchOpts bound it, and every poll ends
 	// in a barrier (all partitions' records written or held behind their
 	// commits, pipeline.go), so small polls with many partitions left each
-	// partition a few records per barrier.
+	// partition a few records per barrier. Each fetch is spread over the
+	// workers (fetchsize.go): a poll brings work for every one of them.
 	fetches := c.cl.PollFetches(pollCtx)
 	cancel()
 	c.gate.polled(stopWaiting)
