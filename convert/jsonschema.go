@@ -68,7 +68,9 @@ func NewJSONSchema(reg RawSchemas, opts JSONSchemaOptions) *JSONSchema {
 	if opts.CacheSize <= 0 {
 		opts.CacheSize = DefaultSchemasCacheSize
 	}
-	return &JSONSchema{reg: reg, opts: opts, cache: newByID[*compiled](opts.CacheSize, opts.LookupWait)}
+	j := &JSONSchema{reg: reg, opts: opts}
+	j.cache = newByID(opts.CacheSize, opts.LookupWait, j.fetch)
+	return j
 }
 
 // Convert splits the framing, finds the compiled schema and encodes the
@@ -112,7 +114,7 @@ func (j *JSONSchema) SchemaByID(ctx context.Context, id int32) (*schema.Schema, 
 // without a registry request each; an id the registry does not know is
 // not (a registry lookup per such record, as AvroConverter makes).
 func (j *JSONSchema) compiled(ctx context.Context, id int32) (*compiled, error) {
-	c, err := j.cache.get(ctx, id, j.fetch)
+	c, err := j.cache.get(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,9 @@ func NewProtobuf(reg SchemaTexts, opts ProtobufOptions, wait time.Duration) *Pro
 	if wait <= 0 {
 		wait = DefaultLookupWait
 	}
-	return &Protobuf{reg: reg, opts: opts, files: newByID[*protoFile](0, wait)}
+	p := &Protobuf{reg: reg, opts: opts}
+	p.files = newByID(0, wait, p.compile)
+	return p
 }
 
 // Convert reads one record as ProtobufConverter.toConnectData does.
@@ -188,7 +190,7 @@ func (p *Protobuf) build(f *protoFile, id int32, indexes []int) (*protoMessage, 
 // that cannot be read is cached too: each of its records is bad, and
 // asking the registry again would not change it (ids are immutable).
 func (p *Protobuf) file(ctx context.Context, id int32) (*protoFile, error) {
-	f, err := p.files.get(ctx, id, p.compile)
+	f, err := p.files.get(ctx, id)
 	if err != nil {
 		return nil, err // not the record's fault: the sink retries
 	}
