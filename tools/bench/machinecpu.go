@@ -64,11 +64,14 @@ func busyTicks(r io.Reader) (int64, error) {
 
 // machineShare is the fraction of the machine's cores that were busy
 // during r's phase (0 when not measured).
-func machineShare(r caseResult, nproc int) float64 {
+func machineShare(r caseResult, nproc int) float64 { return coreShare(r.MachineCPUSeconds, r, nproc) }
+
+// coreShare is cpuSeconds as a fraction of all nproc cores over r's phase.
+func coreShare(cpuSeconds float64, r caseResult, nproc int) float64 {
 	if r.Seconds <= 0 || nproc <= 0 {
 		return 0
 	}
-	return r.MachineCPUSeconds / (float64(nproc) * r.Seconds)
+	return cpuSeconds / (float64(nproc) * r.Seconds)
 }
 
 // printMachineCPU prints, per workload (median round), how busy the whole
@@ -84,14 +87,8 @@ func printMachineCPU(w io.Writer, cases []caseReport, nproc int) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, c := range cases {
 		s := c.Sink
-		busy, own := machineShare(s, nproc), 0.0
-		if s.Seconds > 0 {
-			own = s.CPUSeconds / (float64(nproc) * s.Seconds)
-		}
-		perM := 0.0
-		if s.Records > 0 {
-			perM = s.MachineCPUSeconds / float64(s.Records) * 1e6
-		}
+		busy, own := machineShare(s, nproc), coreShare(s.CPUSeconds, s, nproc)
+		perM := cpuPerM(caseResult{Records: s.Records, CPUSeconds: s.MachineCPUSeconds})
 		fmt.Fprintf(w, "| %s | %.0f %% | %.0f %% | %.0f %% | %.2f | %.0f %% | %.0f %% |\n", c.Workload, 100*busy, 100*own,
 			100*(busy-own), perM, 100*machineShare(c.Consume, nproc), 100*machineShare(c.HDFSWrite, nproc))
 	}
