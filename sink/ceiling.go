@@ -8,7 +8,12 @@ import (
 
 // enforceMemory rotates the partitions holding the most buffered bytes
 // until the connector is within MemoryMax and its share of the process
-// budget: files get smaller, the process does not grow.
+// budget: files get smaller, the process does not grow. The rotations run
+// off the poll loop (pipeline.go), as the timers' do: a Parquet file is
+// encoded as it closes, and an inline rotation kept every other worker
+// and the next fetch waiting for that one encoder (docs/benchmarks.md,
+// "Memory rotations off the poll loop"). Their files count (committing)
+// until they are settled.
 func (c *Connector) enforceMemory(ctx context.Context) {
 	parts := c.settled(c.parts.all())
 	notePeak(&c.Stats.PeakOpenFiles, openFiles(parts))
@@ -27,19 +32,48 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)
 	}
+	running := c.runningCommits()
 	victims, after := overBudget(parts, held, total, limit)
+	after = c.awaitCommits(running, after, limit)
 	notePeak(&c.Stats.PeakBuffered, after)
 	c.cfg.Budget.Report(c, after)
-	_ = c.parallel(len(victims), func(i int) error {
-		o := victims[i]
-		err := o.p.commitNow(ctx, "memory ceiling (hdfs.sink.memory.max.bytes / run --memory-max-bytes)")
+	for _, o := range victims {
 		c.Stats.MemoryRotations.Add(1)
 		o.obs.MemoryRotation()
-		if err != nil {
-			c.breakPartition(o, err)
+		if due := o.p.memoryDue(); due != nil {
+			c.startCommit(ctx, o, due)
 		}
-		return nil
-	})
+	}
+	c.queueCommitting(victims) // settled, and their fetching resumed, by the next polls
+}
+
+// runningCommits are the partitions the poll loop drives whose commit runs
+// off it, largest files first. Poll loop only.
+func (c *Connector) runningCommits() []*owned {
+	var out []*owned
+	for o := range c.queued {
+		if o.commit != nil && c.parts.get(o.tp) == o {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].commit.held > out[j].commit.held })
+	return out
+}
+
+// awaitCommits waits for running commits, largest first, while what stays
+// buffered once the victims have rotated is above limit: the open files
+// left to rotate could not bring it there (the rest is in commits and the
+// records held behind them), and the next poll must not add to it. This is
+// the back-pressure inline rotations gave. It returns what stays buffered.
+func (c *Connector) awaitCommits(running []*owned, after, limit int64) int64 {
+	for _, o := range running {
+		if after <= limit {
+			break
+		}
+		after -= o.commit.held
+		c.settle(o, true)
+	}
+	return after
 }
 
 // settled are the partitions of parts with no commit running off the poll

@@ -546,6 +546,20 @@ func (p *partition) commitNow(ctx context.Context, reason string) error {
 	return p.rotate(ctx, reason)
 }
 
+// memoryDue is the commit the memory ceiling asks for, to run off the
+// poll loop (commitDetached), or nil with nothing open. The partition
+// waits in WRITE_PARTITION_PAUSED, as tick leaves it.
+func (p *partition) memoryDue() *commitDue {
+	if p.w.Empty() {
+		return nil
+	}
+	p.enter(WritePartitionPaused)
+	return &commitDue{reason: memoryReason}
+}
+
+// memoryReason is why the memory ceiling rotated a partition's files.
+const memoryReason = "memory ceiling (hdfs.sink.memory.max.bytes / run --memory-max-bytes)"
+
 // discard drops the open files without committing them: their records are
 // consumed again by whoever owns the partition next.
 func (p *partition) discard(ctx context.Context) {
