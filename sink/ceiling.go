@@ -17,10 +17,24 @@ import (
 func (c *Connector) enforceMemory(ctx context.Context) {
 	parts := c.settled(c.parts.all())
 	notePeak(&c.Stats.PeakOpenFiles, openFiles(parts))
-	defer reportBuffers(parts)
+	reportBuffers(parts) // before the rotations start: their files are then the commits'
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
 		return
 	}
+	victims := c.overCeiling(parts)
+	for _, o := range victims {
+		c.Stats.MemoryRotations.Add(1)
+		o.obs.MemoryRotation()
+		if due := o.p.memoryDue(); due != nil {
+			c.startCommit(ctx, o, due)
+		}
+	}
+	c.queueCommitting(victims) // settled, and their fetching resumed, by the next polls
+}
+
+// overCeiling picks the partitions of parts (settled) to rotate, and waits
+// for running commits when rotating all it may would not be enough.
+func (c *Connector) overCeiling(parts []*owned) (victims []*owned) {
 	held, total := buffered(parts)
 	// Partitions a revocation took still hold their files until their
 	// commits end, beside the poll loop: they count, and cannot be picked.
@@ -37,14 +51,7 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	after = c.awaitCommits(running, after, limit)
 	notePeak(&c.Stats.PeakBuffered, after)
 	c.cfg.Budget.Report(c, after)
-	for _, o := range victims {
-		c.Stats.MemoryRotations.Add(1)
-		o.obs.MemoryRotation()
-		if due := o.p.memoryDue(); due != nil {
-			c.startCommit(ctx, o, due)
-		}
-	}
-	c.queueCommitting(victims) // settled, and their fetching resumed, by the next polls
+	return victims
 }
 
 // runningCommits are the partitions the poll loop drives whose commit runs
