@@ -8,28 +8,57 @@ import (
 
 // enforceMemory rotates the partitions holding the most buffered bytes
 // until the connector is within MemoryMax and its share of the process
-// budget: files get smaller, the process does not grow. The rotations run
-// off the poll loop (pipeline.go), as the timers' do: a Parquet file is
-// encoded as it closes, and an inline rotation kept every other worker
-// and the next fetch waiting for that one encoder (docs/benchmarks.md,
-// "Memory rotations off the poll loop"). Their files count (committing)
-// until they are settled.
+// budget: files get smaller, the process does not grow.
 func (c *Connector) enforceMemory(ctx context.Context) {
 	parts := c.settled(c.parts.all())
 	notePeak(&c.Stats.PeakOpenFiles, openFiles(parts))
-	reportBuffers(parts) // before the rotations start: their files are then the commits'
+	reportBuffers(parts) // before any rotation starts beside the poll loop
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
 		return
 	}
 	victims := c.overCeiling(parts)
+	if c.parts.len() > c.cfg.Parallelism {
+		c.rotateBeside(ctx, victims)
+	} else {
+		c.rotateInline(ctx, victims)
+	}
+}
+
+// rotateBeside rotates the victims off the poll loop (pipeline.go), as the
+// timers do, when the connector owns more partitions than it has workers:
+// a Parquet file is encoded as it closes, and an inline rotation kept the
+// other workers and the next poll waiting for that one encoder. With as
+// many workers as partitions, a victim is a large share of the stream, and
+// its records held behind its commit made the ceiling rotate more files
+// and the fetches wait (docs/benchmarks.md, "Memory rotations beside the
+// poll loop"): those rotate inline. The files count (committing) until the
+// commits are settled.
+func (c *Connector) rotateBeside(ctx context.Context, victims []*owned) {
 	for _, o := range victims {
-		c.Stats.MemoryRotations.Add(1)
-		o.obs.MemoryRotation()
+		c.noteMemoryRotation(o)
 		if due := o.p.memoryDue(); due != nil {
 			c.startCommit(ctx, o, due)
 		}
 	}
 	c.queueCommitting(victims) // settled, and their fetching resumed, by the next polls
+}
+
+// rotateInline rotates the victims, all at once, before the next poll.
+func (c *Connector) rotateInline(ctx context.Context, victims []*owned) {
+	_ = c.parallel(len(victims), func(i int) error {
+		o := victims[i]
+		c.noteMemoryRotation(o)
+		if err := o.p.commitNow(ctx, memoryReason); err != nil {
+			c.breakPartition(o, err)
+		}
+		return nil
+	})
+	reportBuffers(victims)
+}
+
+func (c *Connector) noteMemoryRotation(o *owned) {
+	c.Stats.MemoryRotations.Add(1)
+	o.obs.MemoryRotation()
 }
 
 // overCeiling picks the partitions of parts (settled) to rotate, and waits

@@ -166,3 +166,58 @@ func heldConnector(t *testing.T, k *kafkaFixture, cfg Config, held int32, parts 
 	}
 	return c, h, f
 }
+
+// TestMemoryRotationsBesideThePollLoop: with more partitions than workers a
+// memory rotation runs off the poll loop, its files counted until it is
+// settled; with a worker for every partition it runs inline, before the
+// next poll. Either way every offset lands once.
+func TestMemoryRotationsBesideThePollLoop(t *testing.T) {
+	const parts = 4
+	for _, tc := range []struct {
+		parallelism int
+		beside      bool
+	}{{parallelism: 2, beside: true}, {parallelism: parts, beside: false}} {
+		k := newKafkaFixture(t, 1, testTopic)
+		cfg := k.config("memory-beside")
+		cfg.FlushSize, cfg.RotateInterval, cfg.Parallelism = 1_000_000, 0, tc.parallelism
+		c, h, f := heldConnector(t, k, cfg, 0, parts, 100)
+		writeBatch(t, f, c.parts.get(tp{testTopic, 0}).p, 100, 200) // the largest: the one rotated
+		_, total := buffered(c.parts.all())
+		c.cfg.MemoryMax = total - 1
+		ctx := context.Background()
+		h.armed.Store(true)
+		enforced := make(chan struct{})
+		go func() {
+			defer close(enforced)
+			c.enforceMemory(ctx)
+		}()
+		waitFor(t, "partition 0's commit held", h.isBlocked)
+		select {
+		case <-enforced:
+			if !tc.beside {
+				t.Fatalf("parallelism %d: the rotation did not wait for its commit", tc.parallelism)
+			}
+			if got := c.committing.Load(); got == 0 {
+				t.Fatalf("parallelism %d: the running rotation's files are not counted", tc.parallelism)
+			}
+		case <-time.After(time.Second):
+			if tc.beside {
+				t.Fatalf("parallelism %d: the poll loop waited for the memory rotation's commit", tc.parallelism)
+			}
+		}
+		h.release()
+		<-enforced
+		c.settleAll()
+		if got := c.committing.Load(); got != 0 {
+			t.Fatalf("parallelism %d: %d bytes still counted after the commit was settled", tc.parallelism, got)
+		}
+		if n := c.Stats.MemoryRotations.Load(); n != 1 {
+			t.Fatalf("parallelism %d: %d memory rotations, want 1", tc.parallelism, n)
+		}
+		c.release(ctx, c.parts.keys(), true)
+		want := map[int32]int64{0: 200, 1: 100, 2: 100, 3: 100}
+		if _, err := verify.Check(ctx, k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want}); err != nil {
+			t.Fatalf("parallelism %d: %v", tc.parallelism, err)
+		}
+	}
+}
