@@ -221,3 +221,46 @@ func TestMemoryRotationsBesideThePollLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestCeilingWaitsForRunningCommits: when rotating every settled partition
+// still leaves the connector over its ceiling, because a commit running
+// off the poll loop holds the rest, the poll loop waits for that commit
+// before the next poll adds to it.
+func TestCeilingWaitsForRunningCommits(t *testing.T) {
+	const parts = 4
+	k := newKafkaFixture(t, 1, testTopic)
+	cfg := k.config("ceiling-waits")
+	cfg.FlushSize, cfg.RotateInterval, cfg.Parallelism = 1_000_000, 0, 2
+	c, h, _ := heldConnector(t, k, cfg, 0, parts, 100)
+	ctx := context.Background()
+	h.armed.Store(true)
+	slow := c.parts.get(tp{testTopic, 0})
+	c.startCommit(ctx, slow, &commitDue{reason: "test"})
+	c.queueCommitting([]*owned{slow})
+	waitFor(t, "partition 0's commit held", h.isBlocked)
+	c.cfg.MemoryMax = slow.commit.held - 1 // the running commit alone is over
+	enforced := make(chan struct{})
+	go func() {
+		defer close(enforced)
+		c.enforceMemory(ctx)
+	}()
+	select {
+	case <-enforced:
+		t.Fatal("the ceiling did not wait for the running commit that holds what is over it")
+	case <-time.After(time.Second):
+	}
+	h.release()
+	<-enforced
+	if n := c.Stats.MemoryRotations.Load(); n != parts-1 {
+		t.Fatalf("%d memory rotations, want %d (every settled partition)", n, parts-1)
+	}
+	if peak := c.Stats.PeakBuffered.Load(); peak > c.cfg.MemoryMax {
+		t.Fatalf("buffered %d bytes after enforcement, ceiling %d", peak, c.cfg.MemoryMax)
+	}
+	c.settleAll()
+	c.release(ctx, c.parts.keys(), true)
+	want := map[int32]int64{0: 100, 1: 100, 2: 100, 3: 100}
+	if _, err := verify.Check(ctx, k.fs, verify.Options{TopicsDir: "/topics", Topic: testTopic, Want: want}); err != nil {
+		t.Fatal(err)
+	}
+}
