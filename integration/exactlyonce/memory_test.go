@@ -13,14 +13,19 @@ import (
 // TestProcessMemoryCeiling: two connectors in one process, Parquet with
 // rotation far away, under `run --memory-max-bytes` smaller than what
 // either would buffer. Both must rotate early for memory (seen on GET
-// /status), and every offset of both topics lands exactly once.
+// /status), and every offset of both topics lands exactly once. mem-b has
+// more partitions than the daemon's 8 workers, so its rotations run off
+// the poll loop (D54); mem-a's run inline.
 func TestProcessMemoryCeiling(t *testing.T) {
 	t.Parallel()
 	const ceiling = 4 << 20 // file buffers get 1.5 MiB for both connectors together
 	dir := t.TempDir()
 	var setups []*setup
-	for _, name := range []string{"mem-a", "mem-b"} {
-		s := newSetup(t, 4)
+	for _, c := range []struct {
+		name  string
+		parts int32
+	}{{"mem-a", 4}, {"mem-b", 12}} {
+		name, s := c.name, newSetup(t, c.parts)
 		cfg := s.connector(name, map[string]string{
 			"format.class": "io.confluent.connect.hdfs.parquet.ParquetFormat",
 			"flush.size":   "1000000", "rotate.interval.ms": "600000",
@@ -36,7 +41,7 @@ func TestProcessMemoryCeiling(t *testing.T) {
 	}
 	counts := []map[int32]int64{{}, {}}
 	for i, s := range setups {
-		s.produce(counts[i], 12000) // ~3,000 records per partition: more than 1.5 MiB per connector
+		s.produce(counts[i], 12000) // more than 1.5 MiB per connector
 	}
 	d := setups[0].startWith(dir, []string{"--memory-max-bytes", strconv.Itoa(ceiling)})
 	waitRotations(t, d, []string{"mem-a", "mem-b"}, 2*time.Minute)
