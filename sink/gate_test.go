@@ -192,17 +192,22 @@ func TestMemoryRotationsBesideThePollLoop(t *testing.T) {
 			c.enforceMemory(ctx)
 		}()
 		waitFor(t, "partition 0's commit held", h.isBlocked)
-		select {
-		case <-enforced:
-			if !tc.beside {
-				t.Fatalf("parallelism %d: the rotation did not wait for its commit", tc.parallelism)
+		if tc.beside {
+			// The commit is held until released below: only a rotation
+			// beside the poll loop lets enforceMemory return.
+			select {
+			case <-enforced:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("parallelism %d: the poll loop waited for the memory rotation's commit", tc.parallelism)
 			}
 			if got := c.committing.Load(); got == 0 {
 				t.Fatalf("parallelism %d: the running rotation's files are not counted", tc.parallelism)
 			}
-		case <-time.After(time.Second):
-			if tc.beside {
-				t.Fatalf("parallelism %d: the poll loop waited for the memory rotation's commit", tc.parallelism)
+		} else {
+			select {
+			case <-enforced:
+				t.Fatalf("parallelism %d: the rotation did not wait for its commit", tc.parallelism)
+			case <-time.After(time.Second):
 			}
 		}
 		h.release()
