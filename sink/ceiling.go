@@ -16,8 +16,19 @@ func (c *Connector) enforceMemory(ctx context.Context) {
 	if c.cfg.MemoryMax <= 0 && c.cfg.Budget == nil {
 		return
 	}
-	victims := c.overCeiling(parts)
-	if c.parts.len() > c.cfg.Parallelism {
+	victims, after := c.overCeiling(parts)
+	beside := c.parts.len() > c.cfg.Parallelism
+	if beside {
+		// The victims' files stay in memory until their commits have
+		// closed them: what the connector holds now includes them, and the
+		// next poll counts them (committing) until they are settled.
+		for _, o := range victims {
+			after += o.p.buffered()
+		}
+	}
+	notePeak(&c.Stats.PeakBuffered, after)
+	c.cfg.Budget.Report(c, after)
+	if beside {
 		c.rotateBeside(ctx, victims)
 	} else {
 		c.rotateInline(ctx, victims)
@@ -62,8 +73,9 @@ func (c *Connector) noteMemoryRotation(o *owned) {
 }
 
 // overCeiling picks the partitions of parts (settled) to rotate, and waits
-// for running commits when rotating all it may would not be enough.
-func (c *Connector) overCeiling(parts []*owned) (victims []*owned) {
+// for running commits when rotating all it may would not be enough. after
+// is what stays buffered once the victims have rotated.
+func (c *Connector) overCeiling(parts []*owned) (victims []*owned, after int64) {
 	held, total := buffered(parts)
 	// Partitions a revocation took still hold their files until their
 	// commits end, beside the poll loop: they count, and cannot be picked.
@@ -76,11 +88,8 @@ func (c *Connector) overCeiling(parts []*owned) (victims []*owned) {
 		limit = min(limit, c.cfg.MemoryMax)
 	}
 	running := c.runningCommits()
-	victims, after := overBudget(parts, held, total, limit)
-	after = c.awaitCommits(running, after, limit)
-	notePeak(&c.Stats.PeakBuffered, after)
-	c.cfg.Budget.Report(c, after)
-	return victims
+	victims, after = overBudget(parts, held, total, limit)
+	return victims, c.awaitCommits(running, after, limit)
 }
 
 // runningCommits are the partitions the poll loop drives whose commit runs
@@ -88,7 +97,9 @@ func (c *Connector) overCeiling(parts []*owned) (victims []*owned) {
 func (c *Connector) runningCommits() []*owned {
 	var out []*owned
 	for o := range c.queued {
-		if o.commit != nil && c.parts.get(o.tp) == o {
+		// A partition a callback took is the callback's: its commit field
+		// is not the poll loop's to read.
+		if c.parts.get(o.tp) == o && o.commit != nil {
 			out = append(out, o)
 		}
 	}

@@ -180,7 +180,8 @@ type Stats struct {
 	MissingFiles atomic.Int64
 	// MemoryRotations counts rotations forced by MemoryMax; PeakBuffered is
 	// the most the open files held after a batch was written and the
-	// ceiling enforced.
+	// ceiling enforced (with the files of rotations still running beside
+	// the poll loop, which can be above the ceiling for that poll).
 	MemoryRotations, PeakBuffered atomic.Int64
 	// PeakOpenFiles is the most temp files open at once, seen after a batch.
 	PeakOpenFiles atomic.Int64
