@@ -87,9 +87,8 @@ func (c *Connector) overCeiling(parts []*owned) (victims []*owned, after int64) 
 	if c.cfg.MemoryMax > 0 {
 		limit = min(limit, c.cfg.MemoryMax)
 	}
-	running := c.runningCommits()
 	victims, after = overBudget(parts, held, total, limit)
-	return victims, c.awaitCommits(running, after, limit)
+	return victims, c.awaitCommits(after, limit)
 }
 
 // runningCommits are the partitions the poll loop drives whose commit runs
@@ -112,8 +111,11 @@ func (c *Connector) runningCommits() []*owned {
 // left to rotate could not bring it there (the rest is in commits and the
 // records held behind them), and the next poll must not add to it. This is
 // the back-pressure inline rotations gave. It returns what stays buffered.
-func (c *Connector) awaitCommits(running []*owned, after, limit int64) int64 {
-	for _, o := range running {
+func (c *Connector) awaitCommits(after, limit int64) int64 {
+	if after <= limit {
+		return after // the usual poll: no need to look at the running commits
+	}
+	for _, o := range c.runningCommits() {
 		if after <= limit {
 			break
 		}
