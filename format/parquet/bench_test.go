@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hdfs-sink/hdfs-sink/internal/benchdata"
 	"github.com/hdfs-sink/hdfs-sink/schema"
 )
 
@@ -104,12 +106,37 @@ func BenchmarkOpenWriters500(b *testing.B) {
 // cpu-ns/op is the process's CPU time (the GC's and the kernel's page
 // faults included), the figure to compare on a shared machine.
 func BenchmarkWriteFiles(b *testing.B) {
-	const fileRows = 14000
 	s := mustSchema(b, benchSchema)
 	datums := make([][]byte, 64)
 	for i := range datums {
 		datums[i] = benchDatum(b, s, i)
 	}
+	writeFiles(b, s, datums, 14000)
+}
+
+// BenchmarkWriteBenchFiles is BenchmarkWriteFiles on tools/bench's own
+// records (internal/benchdata: 20 columns of mixed types at 1 KB, 9 at
+// 100 B) and at the file sizes the sink writes them under bench's 256 MiB
+// ceiling: about 2,300 records of 1 KB a file with 64 partitions, 14,000
+// with 8, and 80,000 of 100 B with 8. Small files cost more per record:
+// every file starts its column builders, dictionaries and pages afresh.
+func BenchmarkWriteBenchFiles(b *testing.B) {
+	for _, c := range []struct {
+		size string
+		rows int
+	}{{"1KB", 2300}, {"1KB", 14000}, {"100B", 80000}} {
+		b.Run(fmt.Sprintf("%s/%drows", c.size, c.rows), func(b *testing.B) {
+			datums, text, err := benchdata.Pool(c.size)
+			if err != nil {
+				b.Fatal(err)
+			}
+			writeFiles(b, mustSchema(b, text), datums, c.rows)
+		})
+	}
+}
+
+// writeFiles writes datums round robin, fileRows to a file.
+func writeFiles(b *testing.B, s *schema.Schema, datums [][]byte, fileRows int) {
 	b.SetBytes(int64(len(datums[0])))
 	b.ReportAllocs()
 	var w *Writer
