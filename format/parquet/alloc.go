@@ -120,3 +120,15 @@ func (a *countingAllocator) drop() {
 }
 
 func (a *countingAllocator) held() int { return int(a.n.Load()) }
+
+// count adds n bytes held outside the allocator (columnOverhead) to held,
+// so BytesBuffered reads one atomic: the sink may read it while another
+// goroutine closes the file.
+func (a *countingAllocator) count(n int) { a.n.Add(int64(n)) }
+
+// inUse is held less kept: what arrow-go holds now.
+func (a *countingAllocator) inUse() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return int(a.n.Load()) - a.freeN
+}

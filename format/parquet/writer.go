@@ -37,13 +37,17 @@ type Writer struct {
 	// batchBytes stages at most this much in rb before encoding it into
 	// the open row group (see encodeBatch).
 	batchBytes int
-	// encoded is what mem held right after the last batch was encoded:
-	// the open row group's pages and the encoder's state. mem.held()
-	// above it is the staged batch.
+	// encoded is what arrow-go held right after the last batch was
+	// encoded, less the buffers kept for reuse: the open row group's pages
+	// and the encoder's state. mem.inUse() above it is the staged batch,
+	// whether its builders took kept buffers or new ones.
 	encoded int
 	rgRows  int  // rows encoded into fw's open row group
 	rgFull  bool // the open row group is complete: the next batch starts another
 	leaves  int  // Parquet leaf columns: each has a column writer while a row group is open
+	// columns is what mem counts for the open row group's column writers
+	// (columnOverhead a leaf) from its first batch to the file's close.
+	columns int
 	status  sticky.State
 }
 
@@ -151,7 +155,7 @@ func (w *Writer) WriteDatum(datum []byte) error {
 		return err
 	}
 	w.rows++
-	if w.mem.held()-w.encoded >= w.batchBytes {
+	if w.mem.inUse()-w.encoded >= w.batchBytes {
 		return w.encodeBatch()
 	}
 	return nil
@@ -219,6 +223,10 @@ func (w *Writer) encodeBatch() error {
 		}
 		w.rgRows, w.rgFull = 0, false
 	}
+	if w.columns == 0 {
+		w.columns = w.leaves * columnOverhead
+		w.mem.count(w.columns)
+	}
 	rec := w.rb.NewRecordBatch()
 	n := w.rows
 	w.rows = 0
@@ -228,7 +236,7 @@ func (w *Writer) encodeBatch() error {
 		return w.status.Fail(fmt.Errorf("parquet: encode %d rows: %w", n, err))
 	}
 	w.rgRows += n
-	w.encoded = w.mem.held()
+	w.encoded = w.mem.inUse()
 	w.rgFull = w.encoded >= w.opts.RowGroupBytes
 	return nil
 }
@@ -265,13 +273,7 @@ const columnOverhead = 12 << 10
 // encoder's buffers (every allocation goes through a counting allocator,
 // which also keeps freed buffers for the next batch), plus the fixed
 // writerOverhead and, while a row group is open, columnOverhead a leaf.
-func (w *Writer) BytesBuffered() int {
-	n := w.mem.held() + writerOverhead
-	if w.rgRows > 0 {
-		n += w.leaves * columnOverhead
-	}
-	return n
-}
+func (w *Writer) BytesBuffered() int { return w.mem.held() + writerOverhead }
 
 // leafColumns counts the Parquet leaf columns of fields.
 func leafColumns(fields []arrow.Field) int {
@@ -298,7 +300,10 @@ func (w *Writer) Close() error { return w.status.Close(w.finish) }
 // finish writes the remaining rows and the footer, and releases the
 // builders and arrow-go's buffers.
 func (w *Writer) finish() error {
-	defer w.mem.drop()
+	defer func() {
+		w.mem.drop()
+		w.mem.count(-w.columns)
+	}()
 	defer w.rb.Release()
 	if err := w.status.Err(); err != nil {
 		_ = w.fw.Close() // release arrow buffers; the file is discarded anyway

@@ -338,3 +338,82 @@ func TestLeafColumns(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestBatchesStayBounded: a batch whose builders take the buffers the
+// last one freed (kept, so already counted in held) is as large as the
+// first, which took new ones: staging is measured without the kept
+// buffers, so batches do not grow by what the allocator keeps.
+func TestBatchesStayBounded(t *testing.T) {
+	datums, text, err := benchdata.Pool("1KB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(io.Discard, mustSchema(t, text), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.batchBytes = 64 << 10
+	var sizes []int // rows of each batch
+	rows := 0
+	for _, d := range datums[:3000] {
+		if err := w.WriteDatum(d); err != nil {
+			t.Fatal(err)
+		}
+		rows++
+		if w.rows == 0 {
+			sizes = append(sizes, rows)
+			rows = 0
+		}
+	}
+	if len(sizes) < 10 {
+		t.Fatalf("%d batches: the test would not mean anything", len(sizes))
+	}
+	for i, n := range sizes[1:] {
+		if n > sizes[0]*3/2 {
+			t.Fatalf("batch %d has %d rows, the first %d: batches grew (all: %v)", i+1, n, sizes[0], sizes)
+		}
+	}
+	if kept := w.mem.held() - w.mem.inUse(); kept == 0 {
+		t.Error("no buffer kept for reuse after a batch")
+	}
+}
+
+// TestBytesBufferedWhileWriting: the sink reads BytesBuffered while
+// another goroutine writes or closes the file (a rotation beside the poll
+// loop); under -race this finds any state it reads unguarded.
+func TestBytesBufferedWhileWriting(t *testing.T) {
+	datums, text, err := benchdata.Pool("1KB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWriter(io.Discard, mustSchema(t, text), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.batchBytes = 64 << 10
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, d := range datums[:1000] {
+			if err := w.WriteDatum(d); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	for peak := 0; ; {
+		select {
+		case <-done:
+			if peak <= writerOverhead {
+				t.Errorf("BytesBuffered peaked at %d while 1,000 rows were written", peak)
+			}
+			return
+		default:
+			peak = max(peak, w.BytesBuffered())
+		}
+	}
+}
