@@ -339,11 +339,10 @@ func TestLeafColumns(t *testing.T) {
 	}
 }
 
-// TestBatchesStayBounded: a batch whose builders take the buffers the
-// last one freed (kept, so already counted in held) is as large as the
-// first, which took new ones: staging is measured without the kept
-// buffers, so batches do not grow by what the allocator keeps.
-func TestBatchesStayBounded(t *testing.T) {
+// smallBatchWriter is a writer of bench's 1 KB records that encodes a
+// batch every 64 KiB, and those records.
+func smallBatchWriter(t *testing.T) (*Writer, [][]byte) {
+	t.Helper()
 	datums, text, err := benchdata.Pool("1KB")
 	if err != nil {
 		t.Fatal(err)
@@ -352,8 +351,17 @@ func TestBatchesStayBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.Close()
 	w.batchBytes = 64 << 10
+	return w, datums
+}
+
+// TestBatchesStayBounded: a batch whose builders take the buffers the
+// last one freed (kept, so already counted in held) is as large as the
+// first, which took new ones: staging is measured without the kept
+// buffers, so batches do not grow by what the allocator keeps.
+func TestBatchesStayBounded(t *testing.T) {
+	w, datums := smallBatchWriter(t)
+	defer w.Close()
 	var sizes []int // rows of each batch
 	rows := 0
 	for _, d := range datums[:3000] {
@@ -383,15 +391,7 @@ func TestBatchesStayBounded(t *testing.T) {
 // another goroutine writes or closes the file (a rotation beside the poll
 // loop); under -race this finds any state it reads unguarded.
 func TestBytesBufferedWhileWriting(t *testing.T) {
-	datums, text, err := benchdata.Pool("1KB")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := NewWriter(io.Discard, mustSchema(t, text), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.batchBytes = 64 << 10
+	w, datums := smallBatchWriter(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
