@@ -60,8 +60,20 @@ func BenchmarkWrite1KB(b *testing.B) {
 
 // BenchmarkOpenWriters500 opens 500 writers, writes 100 records of 1 KB to
 // each, and reports their total BytesBuffered next to the Go heap growth
-// (after GC) that the same writers cause, to show the count is honest.
+// (after GC) that the same writers cause, to show the count is honest:
+// "staged" with the rows in the builders, "encoding" with 64 KiB batches
+// (RowGroupBytes 256 KiB), so that each writer has encoded some of its
+// rows into an open row group and staged the rest.
 func BenchmarkOpenWriters500(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{{"staged", Options{}}, {"encoding", Options{RowGroupBytes: 256 << 10}}} {
+		b.Run(c.name, func(b *testing.B) { openWriters(b, c.opts) })
+	}
+}
+
+func openWriters(b *testing.B, opts Options) {
 	const writers, records = 500, 100
 	s := mustSchema(b, benchSchema)
 	datum := benchDatum(b, s, 1)
@@ -70,8 +82,9 @@ func BenchmarkOpenWriters500(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		ws := make([]*Writer, writers)
+		encoded := 0
 		for i := range ws {
-			w, err := NewWriter(io.Discard, s, Options{})
+			w, err := NewWriter(io.Discard, s, opts)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -80,6 +93,7 @@ func BenchmarkOpenWriters500(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			encoded += w.rgRows
 			ws[i] = w
 		}
 		total := 0
@@ -90,6 +104,7 @@ func BenchmarkOpenWriters500(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(total)/(1<<20), "MiB-buffered")
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-heap")
+		b.ReportMetric(float64(encoded)/writers, "rows-encoded/writer")
 		for _, w := range ws {
 			if err := w.Close(); err != nil {
 				b.Fatal(err)

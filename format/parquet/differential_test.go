@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -148,6 +149,7 @@ func newPair(t testing.TB, text, timestamps string) pair {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w.batchBytes = math.MaxInt // keep every row staged for compare
 	p := pair{w: w, o: newOracle(t, s, timestamps)}
 	if !p.w.rb.Schema().Equal(p.o.rb.Schema()) {
 		t.Fatalf("arrow schema\n%s\nwant (old mapping)\n%s", p.w.rb.Schema(), p.o.rb.Schema())
@@ -224,6 +226,59 @@ func TestDifferential(t *testing.T) {
 				t.Fatalf("%d accepted, %d rejected", accepted, rejected)
 			}
 		})
+	}
+}
+
+// TestBatchesWriteTheSameFile: rows encoded a few at a time into one row
+// group (encodeBatch) read back the same as rows encoded all at once,
+// in the same row groups, for richSchema's random datums.
+func TestBatchesWriteTheSameFile(t *testing.T) {
+	root, err := avsc.ParseStrict(richSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustSchema(t, richSchema)
+	write := func(batchBytes int) (data []byte, batches int) {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, s, Options{Timestamps: TimestampsInt64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.batchBytes = batchBytes
+		g := &gen{r: rand.New(rand.NewPCG(7, 7))}
+		for range 3000 {
+			// A rejected datum leaves nothing; an accepted one that
+			// fills the batch leaves it encoded and none staged.
+			if err := w.WriteDatum(g.datum(root)); err == nil && w.rows == 0 {
+				batches++
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes(), batches
+	}
+	whole, _ := write(math.MaxInt)
+	wantSchema, want := dump(t, whole)
+	rw := readMeta(t, whole)
+	defer rw.Close()
+	// 16 KiB: about a row a batch (a row's builders start near 10 KiB);
+	// 64 KiB: tens of rows a batch.
+	for _, batchBytes := range []int{16 << 10, 64 << 10} {
+		batched, n := write(batchBytes)
+		if n < 3 || rw.NumRows() < 1000 {
+			t.Fatalf("%d batches, %d rows: the test would not mean anything", n, rw.NumRows())
+		}
+		gotSchema, got := dump(t, batched)
+		if gotSchema != wantSchema || got != want {
+			t.Fatalf("a file written in %d batches of %d bytes differs from one written at once", n, batchBytes)
+		}
+		r := readMeta(t, batched)
+		if r.NumRowGroups() != 1 || rw.NumRowGroups() != 1 || r.NumRows() != rw.NumRows() {
+			t.Fatalf("row groups %d and %d, rows %d and %d", r.NumRowGroups(), rw.NumRowGroups(), r.NumRows(), rw.NumRows())
+		}
+		r.Close()
+		t.Logf("%d rows in %d batches of %d bytes: same rows", rw.NumRows(), n, batchBytes)
 	}
 }
 

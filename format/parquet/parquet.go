@@ -37,13 +37,17 @@
 //   - Invalid logical types are ignored per the Avro specification
 //     (avsc), as hive.HiveColumns does, so file and table types agree.
 //
-// Memory: rows are staged, decoded, in Arrow builders; once the writer
-// holds RowGroupBytes (and on Flush and Close) they are encoded as one row
-// group, column by column, straight to w, and freed. So RowGroupBytes
-// bounds the writer's memory (plus at most one column's encoder buffers
-// while a row group is written), and row groups on disk are smaller,
-// being compressed. Every byte arrow-go allocates goes through a counting
-// allocator, so BytesBuffered reports what the writer holds.
+// Memory: rows are staged, decoded, in Arrow builders, a batch of at most
+// 1 MiB at a time; each batch is encoded into the open row group's column
+// writers, which hold it as compressed pages, and its builders' buffers
+// are kept for the next batch. Once the writer holds RowGroupBytes (and on
+// Flush and Close) the row group is complete and written to w, column by
+// column, when the next one starts or the file closes. So RowGroupBytes
+// bounds the writer's memory (plus one batch), and a row group's memory is
+// what it takes on disk, not its decoded values. Every byte arrow-go
+// allocates goes through a counting allocator, so BytesBuffered reports
+// what the writer holds, with measured constants for the Go heap its
+// column writers hold outside it.
 package parquet
 
 import (
