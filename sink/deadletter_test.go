@@ -241,18 +241,21 @@ func TestShutdownDuringDeadLetterWait(t *testing.T) {
 			for seq := int64(0); seq < 10; seq++ {
 				recs = append(recs, k.good(0, seq))
 			}
-			recs = append(recs, &kgo.Record{Partition: 0, Value: []byte("not framed")})
 			k.produce(recs...)
 			cfg := k.config("dlq-shutdown")
 			cfg.Tolerance, cfg.DLQTopic, cfg.DeadLetterWait = ToleranceAll, testDLQ, time.Hour
 			cfg.FlushSize, cfg.RotateInterval = 1000, 0 // nothing commits before the shutdown
 			c := start(t, cfg)
+			// The wait holds the poll loop (deadletter.Send), so the good
+			// records are written first: produced with the bad one, those
+			// of a later poll than it would never be (a flake, 1 in ~30).
+			waitFor(t, "both partitions' records in open files", func() bool { return c.Stats.Records.Load() == 60 })
+			k.produce(&kgo.Record{Partition: 0, Value: []byte("not framed")})
 			select {
 			case <-outage.asked:
 			case <-time.After(30 * time.Second):
 				t.Fatal("timed out waiting for the connector to ask the dead-letter topic")
 			}
-			waitFor(t, "both partitions' records in open files", func() bool { return c.Stats.Records.Load() == 60 })
 			c.stop()
 			err, stopped := c.wait(30 * time.Second)
 			if !stopped || err != nil {
