@@ -24,9 +24,11 @@ type countingAllocator struct {
 	n    atomic.Int64
 	keep int // bytes of freed buffers kept at most
 
-	mu    sync.Mutex
-	free  [maxClass + 1][][]byte // by class: cap ≥ 1<<class
-	freeN int                    // bytes in free
+	mu   sync.Mutex
+	free [maxClass + 1][][]byte // by class: cap ≥ 1<<class
+	// freeN is the bytes in free, changed under mu; an atomic so that
+	// inUse, read for every row, takes no lock.
+	freeN atomic.Int64
 }
 
 const (
@@ -73,9 +75,9 @@ func (a *countingAllocator) Free(b []byte) {
 	c := cap(b)
 	if class := bits.Len(uint(c)) - 1; class >= minClass && class <= maxClass {
 		a.mu.Lock()
-		if a.freeN+c <= a.keep {
+		if int(a.freeN.Load())+c <= a.keep {
 			a.free[class] = append(a.free[class], b[:0])
-			a.freeN += c
+			a.freeN.Add(int64(c))
 			a.mu.Unlock()
 			return
 		}
@@ -98,7 +100,7 @@ func (a *countingAllocator) reuse(size int) []byte {
 			b := a.free[class][k-1]
 			a.free[class][k-1] = nil
 			a.free[class] = a.free[class][:k-1]
-			a.freeN -= cap(b)
+			a.freeN.Add(-int64(cap(b)))
 			b = b[:size]
 			clear(b)
 			return b
@@ -115,8 +117,7 @@ func (a *countingAllocator) drop() {
 	for class := range a.free {
 		a.free[class] = nil
 	}
-	a.n.Add(-int64(a.freeN))
-	a.freeN = 0
+	a.n.Add(-a.freeN.Swap(0))
 }
 
 func (a *countingAllocator) held() int { return int(a.n.Load()) }
@@ -128,7 +129,5 @@ func (a *countingAllocator) count(n int) { a.n.Add(int64(n)) }
 
 // inUse is held less kept: what arrow-go holds now.
 func (a *countingAllocator) inUse() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return int(a.n.Load()) - a.freeN
+	return int(a.n.Load() - a.freeN.Load())
 }
