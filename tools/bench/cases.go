@@ -81,6 +81,7 @@ func runSinkCase(ctx context.Context, spec caseSpec) (caseResult, error) {
 	first, firstRecords := watch.first()
 	res.FirstCommitSec = first.Sub(assigned).Seconds()
 	res.SteadySec, res.SteadyRecords = watch.last().Sub(first).Seconds(), spec.Records-firstRecords
+	res.TimedTailSec = watch.timedTail().Seconds()
 	res.Calls = callsOf(counted)
 	res.PeakBuffered, res.MemRotations = conn.Stats.PeakBuffered.Load(), conn.Stats.MemoryRotations.Load()
 	res.PeakOpenFiles = conn.Stats.PeakOpenFiles.Load()

@@ -100,6 +100,11 @@ type caseResult struct {
 	// committed in it (the steady rate's window).
 	SteadySec     float64 `json:"steady_seconds,omitempty"`
 	SteadyRecords int64   `json:"steady_records,omitempty"`
+	// TimedTailSec is the end of the steady window spent waiting for the
+	// rotation timers: from the last commit for another reason (flush.size,
+	// the memory ceiling) to the last commit. A finite backlog ends in files
+	// that only the timer commits; a stream would not wait for them.
+	TimedTailSec float64 `json:"timed_tail_seconds,omitempty"`
 	// StartupCalls are the store calls made from start to the first commit
 	// (the start-up recovery of every partition; each is one NameNode
 	// RPC or more); Calls (above) all the sink case's calls.

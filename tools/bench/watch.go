@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,6 +17,8 @@ type commitWatch struct {
 	mu         sync.Mutex
 	ends       map[topicPart]int64 // partition → last committed offset (inclusive)
 	lastCommit time.Time
+	// lastUntimed is the last commit a rotation timer did not start.
+	lastUntimed time.Time
 	// firstCommit is when the first "files committed" record came; the
 	// steady rate is measured from it (the start-up recovery is before).
 	firstCommit time.Time
@@ -36,6 +39,17 @@ func (w *commitWatch) last() time.Time {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.lastCommit
+}
+
+// timedTail is how long the last commits waited for the rotation timers
+// after the last commit for another reason.
+func (w *commitWatch) timedTail() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lastUntimed.IsZero() {
+		return 0
+	}
+	return w.lastCommit.Sub(w.lastUntimed)
 }
 
 func (w *commitWatch) first() (time.Time, int64) {
@@ -115,7 +129,7 @@ func (h *watchHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h *watchHandler) committed(r slog.Record) {
-	part, end, topic := int64(-1), int64(-1), ""
+	part, end, topic, reason := int64(-1), int64(-1), "", ""
 	for _, a := range h.attrs {
 		switch a.Key {
 		case "partition":
@@ -125,8 +139,11 @@ func (h *watchHandler) committed(r slog.Record) {
 		}
 	}
 	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "end_offset" {
+		switch a.Key {
+		case "end_offset":
 			end = a.Value.Int64()
+		case "reason":
+			reason = a.Value.String()
 		}
 		return true
 	})
@@ -138,6 +155,9 @@ func (h *watchHandler) committed(r slog.Record) {
 	k := topicPart{topic, int32(part)}
 	h.w.ends[k] = max(h.w.ends[k], end)
 	h.w.lastCommit = time.Now()
+	if !strings.HasPrefix(reason, "rotate.") { // rotate.interval.ms, rotate.schedule.interval.ms
+		h.w.lastUntimed = h.w.lastCommit
+	}
 	if h.w.firstCommit.IsZero() {
 		h.w.firstCommit, h.w.firstRecords = h.w.lastCommit, end+1
 		if h.w.onFirst != nil {
