@@ -482,17 +482,17 @@ func printRow(c caseReport) {
 
 func printReport(w io.Writer, r report) {
 	fmt.Fprintf(w, "\nmachine: %d × %s, %s RAM, %s\n\n", r.Machine.NProc, r.Machine.CPU, r.Machine.MemKB, r.Machine.Go)
-	fmt.Fprintln(w, "| workload | records | sink rec/s | sink MB/s | CPU s / M rec | rec/s per CPU-core | peak RSS MB | files | tail s | consume rec/s | HDFS-write rec/s | ratio | ratio per round |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| workload | records | sink rec/s | sink MB/s | CPU s / M rec | rec/s per CPU-core | peak RSS MB | files | tail s | end on timers s | consume rec/s | HDFS-write rec/s | ratio | ratio per round |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range r.Cases {
 		s := c.Sink
 		perCore := 0.0
 		if s.CPUSeconds > 0 {
 			perCore = float64(s.Records) / s.CPUSeconds
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.2f | %.0f | %.0f | %d | %.2f | %.0f | %.0f | %.2f | %s |\n",
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.2f | %.0f | %.0f | %d | %.2f | %.2f | %.0f | %.0f | %.2f | %s |\n",
 			c.Workload, s.Records, rate(s), mb(s.Bytes)/s.Seconds, cpuPerM(s), perCore, mb(s.PeakRSSBytes), s.Files,
-			s.TailSeconds, rate(c.Consume), rate(c.HDFSWrite), c.Ratio, roundRatios(c.Rounds))
+			s.TailSeconds, s.TimedTailSec, rate(c.Consume), rate(c.HDFSWrite), c.Ratio, roundRatios(c.Rounds))
 	}
 	printMachineCPU(w, r.Cases, r.Machine.NProc)
 	if m := r.Memory; m != nil {
