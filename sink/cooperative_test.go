@@ -12,8 +12,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hdfs-sink/hdfs-sink/format"
-	"github.com/hdfs-sink/hdfs-sink/format/avro"
 	"github.com/hdfs-sink/hdfs-sink/internal/verify"
 	"github.com/hdfs-sink/hdfs-sink/storage"
 )
@@ -223,10 +221,9 @@ func TestKeptPartitionsWriteWhileRevokedCommit(t *testing.T) {
 
 // TestRevocationWaitsForTheBatchUnderWay injects a revocation in the middle
 // of a poll's batch, at each kind of storage call a batch makes (a temp
-// file created by an encoder's first block, temp files closed by a
-// flush.size rotation, its commit's renames), and every offset must land
-// once. A temp file is created by the poll itself when its encoder writes
-// (here a block a record, see blockPerRecord): the callback must not take a partition before the poll
+// file opened, temp files closed by a flush.size rotation, its commit's
+// renames), and every offset must land once. A temp file is opened by the
+// poll itself: the callback must not take a partition before the poll
 // under way has finished with it (pollGate). A flush.size commit runs off
 // the poll loop (pipeline.go): the poll does not hold it, so the callback
 // takes the partitions while it is held, and its release must wait for
@@ -248,7 +245,6 @@ func revokeMidBatch(t *testing.T, op string) {
 	next := map[int32]int64{}
 	cfg := k.config("revoke-mid-batch-" + op)
 	cfg.FlushSize, cfg.RotateInterval = 10, 0
-	cfg.Format = blockPerRecord(t)
 	h := newHold()
 	cfgA := cfg
 	cfgA.FS = heldFS(k.fs, h, op)
@@ -274,18 +270,6 @@ func revokeMidBatch(t *testing.T, op string) {
 		return len(a.parts.all()) < parts && a.Stats.Records.Load()+b.Stats.Records.Load() >= 35*parts
 	})
 	stopAndCheck(t, k, next, a, b)
-}
-
-// blockPerRecord is Avro writing a block for every record: its first
-// record creates the temp file, in the poll that writes it. A temp file is
-// created when its first bytes are written (writer.lazyFile), which the
-// default block size puts off to the file's commit.
-func blockPerRecord(t *testing.T) format.Format {
-	f, err := avro.New(avro.Options{BlockRecords: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
 }
 
 // TestPollDoesNotWaitForACommit: a partition whose commit is slow (the
@@ -355,7 +339,6 @@ func TestAssignmentWaitsForTheBatchUnderWay(t *testing.T) {
 	next := map[int32]int64{}
 	cfg := k.config("assign-mid-batch")
 	cfg.FlushSize, cfg.RotateInterval = 10, 0
-	cfg.Format = blockPerRecord(t)
 	h := newHold()
 	cfgA := cfg
 	cfgA.FS = heldFS(k.fs, h, "create")

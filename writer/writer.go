@@ -67,7 +67,7 @@ type tempFile struct {
 	ctx        context.Context // the Append's that opened it: the file honours it
 	encoded    string
 	temp       string
-	file       *lazyFile
+	file       storage.File
 	written    *countingWriter
 	rw         format.RecordWriter
 	start, end int64
@@ -162,11 +162,15 @@ func (w *Writer) file(ctx context.Context, encoded string, s *schema.Schema, now
 	}
 	w.nextTemp++
 	temp := path.Join(w.opts.TempDir, fmt.Sprintf("%s-%d_tmp%s", w.opts.Prefix, w.nextTemp, w.opts.Format.Extension()))
-	file := &lazyFile{ctx: ctx, fs: w.opts.FS, name: temp}
+	file, err := w.opts.FS.Create(ctx, temp)
+	if err != nil {
+		return nil, fmt.Errorf("create temp file: %w", err)
+	}
 	cw := &countingWriter{w: file}
 	rw, err := w.opts.Format.NewWriter(cw, s)
 	if err != nil {
-		file.discard(ctx)
+		file.Close()
+		w.opts.FS.Remove(ctx, temp)
 		return nil, fmt.Errorf("start %s file %s: %w", w.opts.Format.Name(), temp, err)
 	}
 	f := &tempFile{ctx: ctx, encoded: encoded, temp: temp, file: file, written: cw, rw: rw}
@@ -239,7 +243,9 @@ func schemaID(s *schema.Schema) int32 {
 func (w *Writer) Discard(ctx context.Context) error {
 	var errs []error
 	for _, enc := range w.order {
-		if err := w.files[enc].file.discard(ctx); err != nil {
+		f := w.files[enc]
+		f.file.Close()
+		if err := w.opts.FS.Remove(ctx, f.temp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}

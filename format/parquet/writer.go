@@ -33,8 +33,7 @@ type Writer struct {
 	st   state     // scratch of WriteDatum's two passes
 	rb   *array.RecordBuilder
 	fw   *pqarrow.FileWriter
-	sink *fileSink // fw's output
-	rows int       // rows staged in rb
+	rows int // rows staged in rb
 	// batchBytes stages at most this much in rb before encoding it into
 	// the open row group (see encodeBatch).
 	batchBytes int
@@ -54,45 +53,15 @@ type Writer struct {
 
 var _ format.RecordWriter = (*Writer)(nil)
 
-// fileSink is what arrow-go writes the file through. It hides w's Close
-// (arrow-go closes an io.Closer sink when the file is finished, and the
-// caller owns w), and it holds the magic bytes arrow-go writes as the file
-// starts until the first row group follows them. A file whose rows fit in
-// one row group then writes nothing to w before Close: the sink creates a
-// temp file at its first write (writer.lazyFile), so its create and first
-// block are paid in the commit, off the poll loop.
-type fileSink struct {
-	w       io.Writer
-	started bool
-	held    []byte // the first write, not yet passed to w
-}
+// sinkOnly hides w's Close: arrow-go closes an io.Closer sink when the
+// file is finished, and the caller owns w.
+type sinkOnly struct{ w io.Writer }
 
-func (s *fileSink) Write(p []byte) (int, error) {
-	if !s.started {
-		s.started = true
-		s.held = append([]byte(nil), p...)
-		return len(p), nil
-	}
-	if err := s.flush(); err != nil {
-		return 0, err
-	}
-	return s.w.Write(p)
-}
-
-// flush passes the held bytes to w.
-func (s *fileSink) flush() error {
-	if len(s.held) == 0 {
-		return nil
-	}
-	_, err := s.w.Write(s.held)
-	s.held = nil
-	return err
-}
+func (s sinkOnly) Write(p []byte) (int, error) { return s.w.Write(p) }
 
 // NewWriter returns a Writer of datums encoded with s. The schema is
 // mapped first, so an unmappable schema fails here with a
-// *avsc.SchemaError naming the field. Nothing reaches w before the first row
-// group or Close (fileSink).
+// *avsc.SchemaError naming the field. The magic bytes are written to w.
 func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	opts, err := opts.forWriter(s)
 	if err != nil {
@@ -108,14 +77,13 @@ func NewWriter(w io.Writer, s *schema.Schema, opts Options) (*Writer, error) {
 	}
 	batch := batchSize(opts.RowGroupBytes)
 	mem := newCountingAllocator(2 * batch)
-	sink := &fileSink{w: w}
-	fw, err := pqarrow.NewFileWriter(as, sink, writerProps(opts, mem),
+	fw, err := pqarrow.NewFileWriter(as, sinkOnly{w}, writerProps(opts, mem),
 		pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem),
 			pqarrow.WithDeprecatedInt96Timestamps(opts.Timestamps == TimestampsInt96)))
 	if err != nil {
 		return nil, fmt.Errorf("parquet: schema %d: start file: %w", s.ID, err)
 	}
-	return &Writer{s: s, opts: opts, mem: mem, cols: cols, fw: fw, sink: sink,
+	return &Writer{s: s, opts: opts, mem: mem, cols: cols, fw: fw,
 		rb: array.NewRecordBuilder(mem, as), batchBytes: batch, leaves: leafColumns(as.Fields())}, nil
 }
 
@@ -345,9 +313,6 @@ func (w *Writer) finish() error {
 		return err
 	}
 	if err := w.fw.Close(); err != nil {
-		return w.status.Fail(fmt.Errorf("parquet: finish file: %w", err))
-	}
-	if err := w.sink.flush(); err != nil { // the footer flushed it; a file is never left without its magic
 		return w.status.Fail(fmt.Errorf("parquet: finish file: %w", err))
 	}
 	return nil
