@@ -225,7 +225,7 @@ func (l *Log) stagingDir() (string, error) {
 
 func (l *Log) publish(ctx context.Context, staging string, seq uint64, data []byte) error {
 	if err := l.writeFile(ctx, path.Join(staging, segmentFile), data); err != nil {
-		return err
+		return l.lostTo(ctx, seq, err)
 	}
 	final := l.segmentDir(seq)
 	err := l.fsys.Rename(ctx, staging, final)
@@ -249,6 +249,23 @@ func (l *Log) publish(ctx context.Context, staging string, seq uint64, data []by
 		return nil
 	}
 	return ErrSeqTaken
+}
+
+// lostTo is the error of a publish of seq whose staging segment could not
+// be written. It never reached seq's name, so a segment seq that stands now
+// is another writer's: the publish lost the number, and the error matches
+// ErrSeqTaken as well as err. That is how an owner that claims seq and
+// then removes the staging directories it lists (RemoveStagingListed)
+// fails a publisher racing it: the loser's write or close finds its file
+// gone. Said as "taken", a claim re-reads and claims the next number (a
+// compaction's fence did not, and the compaction failed); a commit is
+// fenced, as it was. When seq does not stand, or cannot be looked at, err
+// is returned as it is.
+func (l *Log) lostTo(ctx context.Context, seq uint64, err error) error {
+	if _, serr := l.fsys.Stat(ctx, l.segmentDir(seq)); serr != nil {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrSeqTaken, err)
 }
 
 // holds reports whether the segment in dir has exactly the bytes data. Each

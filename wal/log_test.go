@@ -236,6 +236,43 @@ func TestPublishRenameFailsStatFails(t *testing.T) {
 	}
 }
 
+// TestPublishLosesItsStaging: a publisher whose staging segment cannot be
+// written while another writer's segment seq stands (an owner that claimed
+// seq removed the staging directories it listed, this one among them) has
+// lost the number: ErrSeqTaken, with the write's error. Without a segment
+// seq, or when it cannot be looked at, the write's error alone.
+func TestPublishLosesItsStaging(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		published bool // another writer holds seq 5
+		statFails bool
+		wantTaken bool
+	}{
+		{"another writer holds the number", true, false, true},
+		{"nobody holds it", false, false, false},
+		{"the number cannot be looked at", true, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := storagetest.NewMemFS()
+			l := Open(m, logDir)
+			if tc.published {
+				publish(t, Open(m, logDir), 5, claim("owner"))
+			}
+			m.FailNext(storagetest.OpClose, storagetest.PathContains(stagingPrefix), errInjected)
+			if tc.statFails {
+				m.FailNext(storagetest.OpStat, storagetest.AnyPath, errors.New("stat failed"))
+			}
+			err := l.Publish(t.Context(), 5, claim("compaction"))
+			if !errors.Is(err, errInjected) || errors.Is(err, ErrSeqTaken) != tc.wantTaken {
+				t.Fatalf("Publish = %v; want the close error, taken %v", err, tc.wantTaken)
+			}
+			if s := stagingDirs(t, m, l); len(s) != 0 {
+				t.Fatalf("staging dirs left: %v", s)
+			}
+		})
+	}
+}
+
 func TestPublishRejectsInvalidEntry(t *testing.T) {
 	m := storagetest.NewMemFS()
 	l := Open(m, logDir)
