@@ -18,7 +18,14 @@ const (
 // poll: a timer's, never flush.size, the size limit or a schema change
 // (they decide a file's contents and name). The memory ceiling, a release
 // and shutdown commit through commitNow, which never asks.
-func deferrable(reason string) bool {
+func deferrable(reason string) bool { return TimedReason(reason) }
+
+// TimedReason reports whether reason, the "reason" of a "files committed"
+// log record, names a time-driven rotation (rotate.interval.ms or
+// rotate.schedule.interval.ms) rather than one decided by the data (size,
+// schema, the memory ceiling). Tools that read the log (bench) use it so
+// they cannot drift from the names the sink writes.
+func TimedReason(reason string) bool {
 	return reason == reasonInterval || reason == reasonSchedule
 }
 

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/hdfs-sink/hdfs-sink/sink"
 )
 
 // commitWatch follows the sink's "partitions assigned" and "files committed"
@@ -155,7 +156,7 @@ func (h *watchHandler) committed(r slog.Record) {
 	k := topicPart{topic, int32(part)}
 	h.w.ends[k] = max(h.w.ends[k], end)
 	h.w.lastCommit = time.Now()
-	if !strings.HasPrefix(reason, "rotate.") { // rotate.interval.ms, rotate.schedule.interval.ms
+	if !sink.TimedReason(reason) {
 		h.w.lastUntimed = h.w.lastCommit
 	}
 	if h.w.firstCommit.IsZero() {
