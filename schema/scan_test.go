@@ -58,3 +58,51 @@ func TestNativeAcceptsLegalBlocks(t *testing.T) {
 		})
 	}
 }
+
+// scanFields and skipCommon skip longs, strings and bytes without scan; at
+// the edges of what fits they must decide as scan does: accept what goavro
+// decodes whole, reject the rest. Each case is one field of a record (or
+// its array items, map values), so it takes the fast path.
+func TestFastSkipAgreesWithScan(t *testing.T) {
+	tests := []struct {
+		name, field string
+		datum       []byte
+		ok          bool
+	}{
+		{"one-byte long", `"long"`, []byte{0x7f}, true},
+		{"nine-byte long", `"long"`, append(bytes.Repeat([]byte{0xff}, 8), 0x7f), true},
+		{"ten-byte long", `"long"`, append(bytes.Repeat([]byte{0xff}, 9), 0x01), true},
+		{"long cut short", `"long"`, []byte{0xff, 0xff}, false},
+		{"eleven-byte long", `"long"`, bytes.Repeat([]byte{0xff}, 11), false},
+		{"empty string", `"string"`, []byte{0x00}, true},
+		{"string to the last byte", `"string"`, []byte{0x04, 'a', 'b'}, true},
+		{"string one byte past the end", `"string"`, []byte{0x06, 'a', 'b'}, false},
+		{"length -1", `"string"`, []byte{0x01}, false},
+		{"length -2 with a byte after it", `"string"`, []byte{0x03, 'a'}, false},
+		{"two-byte length", `"bytes"`, append([]byte{0x80, 0x01}, bytes.Repeat([]byte{'x'}, 64)...), true},
+		{"two-byte length past the end", `"bytes"`, append([]byte{0x80, 0x01}, bytes.Repeat([]byte{'x'}, 63)...), false},
+		{"no bytes at all", `"string"`, nil, false},
+		// array items and map values take skipCommon, the same path
+		{"array of one string to its end", `{"type":"array","items":"string"}`, []byte{0x02, 0x04, 'a', 'b', 0x00}, true},
+		{"array item of length -2", `{"type":"array","items":"string"}`, []byte{0x02, 0x03, 'a', 0x00}, false},
+		{"array of longs", `{"type":"array","items":"long"}`, []byte{0x04, 0xff, 0x7f, 0x01, 0x00}, true},
+		{"map value of length -1", `{"type":"map","values":"bytes"}`, []byte{0x02, 0x02, 'k', 0x01, 0x00}, false},
+		{"map value past the end", `{"type":"map","values":"bytes"}`, []byte{0x02, 0x02, 'k', 0x08, 'v', 0x00}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustSchema(t, 6, rec("R", `{"name":"f","type":`+tt.field+`}`))
+			err := s.Validate(tt.datum)
+			if (err == nil) != tt.ok {
+				t.Fatalf("Validate(%x) = %v, want accepted: %v", tt.datum, err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, ErrCorruptDatum) {
+				t.Fatalf("Validate(%x) = %v, not ErrCorruptDatum", tt.datum, err)
+			}
+			_, rest, derr := s.Codec.NativeFromBinary(tt.datum)
+			if decodes := derr == nil && len(rest) == 0; decodes != tt.ok {
+				t.Fatalf("goavro decodes %x: %v (err %v, %d bytes left); the table is wrong", tt.datum, decodes, derr, len(rest))
+			}
+		})
+	}
+}
