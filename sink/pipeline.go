@@ -249,8 +249,14 @@ func (c *Connector) writeHeld(store context.Context) {
 	}
 }
 
-// asCommitDue is err as a commit the partition found due, or nil.
+// asCommitDue is err as a commit the partition found due, or nil. The
+// batch loop asks for every record: a nil err returns before errors.As,
+// whose target would escape to the heap, an allocation per record (4 % of
+// the sink's CPU on 100 B records, issue 25).
 func asCommitDue(err error) *commitDue {
+	if err == nil {
+		return nil
+	}
 	var due *commitDue
 	if errors.As(err, &due) {
 		return due

@@ -103,10 +103,15 @@ func (w *writePath) end(tb testing.TB) {
 	}
 }
 
-// write writes record i of the batch.
+// write writes record i of the batch and asks, as the batch loop does,
+// whether a commit came due.
 func (w *writePath) write(tb testing.TB, i int) {
 	ctx := context.Background()
-	if ok, err := w.c.writeRecord(ctx, ctx, w.o, w.recs[i]); !ok || err != nil {
+	ok, err := w.c.writeRecord(ctx, ctx, w.o, w.recs[i])
+	if due := asCommitDue(err); due != nil {
+		tb.Fatalf("record %d: a commit came due within the batch", w.recs[i].Offset)
+	}
+	if !ok || err != nil {
 		tb.Fatalf("record %d not written: %v", w.recs[i].Offset, err)
 	}
 }
