@@ -185,7 +185,7 @@ func HASparkSQL(t testing.TB, queries ...string) []Rows {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := runSparkSQL(context.Background(), []string{"HDFS_SINK_TESTENV_SPARK_CONF=" + string(conf)}, queries...)
+	res, err := sharedSpark.run(context.Background(), []string{"HDFS_SINK_TESTENV_SPARK_CONF=" + string(conf)}, queries)
 	if err != nil {
 		var se *SparkError
 		if errors.As(err, &se) {

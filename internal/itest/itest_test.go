@@ -5,9 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -99,108 +97,6 @@ func TestUniqueNameIsAnIdentifier(t *testing.T) {
 	}
 }
 
-// fakeSpark installs a shell script in place of spark_sql.py (run by /bin/sh
-// in place of the venv python) that writes the given result file content.
-func fakeSpark(t *testing.T, result string, exit int) {
-	t.Helper()
-	dir := t.TempDir()
-	script := filepath.Join(dir, "fake.sh")
-	body := "#!/bin/sh\n# $1 is --out, $2 the file\ncat >/dev/null\necho 'spark log line' >&2\n"
-	if result != "" {
-		body += "cat >\"$2\" <<'EOF'\n" + result + "\nEOF\n"
-	}
-	body += "exit " + string(rune('0'+exit)) + "\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(EnvPython, "/bin/sh")
-	t.Setenv(EnvSparkScript, script)
-}
-
-func TestRunSparkSQLParsesResults(t *testing.T) {
-	fakeSpark(t, `{"results": [[{"n": 3}], [], [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]]}`, 0)
-	res, err := RunSparkSQL(context.Background(), "q1", "q2", "q3")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res) != 3 || res[0][0]["n"] != float64(3) || len(res[1]) != 0 || res[2][1]["name"] != "b" {
-		t.Fatalf("results = %v", res)
-	}
-}
-
-func TestRunSparkSQLFailures(t *testing.T) {
-	cases := []struct {
-		name, result string
-		exit         int
-		wantQuery    string
-		wantInError  string
-	}{
-		{"query error", `{"error": "AnalysisException: no table", "query_index": 1}`, 1, "SELECT 2", "AnalysisException"},
-		{"no result file", "", 1, "", "no result file"},
-		{"bad json", `{"results": [`, 0, "", "result file"},
-		{"crash after results", `{"results": [[], []]}`, 3, "", "exit status 3"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			fakeSpark(t, tc.result, tc.exit)
-			_, err := RunSparkSQL(context.Background(), "SELECT 1", "SELECT 2")
-			var se *SparkError
-			if !errors.As(err, &se) {
-				t.Fatalf("err = %v, want *SparkError", err)
-			}
-			if se.Query != tc.wantQuery {
-				t.Errorf("Query = %q, want %q", se.Query, tc.wantQuery)
-			}
-			if !strings.Contains(err.Error(), tc.wantInError) || !strings.Contains(err.Error(), "spark log line") {
-				t.Errorf("error %q lacks %q or the stderr tail", err, tc.wantInError)
-			}
-		})
-	}
-}
-
-// A hung helper is killed with its children (pyspark's JVM is one) when the
-// timeout expires.
-func TestRunSparkSQLTimeoutKillsChildren(t *testing.T) {
-	dir := t.TempDir()
-	pidFile := filepath.Join(dir, "child.pid")
-	script := filepath.Join(dir, "hang.sh")
-	body := "#!/bin/sh\nsleep 300 &\necho $! >" + pidFile + "\nwait\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(EnvPython, "/bin/sh")
-	t.Setenv(EnvSparkScript, script)
-	old := SparkTimeout
-	SparkTimeout = time.Second
-	defer func() { SparkTimeout = old }()
-
-	start := time.Now()
-	if _, err := RunSparkSQL(context.Background(), "SELECT 1"); err == nil {
-		t.Fatal("RunSparkSQL on a hung helper returned no error")
-	}
-	if d := time.Since(start); d > 8*time.Second {
-		t.Errorf("returned after %v, want about SparkTimeout", d)
-	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatalf("helper never started its child: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("child %d of the helper survived the timeout", pid)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// TestBuildAtNamesAMissingCommit: a commit this clone lacks (a shallow
-// clone) is an error saying so and what to fetch, before any build.
 func TestBuildAtNamesAMissingCommit(t *testing.T) {
 	missing := strings.Repeat("0", 40)
 	_, err := buildAt(RepoRoot(), missing)

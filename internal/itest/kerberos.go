@@ -172,7 +172,7 @@ func KrbSparkSQL(t testing.TB, queries ...string) []Rows {
 		"spark.hadoop.hive.metastore.sasl.enabled":             "true",
 		"spark.hadoop.hive.metastore.kerberos.principal":       KrbMetastoreSPN,
 	})
-	res, err := runSparkSQL(context.Background(), []string{
+	res, err := runSparkSQLOnce(context.Background(), []string{
 		EnvMetastore + "=" + KrbMetastoreURI, "HDFS_SINK_TESTENV_HDFS_URI=hdfs://" + KrbNameNodeAddr,
 		"HDFS_SINK_TESTENV_SPARK_CONF=" + string(conf), "KRB5_CONFIG=" + Krb5Conf(), "KRB5CCNAME=FILE:" + ccache,
 		"JAVA_TOOL_OPTIONS=-Djava.security.krb5.conf=" + Krb5Conf(),

@@ -3,13 +3,9 @@ package itest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -51,10 +47,12 @@ func CheckSpark() error {
 	return nil
 }
 
-// SparkSQL runs the queries in order in one local SparkSession with Hive
+// SparkSQL runs the queries in order in a local SparkSession with Hive
 // support (metastore MetastoreURI, fs.defaultFS HDFSURI) and returns one Rows
 // per query. Statements without results (DDL) yield empty Rows. A failing
-// query fails the test with Spark's message and its log tail.
+// query fails the test with Spark's message and its log tail. The session is
+// shared by the test binary's calls, one call at a time, and forgets its
+// caches between calls (see sharedSpark).
 func SparkSQL(t testing.TB, queries ...string) []Rows {
 	t.Helper()
 	RequireSpark(t)
@@ -91,7 +89,7 @@ type sparkOutput struct {
 
 // RunSparkSQL is SparkSQL without a testing.TB.
 func RunSparkSQL(ctx context.Context, queries ...string) ([]Rows, error) {
-	return runSparkSQL(ctx, nil, queries...)
+	return sharedSpark.run(ctx, nil, queries)
 }
 
 // RunSparkSQLThrough is RunSparkSQL with Spark's Hive client on the
@@ -99,69 +97,34 @@ func RunSparkSQL(ctx context.Context, queries ...string) ([]Rows, error) {
 // metastore without changing the process's environment, which would reach
 // every test running beside it.
 func RunSparkSQLThrough(ctx context.Context, uri string, queries ...string) ([]Rows, error) {
-	return runSparkSQL(ctx, []string{EnvMetastore + "=" + uri}, queries...)
+	return sharedSpark.run(ctx, []string{EnvMetastore + "=" + uri}, queries)
 }
 
-// runSparkSQL runs the helper with env added last (so it wins).
-func runSparkSQL(ctx context.Context, env []string, queries ...string) ([]Rows, error) {
+// runSparkSQLOnce runs the queries in a helper of their own, started for
+// this call and stopped after it, with env added last (so it wins): for
+// settings that differ per call, such as a test's own ticket cache.
+func runSparkSQLOnce(ctx context.Context, env []string, queries ...string) ([]Rows, error) {
 	ctx, cancel := context.WithTimeout(ctx, SparkTimeout)
 	defer cancel()
-	dir, err := os.MkdirTemp("", "itest-spark-")
+	srv, err := startSparkServer(env)
 	if err != nil {
-		return nil, &SparkError{Err: err}
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	in, err := json.Marshal(map[string][]string{"queries": queries})
-	if err != nil {
-		return nil, &SparkError{Err: err}
-	}
-	outFile := filepath.Join(dir, "out.json")
-	cmd := exec.CommandContext(ctx, SparkPython(), SparkScript(), "--out", outFile)
-	cmd.Dir = dir // Spark may drop derby.log / spark-warehouse in its cwd
-	// pyspark starts a JVM child: on timeout kill the whole process group
-	// so no driver JVM outlives the test.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Env = append(os.Environ(),
+	defer srv.close()
+	return srv.query(ctx, queries)
+}
+
+// sparkEnv is the helper's environment: the test environment's services,
+// then env (so it wins).
+func sparkEnv(env []string) []string {
+	out := append(os.Environ(),
 		EnvMetastore+"="+MetastoreURI(),
 		"HDFS_SINK_TESTENV_HDFS_URI="+HDFSURI(),
 		EnvSparkAvroJar+"="+setting(EnvSparkAvroJar, ""),
 		"SPARK_LOCAL_IP=127.0.0.1",
 		"HADOOP_USER_NAME="+DefaultHDFSUser,
 	)
-	cmd.Env = append(cmd.Env, env...)
-	runErr := cmd.Run()
-	out, parseErr := readSparkOutput(outFile)
-	if parseErr != nil {
-		return nil, &SparkError{Err: errors.Join(runErr, parseErr), Stderr: tail(stderr.Bytes())}
-	}
-	if out.Error != "" {
-		q := ""
-		if out.QueryIndex >= 0 && out.QueryIndex < len(queries) {
-			q = queries[out.QueryIndex]
-		}
-		return nil, &SparkError{Query: q, Err: errors.New(out.Error), Stderr: tail(stderr.Bytes())}
-	}
-	if runErr != nil {
-		return nil, &SparkError{Err: runErr, Stderr: tail(stderr.Bytes())}
-	}
-	return out.Results, nil
-}
-
-func readSparkOutput(file string) (*sparkOutput, error) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("no result file: %w", err)
-	}
-	var out sparkOutput
-	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, fmt.Errorf("result file %s: %w", file, err)
-	}
-	return &out, nil
+	return append(out, env...)
 }
 
 // tail keeps the last lines of a log for error messages.
