@@ -247,12 +247,22 @@ pidfile() { echo "$RUN/$1.pid"; }
 # alive <svc>: the PID file names a live process that is still ours (the
 # marker property guards against PID reuse).
 alive() {
-  local f pid
+  local f pid cmdline i
   f=$(pidfile "$1")
   [ -f "$f" ] || return 1
   pid=$(cat "$f")
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null &&
-    { tr '\0' ' ' <"/proc/$pid/cmdline"; echo; } 2>/dev/null | grep -qF -- "$(marker "$1")"
+  [ -n "$pid" ] || return 1
+  # An empty command line is a process inside execve (setsid becoming the
+  # service: the new image has no arguments yet) or a zombie. Look again for
+  # a moment rather than call a starting service dead: that race failed an
+  # `up` once ("registry-tls exited" the second nginx was started).
+  for ((i = 0; i < 20; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 1
+    cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)
+    [ -n "$cmdline" ] && break
+    sleep 0.05
+  done
+  grep -qF -- "$(marker "$1")" <<<"$cmdline"
 }
 
 # launch <svc> <command...>: start in a new session (own process group, so
