@@ -31,7 +31,7 @@ type pooledSpark struct {
 	mu     sync.Mutex
 	env    []string
 	srv    *sparkServer
-	served int // requests the running server has answered
+	served int // requests the running server has answered; 0 without one
 }
 
 func (p *sparkPool) session(env []string) *pooledSpark {
@@ -55,7 +55,10 @@ func (p *sparkPool) run(ctx context.Context, env []string, queries []string) ([]
 	s := p.session(env)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	reused := s.srv != nil && s.served > 0
+	if s.srv != nil && s.srv.exitedNow() {
+		s.stop() // died between calls: this call starts a new session
+	}
+	reused := s.served > 0
 	res, err := s.query(ctx, queries)
 	if err == nil || !reused || ctx.Err() != nil {
 		return res, err
@@ -67,9 +70,6 @@ func (p *sparkPool) run(ctx context.Context, env []string, queries []string) ([]
 func (s *pooledSpark) query(ctx context.Context, queries []string) ([]Rows, error) {
 	ctx, cancel := context.WithTimeout(ctx, SparkTimeout)
 	defer cancel()
-	if s.srv != nil && s.srv.exitedNow() {
-		s.stop()
-	}
 	if s.srv == nil {
 		srv, err := startSparkServer(s.env)
 		if err != nil {
